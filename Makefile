@@ -1,0 +1,60 @@
+# kipper -- `make` builds bin/kipper; `make test` runs every test; `make run`
+# starts a local development cluster. Missing Debian packages are installed
+# first (scripts/ensure-deps.sh).
+
+CC ?= cc
+CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wshadow \
+                -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -MMD -MP
+CFLAGS ?= -O2 -g
+LDLIBS = -lisal -lcrypto -lpthread
+
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+SRC := $(wildcard src/base/*.c src/keeper/*.c src/cli/*.c)
+LIB_SRC := $(filter-out src/cli/main.c,$(SRC))
+UNIT_SRC := $(wildcard tests/unit/*.c)
+
+OBJ := $(SRC:%.c=build/obj/%.o)
+SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
+
+.PHONY: all deps test-deps test unit integration run clean
+
+all: deps bin/kipper
+
+deps:
+	@./scripts/ensure-deps.sh build
+
+test-deps:
+	@./scripts/ensure-deps.sh test
+
+bin/kipper: $(OBJ)
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
+
+build/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
+
+build/san/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Isrc -c -o $@ $<
+
+build/unit-tests: $(SAN_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LDLIBS)
+
+unit: deps build/unit-tests
+	./build/unit-tests
+
+integration: test-deps bin/kipper
+	./tests/run-integration.sh
+
+test: test-deps bin/kipper build/unit-tests
+	./tests/run-all.sh
+
+run: deps bin/kipper
+	./bin/kipper dev
+
+clean:
+	rm -rf build bin
+
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d)

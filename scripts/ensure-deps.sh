@@ -1,0 +1,35 @@
+#!/bin/sh
+# ensure-deps.sh build|test -- install the Debian packages kipper needs that
+# are missing (only then: apt-get update, apt-get install -y). Needs root to
+# install; without root it names what is missing and fails.
+set -eu
+
+build_pkgs="gcc make libc6-dev libisal-dev libssl-dev"
+# test: real clients and a real Apache ZooKeeper 3.8 to compare against.
+test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo zookeeper zookeeper-bin libzookeeper-mt-dev"
+
+case "${1:-build}" in
+    build) want=$build_pkgs ;;
+    test) want=$test_pkgs ;;
+    *) echo "usage: $0 build|test" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+
+echo "ensure-deps: installing missing Debian packages:$missing"
+if [ "$(id -u)" != 0 ]; then
+    echo "ensure-deps: not root; install them with: apt-get install -y$missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,49 @@
+/* loop.h -- the one event loop of a kipper process.
+ *
+ * Level-triggered epoll for sockets, a binary heap of one-shot timers and a
+ * signalfd for SIGINT/SIGTERM. Everything a process owns is reached from the
+ * callbacks of its single loop; nothing here is thread-safe except
+ * loop_wakeup(), which a helper thread may call to post work back. */
+#ifndef KIPPER_BASE_LOOP_H
+#define KIPPER_BASE_LOOP_H
+
+#include <stdint.h>
+
+typedef struct loop loop_t;
+typedef struct loop_timer loop_timer_t;
+
+enum { LOOP_READABLE = 1u, LOOP_WRITABLE = 2u };
+
+typedef void (*loop_io_fn)(loop_t *loop, int fd, unsigned events, void *arg);
+typedef void (*loop_timer_fn)(loop_t *loop, void *arg);
+typedef void (*loop_signal_fn)(loop_t *loop, int signo, void *arg);
+
+loop_t *loop_create(void);
+void loop_destroy(loop_t *loop);
+
+/* Start or change watching fd for the given LOOP_* events. 0 on success. */
+int loop_watch(loop_t *loop, int fd, unsigned events, loop_io_fn fn, void *arg);
+/* Stop watching fd (before it is closed). Safe inside any callback. */
+void loop_unwatch(loop_t *loop, int fd);
+
+/* One-shot timer after delay_ms. The handle belongs to the loop: it is freed
+ * after the callback returns or when cancelled, so drop your copy then. */
+loop_timer_t *loop_timer_add(loop_t *loop, uint64_t delay_ms, loop_timer_fn fn, void *arg);
+void loop_timer_cancel(loop_t *loop, loop_timer_t *timer);
+
+/* Deliver SIGINT and SIGTERM to fn from the loop instead of killing the process. */
+int loop_on_shutdown_signals(loop_t *loop, loop_signal_fn fn, void *arg);
+
+/* Called once per iteration after events and timers, before waiting again:
+ * the place to flush output that callbacks queued (as Redis's beforeSleep). */
+void loop_set_before_sleep(loop_t *loop, void (*fn)(loop_t *loop, void *arg), void *arg);
+
+/* Monotonic milliseconds, refreshed once per loop iteration. */
+uint64_t loop_now_ms(loop_t *loop);
+/* Wall-clock milliseconds since the epoch (for znode ctime/mtime). */
+uint64_t loop_wall_ms(void);
+
+void loop_run(loop_t *loop);   /* until loop_stop() */
+void loop_stop(loop_t *loop);
+
+#endif

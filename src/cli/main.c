@@ -1,0 +1,51 @@
+/* main.c -- `kipper <command>`: one binary for every part of kipper. */
+#define _GNU_SOURCE
+#include "dev.h"
+#include "../base/log.h"
+#include "../keeper/keeper.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kipper <command> [args]\n"
+            "\n"
+            "commands:\n"
+            "  keeper zoo.cfg   run one ZooKeeper-compatible keeper node (zkServer.sh start-foreground)\n"
+            "  dev [dir]        run a local development cluster on loopback (Ctrl-C stops it)\n"
+            "  help             show this text\n"
+            "\n"
+            "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *level = getenv("KIPPER_LOG_LEVEL");
+    if (level) {
+        int l = log_level_from_name(level);
+        if (l < 0) {
+            fprintf(stderr, "kipper: KIPPER_LOG_LEVEL must be debug, info, warn or error, got '%s'\n", level);
+            return 2;
+        }
+        log_set_level((log_level_t)l);
+    }
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "keeper") == 0)
+        return keeper_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "dev") == 0)
+        return dev_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "kipper: unknown command '%s'\n\n", cmd);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,125 @@
+/* keeper_impl.h -- the keeper's internal state, shared by its .c files
+ * (server.c: sockets and sessions; request.c: request handling; prep.c:
+ * requests to transactions; fourlw.c: four-letter words). Nothing outside
+ * src/keeper includes this. */
+#ifndef KIPPER_KEEPER_IMPL_H
+#define KIPPER_KEEPER_IMPL_H
+
+#include <stdint.h>
+
+#include "../base/buf.h"
+#include "../base/loop.h"
+#include "acl.h"
+#include "keeper_config.h"
+#include "session.h"
+#include "tree.h"
+#include "txn.h"
+#include "watch.h"
+
+typedef struct keeper keeper_t;
+typedef struct conn conn_t;
+
+/* Latency and traffic counters (ZooKeeper's ServerStats / ServerCnxn stats). */
+typedef struct {
+    uint64_t packets_received, packets_sent;
+    uint64_t latency_count, latency_total_ms;
+    uint64_t latency_min_ms, latency_max_ms;   /* min is UINT64_MAX until set */
+} keeper_stats_t;
+
+struct conn {
+    keeper_t *keeper;
+    int fd;
+    char ip[64];
+    int port;
+    buf_t in;                /* bytes read, not yet parsed */
+    buf_t out;               /* replies not yet written */
+    int connected;           /* ConnectRequest answered: the session is live */
+    int closing;             /* close once out is flushed; read nothing more */
+    int read_paused;         /* backpressure: too many unsent replies */
+    int want_write;          /* LOOP_WRITABLE is being watched */
+    int64_t session_id;
+    int32_t session_timeout;
+    auth_set_t auth;         /* ("ip", address) plus what addAuth proved */
+    uint32_t unsent_replies; /* replies in out, counted for the outstanding bound */
+    /* for cons / stat */
+    uint64_t established_wall_ms;
+    int64_t last_cxid, last_zxid;
+    const char *last_op;
+    uint64_t last_response_wall_ms, last_latency_ms;
+    keeper_stats_t stats;
+    int dead;                /* closed; freed by the next before-sleep pass */
+    int pending_write;       /* on keeper.pending_writes */
+    conn_t *next_pending;
+    conn_t *prev, *next;     /* keeper.conns, or keeper.dead_conns once dead */
+};
+
+/* A change prepared but not yet applied (ZooKeeper's ChangeRecord): prep
+ * validates each request against the tree as these records say it will be. */
+typedef struct {
+    char *path;
+    int64_t zxid;
+    int exists;
+    zstat_t stat;
+    int32_t child_count;
+    acl_list_t acl;
+} change_record_t;
+
+struct keeper {
+    loop_t *loop;
+    keeper_config_t cfg;
+    int listen_fd;
+    int port;
+    tree_t *tree;
+    watch_manager_t *watches;
+    session_tracker_t *sessions;
+    int64_t next_zxid;             /* zxid the next transaction gets */
+    change_record_t *changes;      /* outstanding changes, oldest first */
+    size_t nchanges, changes_cap;
+    conn_t *conns;
+    size_t nconns;
+    conn_t *pending_writes;        /* connections with output to flush */
+    conn_t *dead_conns;            /* closed, waiting to be freed */
+    keeper_stats_t stats;
+    uint64_t started_wall_ms;
+    loop_timer_t *tick_timer;
+    loop_timer_t *container_timer;
+    int stopping;
+};
+
+/* server.c */
+/* Replies are built straight into c->out (reply_begin/reply_finish);
+ * conn_queued() then counts the reply and schedules the flush. */
+void conn_queued(conn_t *c);
+void conn_close(conn_t *c, const char *why);
+void conn_close_after_flush(conn_t *c);
+conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id);
+void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms);
+
+/* request.c: one complete request frame from a connected client. */
+void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len);
+/* Start a reply frame: length placeholder + ReplyHeader. Returns the offset
+ * of the length, to finish with reply_finish(). */
+size_t reply_begin(buf_t *b, int32_t xid, int64_t zxid, int32_t err);
+void reply_finish(buf_t *b, size_t start);
+/* Commit a prepared transaction: apply to the tree, update sessions, drop
+ * its change records. result is filled for the reply. */
+void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);
+/* Expire or close a session through a closeSession transaction. */
+void keeper_close_session(keeper_t *k, int64_t session_id, const char *why);
+
+/* prep.c: turn a write request into a transaction (ZooKeeper's
+ * PrepRequestProcessor). Always yields a txn: a failed request becomes an
+ * OP_ERROR txn (or a multi of errors) that still takes a zxid. */
+void prep_write(keeper_t *k, conn_t *c, int32_t type, int32_t cxid, jute_in_t *in,
+                txn_header_t *hdr, txn_t *txn);
+void prep_create_session(keeper_t *k, int64_t session_id, int32_t timeout, txn_header_t *hdr, txn_t *txn);
+void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_t *txn);
+void prep_delete_container(keeper_t *k, const char *path, txn_header_t *hdr, txn_t *txn);
+/* Forget change records at or below an applied zxid. */
+void prep_applied(keeper_t *k, int64_t zxid);
+
+/* fourlw.c: if the first four bytes of a connection are a known command,
+ * write its answer into out and return 1; else 0. */
+int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word[4], buf_t *out);
+
+#endif

@@ -1,0 +1,195 @@
+"""pytest fixtures shared by the integration tests.
+
+The server under test is chosen by the environment variable KIPPER_TEST_TARGET:
+  kipper     (default) bin/kipper keeper zoo.cfg        (harness.Keeper)
+  zookeeper  real Apache ZooKeeper 3.8 from Debian      (apache_zk.ApacheZooKeeper)
+Both classes share one interface: Cls(tick_time=200, extra={zoo.cfg keys}),
+.start() .stop() .kill() .port .hosts .log().
+"""
+import os
+import re
+
+import pytest
+
+from harness import Keeper, wait_until
+
+TARGET = os.environ.get("KIPPER_TEST_TARGET", "kipper").strip().lower() or "kipper"
+if TARGET not in ("kipper", "zookeeper"):
+    raise pytest.UsageError("KIPPER_TEST_TARGET must be 'kipper' or 'zookeeper', not %r" % TARGET)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "kipper_only(reason): behaviour only kipper promises; skipped when "
+                   "KIPPER_TEST_TARGET=zookeeper")
+
+
+def pytest_collection_modifyitems(config, items):
+    if TARGET != "zookeeper":
+        return
+    for item in items:
+        m = item.get_closest_marker("kipper_only")
+        if m is not None:
+            why = m.kwargs.get("reason") or (m.args[0] if m.args else "kipper-only behaviour")
+            item.add_marker(pytest.mark.skip(reason="kipper only: %s" % why))
+
+
+def server_class():
+    """The server class for the selected target."""
+    if TARGET == "zookeeper":
+        from apache_zk import ApacheZooKeeper
+        return ApacheZooKeeper
+    return Keeper
+
+
+def _serving(server):
+    """True once the server accepts a client session (a 4lw answer alone is not
+    enough: ZooKeeper answers ruok before it serves requests)."""
+    from zkwire import WireClient
+    with WireClient(server.port, timeout=2.0) as c:
+        s = c.connect(timeout_ms=4000)
+        if s.timeout <= 0 or s.session_id == 0:
+            return False
+        c.close_session()
+    return True
+
+
+def start_server(tick_time=200, extra=None, container_check_ms=None):
+    """Start one server of the selected target and wait until it serves sessions.
+
+    container_check_ms shortens how often container and TTL nodes are reaped
+    (ZooKeeper: system property znode.container.checkIntervalMs; kipper: the
+    same name as a zoo.cfg key)."""
+    cls = server_class()
+    extra = dict(extra or {})
+    kwargs = {}
+    if container_check_ms is not None:
+        if TARGET == "zookeeper":
+            kwargs["jvm_flags"] = ["-Dznode.container.checkIntervalMs=%d" % container_check_ms]
+        else:
+            extra["znode.container.checkIntervalMs"] = container_check_ms
+    server = cls(tick_time=tick_time, extra=extra, **kwargs)
+    server.start()
+    try:
+        wait_until(lambda: _serving(server), timeout=20.0, what="server on port %d to serve sessions" % server.port)
+    except BaseException:
+        server.kill()
+        raise
+    return server
+
+
+def _stop_checked(server):
+    rc = server.stop()
+    # A keeper must never die on its own during a test.
+    assert rc in (0, -15, None), "server exited with %r; log:\n%s" % (rc, server.log()[-20000:])
+
+
+@pytest.fixture
+def target():
+    """The name of the target under test: 'kipper' or 'zookeeper'."""
+    return TARGET
+
+
+@pytest.fixture
+def keeper():
+    """A fresh standalone keeper for one test; stopped afterwards."""
+    k = start_server()
+    try:
+        yield k
+    finally:
+        _stop_checked(k)
+
+
+@pytest.fixture(scope="module")
+def shared_keeper():
+    """One keeper for a whole test module (tests must use their own paths)."""
+    k = start_server()
+    try:
+        yield k
+    finally:
+        _stop_checked(k)
+
+
+@pytest.fixture
+def make_keeper():
+    """Factory: make_keeper(tick_time=200, extra={...}, container_check_ms=None)
+    starts a server with its own zoo.cfg keys; all are stopped after the test."""
+    started = []
+
+    def make(tick_time=200, extra=None, container_check_ms=None):
+        s = start_server(tick_time=tick_time, extra=extra, container_check_ms=container_check_ms)
+        started.append(s)
+        return s
+
+    try:
+        yield make
+    finally:
+        errors = []
+        for s in started:
+            try:
+                _stop_checked(s)
+            except AssertionError as e:
+                errors.append(str(e))
+        assert not errors, "\n".join(errors)
+
+
+@pytest.fixture
+def kazoo_factory():
+    """Factory for started KazooClients (default: the module's shared keeper);
+    every client is stopped and closed after the test."""
+    from kazoo.client import KazooClient
+    clients = []
+
+    def make(server, timeout=10.0, **kw):
+        c = KazooClient(hosts=server.hosts, timeout=timeout, **kw)
+        clients.append(c)
+        c.start(timeout=15)
+        return c
+
+    try:
+        yield make
+    finally:
+        for c in clients:
+            try:
+                c.stop()
+                c.close()
+            except Exception:
+                pass
+
+
+@pytest.fixture
+def zk(shared_keeper, kazoo_factory):
+    """A connected KazooClient on the module's shared keeper."""
+    return kazoo_factory(shared_keeper)
+
+
+@pytest.fixture
+def base(request, zk):
+    """A fresh persistent node, unique to this test, under which it works."""
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", request.node.name)[:80]
+    path = "/" + name
+    if zk.exists(path):
+        zk.delete(path, recursive=True)
+    zk.create(path)
+    return path
+
+
+@pytest.fixture
+def wire_factory():
+    """Factory for raw zkwire.WireClient connections (with a session unless
+    session=False); all are closed after the test."""
+    from zkwire import WireClient
+    conns = []
+
+    def make(server, session=True, timeout_ms=10000, **kw):
+        c = WireClient(server.port)
+        conns.append(c)
+        if session:
+            c.connect(timeout_ms=timeout_ms, **kw)
+        return c
+
+    try:
+        yield make
+    finally:
+        for c in conns:
+            c.close()

@@ -1,0 +1,124 @@
+"""Start and stop kipper processes for integration tests.
+
+Every server a test needs is started here, on a free loopback port, with its
+own data folder, and stopped by the test that started it (the fixtures in
+conftest.py guarantee that even when a test fails).
+"""
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KIPPER = os.path.join(ROOT, "bin", "kipper")
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def four_letter_word(port, word, timeout=5.0, host="127.0.0.1"):
+    """Send a four-letter word and return the whole answer as text."""
+    with socket.create_connection((host, port), timeout=timeout) as s:
+        s.sendall(word.encode())
+        chunks = []
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            chunks.append(data)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def wait_until(predicate, timeout=10.0, interval=0.02, what="condition"):
+    """Poll predicate until it returns a truthy value; fail after timeout."""
+    deadline = time.monotonic() + timeout
+    last_exc = None
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception as exc:  # the server may not be up yet
+            last_exc = exc
+        time.sleep(interval)
+    raise TimeoutError("timed out waiting for %s (last error: %r)" % (what, last_exc))
+
+
+class Keeper:
+    """One `bin/kipper keeper zoo.cfg` process on a free loopback port."""
+
+    def __init__(self, tick_time=200, extra=None, workdir=None):
+        self.port = free_port()
+        self.tick_time = tick_time
+        self.workdir = workdir or tempfile.mkdtemp(prefix="kipper-keeper-")
+        self.data_dir = os.path.join(self.workdir, "data")
+        os.makedirs(self.data_dir, exist_ok=True)
+        self.cfg_path = os.path.join(self.workdir, "zoo.cfg")
+        self.log_path = os.path.join(self.workdir, "keeper.log")
+        self.extra = dict(extra or {})
+        self.proc = None
+
+    @property
+    def hosts(self):
+        return "127.0.0.1:%d" % self.port
+
+    def write_config(self):
+        cfg = {
+            "tickTime": str(self.tick_time),
+            "dataDir": self.data_dir,
+            "clientPort": str(self.port),
+            "clientPortAddress": "127.0.0.1",
+            "4lw.commands.whitelist": "*",
+        }
+        cfg.update({k: str(v) for k, v in self.extra.items()})
+        with open(self.cfg_path, "w") as f:
+            for k, v in cfg.items():
+                f.write("%s=%s\n" % (k, v))
+
+    def start(self, timeout=10.0):
+        self.write_config()
+        self._log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen([KIPPER, "keeper", self.cfg_path], stdout=self._log,
+                                     stderr=subprocess.STDOUT, cwd=self.workdir)
+        wait_until(self._ready, timeout=timeout, what="keeper on port %d" % self.port)
+        return self
+
+    def _ready(self):
+        if self.proc.poll() is not None:
+            raise RuntimeError("keeper exited with %s; log:\n%s" % (self.proc.returncode, self.log()))
+        return four_letter_word(self.port, "ruok", timeout=1.0) == "imok"
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log(self):
+        try:
+            with open(self.log_path, "r", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def stop(self, timeout=10.0):
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+        rc = self.proc.returncode
+        self.proc = None
+        return rc
+
+    def kill(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

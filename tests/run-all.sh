@@ -1,0 +1,32 @@
+#!/bin/sh
+# run-all.sh -- every test: the C unit tests (built with ASan and UBSan),
+# then the integration tests (pytest, real clients against real processes).
+# Ends with one "N passed, N failed" line over both; exits non-zero on any
+# failure.
+set -u
+cd "$(dirname "$0")/.."
+
+unit_out=build/unit-tests.out
+./build/unit-tests > "$unit_out" 2>&1
+unit_rc=$?
+cat "$unit_out"
+unit_passed=$(sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$unit_out")
+unit_failed=$(sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$unit_out")
+if [ -z "$unit_passed" ]; then   # crashed before its summary
+    unit_passed=0
+    unit_failed=1
+fi
+[ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ] && unit_failed=1
+
+./tests/run-integration.sh
+int_rc=$?
+int_passed=$(cat build/integration.passed 2>/dev/null || echo 0)
+int_failed=$(cat build/integration.failed 2>/dev/null || echo 1)
+[ "$int_rc" -ne 0 ] && [ "$int_failed" -eq 0 ] && int_failed=1
+
+passed=$((unit_passed + int_passed))
+failed=$((unit_failed + int_failed))
+echo
+echo "unit: $unit_passed passed, $unit_failed failed; integration: $int_passed passed, $int_failed failed"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

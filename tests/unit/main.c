@@ -1,0 +1,46 @@
+/* main.c -- runs every unit suite and ends with "N passed, N failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "suites.h"
+#include "unit.h"
+
+static int tests_passed, tests_failed, current_failures;
+static const char *only;   /* run just the tests whose name contains this */
+
+void unit_fail(const char *file, int line, const char *what)
+{
+    fprintf(stderr, "  FAIL %s:%d: %s\n", file, line, what);
+    current_failures++;
+}
+
+void unit_run(const char *name, void (*fn)(void))
+{
+    if (only && !strstr(name, only))
+        return;
+    current_failures = 0;
+    fn();
+    if (current_failures) {
+        tests_failed++;
+        fprintf(stderr, "FAILED %s\n", name);
+    } else {
+        tests_passed++;
+        printf("ok %s\n", name);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        only = argv[1];
+    suite_base();
+    suite_jute();
+    suite_path();
+    suite_tree();
+    suite_acl();
+    suite_watch();
+    suite_session();
+    printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
+    return tests_failed ? 1 : 0;
+}

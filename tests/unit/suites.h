@@ -1,0 +1,13 @@
+/* suites.h -- every unit-test suite; main.c runs them in this order. */
+#ifndef KIPPER_TESTS_SUITES_H
+#define KIPPER_TESTS_SUITES_H
+
+void suite_base(void);     /* test_base.c: buf, config, crc32c, loop */
+void suite_jute(void);     /* test_jute.c: jute codec and txn records */
+void suite_path(void);     /* test_path.c: path validation */
+void suite_tree(void);     /* test_tree.c: data tree and txn apply */
+void suite_acl(void);      /* test_acl.c: ACL checks, fixup, digest, ip */
+void suite_watch(void);    /* test_watch.c: watch tables and firing rules */
+void suite_session(void);  /* test_session.c: session ids, passwords, expiry */
+
+#endif
