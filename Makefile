@@ -27,20 +27,27 @@ deps:
 test-deps:
 	@./scripts/ensure-deps.sh test
 
+# `make V=1` shows full compiler command lines.
+Q = $(if $(V),,@)
+
 bin/kipper: $(OBJ)
 	@mkdir -p bin
-	$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
+	@echo "  LINK $@"
+	$(Q)$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
+	@echo "  CC   $<"
+	$(Q)$(CC) $(CFLAGS_COMMON) $(CFLAGS) -c -o $@ $<
 
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Isrc -c -o $@ $<
+	@echo "  CC   $< (sanitizers)"
+	$(Q)$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Isrc -c -o $@ $<
 
 build/unit-tests: $(SAN_OBJ)
-	$(CC) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LDLIBS)
+	@echo "  LINK $@"
+	$(Q)$(CC) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LDLIBS)
 
 unit: deps build/unit-tests
 	./build/unit-tests

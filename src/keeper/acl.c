@@ -39,6 +39,8 @@ void auth_set_free(auth_set_t *set)
 
 int auth_set_add(auth_set_t *set, const char *scheme, const char *id)
 {
+    if (!scheme || !id)
+        return 0;   /* nothing to add: acl_authenticate's "ip" answer */
     for (int i = 0; i < set->count; i++)
         if (str_eq(set->items[i].scheme, scheme) && str_eq(set->items[i].id, id))
             return 0;

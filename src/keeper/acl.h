@@ -26,7 +26,9 @@ typedef struct {
 
 void auth_set_init(auth_set_t *set);
 void auth_set_free(auth_set_t *set);
-/* Add (scheme, id) unless already present. 0, or -1 (memory, or AUTH_SET_MAX reached). */
+/* Add (scheme, id) unless already present; a NULL scheme or id adds nothing
+ * (so acl_authenticate's output can be passed straight in). 0, or -1
+ * (memory, or AUTH_SET_MAX reached). */
 int auth_set_add(auth_set_t *set, const char *scheme, const char *id);
 
 /* ZOK if ids grant perm under acl, else ZNOAUTH. An empty ACL grants all;

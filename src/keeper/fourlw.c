@@ -29,6 +29,13 @@ static void out_printf(buf_t *out, const char *fmt, ...)
     free(s);
 }
 
+/* ZooKeeper counts the root twice (it is stored under "" and "/"), so its
+ * node count is one more than the znodes there are; report it the same way. */
+static size_t zookeeper_node_count(keeper_t *k)
+{
+    return tree_node_count(k->tree) + 1;
+}
+
 static uint64_t min_latency(const keeper_stats_t *s)
 {
     return s->latency_count ? s->latency_min_ms : 0;
@@ -73,7 +80,7 @@ static void server_stats(keeper_t *k, buf_t *out, int with_clients)
     out_printf(out, "Received: %llu\nSent: %llu\nConnections: %zu\nOutstanding: 0\nZxid: 0x%llx\n",
                (unsigned long long)k->stats.packets_received, (unsigned long long)k->stats.packets_sent,
                k->nconns, (unsigned long long)tree_last_zxid(k->tree));
-    out_printf(out, "Mode: standalone\nNode count: %zu\n", tree_node_count(k->tree));
+    out_printf(out, "Mode: standalone\nNode count: %zu\n", zookeeper_node_count(k));
 }
 
 static long count_open_fds(void)
@@ -106,8 +113,8 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_num_alive_connections\t%zu\n", k->nconns);
     out_printf(out, "zk_outstanding_requests\t0\n");
     out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(loop_wall_ms() - k->started_wall_ms));
-    out_printf(out, "zk_znode_count\t%zu\n", tree_node_count(k->tree));
-    out_printf(out, "zk_watch_count\t%zu\n", ws.total);
+    out_printf(out, "zk_znode_count\t%zu\n", zookeeper_node_count(k));
+    out_printf(out, "zk_watch_count\t%zu\n", ws.watch_count);
     out_printf(out, "zk_ephemerals_count\t%zu\n", tree_ephemeral_count(k->tree));
     out_printf(out, "zk_approximate_data_size\t%lld\n", (long long)tree_approximate_data_size(k->tree));
     out_printf(out, "zk_global_sessions\t%zu\n", session_count(k->sessions));

@@ -141,8 +141,14 @@ static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t err
         copy_string(cfg, "clientPortAddress", "", kc->client_port_address, sizeof(kc->client_port_address),
                     err, errlen) < 0 ||
         copy_string(cfg, "4lw.commands.whitelist", "", kc->four_letter_whitelist,
-                    sizeof(kc->four_letter_whitelist), err, errlen) < 0)
+                    sizeof(kc->four_letter_whitelist), err, errlen) < 0 ||
+        copy_string(cfg, "DigestAuthenticationProvider.superDigest", "", kc->super_digest,
+                    sizeof(kc->super_digest), err, errlen) < 0)
         return -1;
+    if (config_get_bool(cfg, "extendedTypesEnabled", 1, &kc->extended_types_enabled) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
     if (kc->data_dir[0] == 0) {
         snprintf(err, errlen, "%s: dataDir is not set", cfg->path);
         return -1;

@@ -32,6 +32,8 @@ typedef struct {
     char four_letter_whitelist[512];
     int autopurge_snap_retain_count;
     int autopurge_purge_interval; /* hours */
+    char super_digest[256];       /* DigestAuthenticationProvider.superDigest: "super:<hash>" */
+    int extended_types_enabled;   /* extendedTypesEnabled: TTL nodes (default on in kipper) */
     int container_check_interval_ms;
     int container_max_per_minute;
     int server_id;                /* myid; 0 when standalone */

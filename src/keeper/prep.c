@@ -55,7 +55,7 @@ static int view_node(keeper_t *k, const char *path, node_view_t *out)
     const znode_t *n = tree_lookup(k->tree, path);
     if (!n)
         return ZNONODE;
-    tree_fill_stat(n, &out->stat);
+    tree_fill_stat_persisted(n, &out->stat);   /* raw cversion and owner, as ZooKeeper's prep sees them */
     out->child_count = n->nchildren;
     out->acl = &n->acl;
     return ZOK;
@@ -210,6 +210,8 @@ static int prep_create(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_re
     int sequential = mode == CREATE_PERSISTENT_SEQUENTIAL || mode == CREATE_EPHEMERAL_SEQUENTIAL ||
                      mode == CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL;
     int ephemeral = mode == CREATE_EPHEMERAL || mode == CREATE_EPHEMERAL_SEQUENTIAL;
+    if (ttl_mode && !k->cfg.extended_types_enabled)
+        return ZUNIMPLEMENTED;   /* ZooKeeper's answer while extendedTypesEnabled is off */
     if (ttl_mode ? (r->ttl <= 0 || r->ttl > TTL_MAX_MS) : r->ttl >= 0)
         return ZBADARGUMENTS;
     if (!strchr(r->path, '/'))

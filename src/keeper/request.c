@@ -472,8 +472,12 @@ static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
     jute_get_buffer(in, &auth, &auth_len);
     char *id = NULL;
     int err = in->error || !scheme ? ZAUTHFAILED : acl_authenticate(scheme, auth, auth_len, &id);
-    if (err == ZOK)
-        auth_set_add(&c->auth, scheme, id);
+    if (err == ZOK && id && auth_set_add(&c->auth, scheme, id) < 0)
+        err = ZAUTHFAILED;   /* too many identities on one connection */
+    /* The super user of DigestAuthenticationProvider.superDigest passes every ACL. */
+    if (err == ZOK && id && k->cfg.super_digest[0] && strcmp(scheme, "digest") == 0 &&
+        strcmp(id, k->cfg.super_digest) == 0 && auth_set_add(&c->auth, "super", "") < 0)
+        err = ZAUTHFAILED;
     size_t start = reply_begin(&c->out, xid, 0, err);
     reply_finish(&c->out, start);
     conn_queued(c);
@@ -481,7 +485,6 @@ static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
         log_warn("authentication failed for scheme %s from %s:%d", scheme ? scheme : "(none)", c->ip, c->port);
         conn_close_after_flush(c);
     }
-    (void)k;
     free(scheme);
     free(id);
 }

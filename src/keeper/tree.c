@@ -10,6 +10,9 @@
  *    heads in a small hash map keyed by session id). Container and TTL
  *    nodes never belong to a session, so the same links chain them on one
  *    list for tree_each_expired_container.
+ * ACLs are interned, as ZooKeeper's ReferenceCountedACLCache does: nodes
+ * with equal ACLs share one reference-counted copy (a znode's acl is a view
+ * of it), since almost every node carries one of a handful of ACLs.
  * Nothing here recurses over the tree: a path of 1 MiB is 500k levels deep.
  *
  * ZooKeeper details this file reproduces (DataTree.java, 3.8):
@@ -28,6 +31,14 @@
 #include <time.h>
 
 #include "path.h"
+
+typedef struct acl_entry acl_entry_t;
+struct acl_entry {
+    acl_list_t acl;   /* the copy every node with this ACL points at */
+    uint64_t hash;
+    size_t refs;
+    acl_entry_t *next;   /* hash chain */
+};
 
 typedef struct session_eph session_eph_t;
 struct session_eph {
@@ -53,11 +64,15 @@ struct tree {
 
     znode_t *special_head;   /* container and TTL nodes */
 
+    acl_entry_t **acls;   /* interned ACLs */
+    size_t acl_mask;
+    size_t acl_count;
+
     int64_t last_zxid;
     int64_t data_size;
 };
 
-enum { INITIAL_BUCKETS = 64, INITIAL_SESSION_BUCKETS = 16, MIN_CHILDREN_CAP = 4 };
+enum { INITIAL_BUCKETS = 64, INITIAL_SESSION_BUCKETS = 16, INITIAL_ACL_BUCKETS = 16, MIN_CHILDREN_CAP = 4 };
 
 /* ---- hashing ---- */
 
@@ -194,10 +209,10 @@ static znode_t *node_new(const char *path, size_t len)
     return n;
 }
 
+/* The node's ACL is the ACL cache's; release it first (acl_release). */
 static void node_free(znode_t *n)
 {
     free(n->data);
-    acl_list_free(&n->acl);
     free(n->children);
     free(n);
 }
@@ -227,26 +242,30 @@ static int32_t stored_data_len(const uint8_t *data, int32_t len)
 
 /* ---- path hash table ---- */
 
-static znode_t *lookup_len(const tree_t *tree, const char *path, size_t len)
+static znode_t *lookup_hashed(const tree_t *tree, const char *path, size_t len, size_t hash)
 {
-    size_t b = path_hash(tree, path, len) & tree->bucket_mask;
-    for (znode_t *n = tree->buckets[b]; n; n = n->hash_next)
+    for (znode_t *n = tree->buckets[hash & tree->bucket_mask]; n; n = n->hash_next)
         /* strncmp stops at n->path's end, so n->path[len] is in bounds when equal */
         if (strncmp(n->path, path, len) == 0 && n->path[len] == '\0')
             return n;
     return NULL;
 }
 
-static void hash_insert(tree_t *tree, znode_t *n)
+static znode_t *lookup_len(const tree_t *tree, const char *path, size_t len)
 {
-    size_t b = path_hash(tree, n->path, strlen(n->path)) & tree->bucket_mask;
+    return lookup_hashed(tree, path, len, path_hash(tree, path, len));
+}
+
+static void hash_insert(tree_t *tree, znode_t *n, size_t hash)
+{
+    size_t b = hash & tree->bucket_mask;
     n->hash_next = tree->buckets[b];
     tree->buckets[b] = n;
 }
 
-static void hash_remove(tree_t *tree, znode_t *n)
+static void hash_remove(tree_t *tree, znode_t *n, size_t hash)
 {
-    size_t b = path_hash(tree, n->path, strlen(n->path)) & tree->bucket_mask;
+    size_t b = hash & tree->bucket_mask;
     for (znode_t **pp = &tree->buckets[b]; *pp; pp = &(*pp)->hash_next) {
         if (*pp == n) {
             *pp = n->hash_next;
@@ -279,6 +298,107 @@ static void hash_maybe_grow(tree_t *tree)
     free(tree->buckets);
     tree->buckets = nb;
     tree->bucket_mask = new_n - 1;
+}
+
+/* ---- the ACL cache ---- */
+
+static uint64_t acl_hash(const tree_t *tree, const acl_list_t *acl)
+{
+    uint64_t h = (uint64_t)acl->count;
+    for (int32_t i = 0; i < acl->count; i++) {
+        const acl_t *a = &acl->items[i];
+        h = mix64(h ^ (uint64_t)(uint32_t)a->perms);
+        h = mix64(h ^ siphash13(tree->hash_key, (const uint8_t *)a->scheme, strlen(a->scheme)));
+        h = mix64(h ^ siphash13(tree->hash_key, (const uint8_t *)a->id, strlen(a->id)));
+    }
+    return h;
+}
+
+static void acls_maybe_grow(tree_t *tree)
+{
+    size_t nbuckets = tree->acl_mask + 1;
+    if (tree->acl_count < nbuckets || nbuckets > SIZE_MAX / 2 / sizeof(acl_entry_t *))
+        return;
+    size_t new_n = nbuckets * 2;
+    acl_entry_t **nb = calloc(new_n, sizeof(acl_entry_t *));
+    if (!nb)
+        return;
+    for (size_t i = 0; i < nbuckets; i++) {
+        acl_entry_t *e = tree->acls[i];
+        while (e) {
+            acl_entry_t *next = e->next;
+            e->next = nb[e->hash & (new_n - 1)];
+            nb[e->hash & (new_n - 1)] = e;
+            e = next;
+        }
+    }
+    free(tree->acls);
+    tree->acls = nb;
+    tree->acl_mask = new_n - 1;
+}
+
+/* Only well-formed lists are interned (jute never yields NULL strings, but
+ * a txn built in memory might). */
+static int acl_list_valid(const acl_list_t *acl)
+{
+    if (acl->count > 0 && !acl->items)
+        return 0;
+    for (int32_t i = 0; i < acl->count; i++)
+        if (!acl->items[i].scheme || !acl->items[i].id)
+            return 0;
+    return 1;
+}
+
+/* Point *out at the shared copy of acl, making one if needed. 0 or -1 (memory).
+ * An empty ACL is not shared: *out is simply empty. */
+static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
+{
+    out->items = NULL;
+    out->count = 0;
+    if (acl->count <= 0)
+        return 0;
+    uint64_t h = acl_hash(tree, acl);
+    acl_entry_t *e;
+    for (e = tree->acls[h & tree->acl_mask]; e; e = e->next)
+        if (e->hash == h && acl_list_equal(&e->acl, acl))
+            break;
+    if (!e) {
+        e = calloc(1, sizeof(*e));
+        if (!e || acl_list_copy(&e->acl, acl) < 0) {
+            free(e);
+            return -1;
+        }
+        e->hash = h;
+        e->next = tree->acls[h & tree->acl_mask];
+        tree->acls[h & tree->acl_mask] = e;
+        tree->acl_count++;
+        acls_maybe_grow(tree);
+    }
+    e->refs++;
+    *out = e->acl;
+    return 0;
+}
+
+/* Drop one node's use of a shared ACL; the last user frees it. */
+static void acl_release(tree_t *tree, acl_list_t *acl)
+{
+    if (acl->count <= 0)
+        return;
+    uint64_t h = acl_hash(tree, acl);
+    for (acl_entry_t **pp = &tree->acls[h & tree->acl_mask]; *pp; pp = &(*pp)->next) {
+        acl_entry_t *e = *pp;
+        if (e->acl.items != acl->items)
+            continue;
+        if (--e->refs == 0) {
+            *pp = e->next;
+            acl_list_free(&e->acl);
+            free(e);
+            tree->acl_count--;
+        }
+        break;
+    }
+    acl->items = NULL;
+    acl->count = 0;
 }
 
 /* ---- children ---- */
@@ -470,13 +590,22 @@ static znode_t *add_system_node(tree_t *tree, znode_t *parent, const char *path,
     znode_t *n = node_new(path, strlen(path));
     if (!n)
         return NULL;
-    if (acl_single(&n->acl, perms, "world", "anyone") < 0 || (parent && children_reserve(parent) < 0)) {
+    acl_list_t acl = {NULL, 0};
+    int rc = acl_single(&acl, perms, "world", "anyone");
+    if (rc == 0)
+        rc = acl_acquire(tree, &acl, &n->acl);
+    acl_list_free(&acl);
+    if (rc == 0 && parent && children_reserve(parent) < 0) {
+        acl_release(tree, &n->acl);
+        rc = -1;
+    }
+    if (rc < 0) {
         node_free(n);
         return NULL;
     }
     if (parent)
         children_add(parent, n);
-    hash_insert(tree, n);
+    hash_insert(tree, n, path_hash(tree, n->path, strlen(n->path)));
     tree->node_count++;
     tree->data_size += node_size(n);
     return n;
@@ -493,7 +622,9 @@ tree_t *tree_create(watch_manager_t *wm)
     tree->bucket_mask = INITIAL_BUCKETS - 1;
     tree->sessions = calloc(INITIAL_SESSION_BUCKETS, sizeof(session_eph_t *));
     tree->session_mask = INITIAL_SESSION_BUCKETS - 1;
-    if (!tree->buckets || !tree->sessions) {
+    tree->acls = calloc(INITIAL_ACL_BUCKETS, sizeof(acl_entry_t *));
+    tree->acl_mask = INITIAL_ACL_BUCKETS - 1;
+    if (!tree->buckets || !tree->sessions || !tree->acls) {
         tree_destroy(tree);
         return NULL;
     }
@@ -537,6 +668,18 @@ void tree_destroy(tree_t *tree)
             }
         }
         free(tree->sessions);
+    }
+    if (tree->acls) {
+        for (size_t i = 0; i <= tree->acl_mask; i++) {
+            acl_entry_t *e = tree->acls[i];
+            while (e) {
+                acl_entry_t *next = e->next;
+                acl_list_free(&e->acl);
+                free(e);
+                e = next;
+            }
+        }
+        free(tree->acls);
     }
     free(tree);
 }
@@ -701,12 +844,13 @@ static znode_t *prepare_node(tree_t *tree, znode_t *parent, const txn_t *txn, in
         return NULL;
     n->data = copy_data(txn->data, txn->data_len, &ok);
     n->data_len = stored_data_len(txn->data, txn->data_len);
-    if (!ok || acl_list_copy(&n->acl, &txn->acl) < 0 || children_reserve(parent) < 0) {
+    if (!ok || children_reserve(parent) < 0 || acl_acquire(tree, &txn->acl, &n->acl) < 0) {
         node_free(n);
         return NULL;
     }
     *session = NULL;
     if (owner_kind(owner) == OWNER_SESSION && !(*session = session_get_or_add(tree, owner))) {
+        acl_release(tree, &n->acl);
         node_free(n);
         return NULL;
     }
@@ -723,10 +867,13 @@ static int create_node(tree_t *tree, const txn_header_t *hdr, const txn_t *txn, 
     znode_t *parent = lookup_len(tree, path, path_parent_len(path));
     if (!parent)
         return ZNONODE;
-    if (lookup_len(tree, path, strlen(path)))
+    size_t len = strlen(path), hash = path_hash(tree, path, len);
+    if (lookup_hashed(tree, path, len, hash))
         return ZNODEEXISTS;
     if (owner_kind(parent->ephemeral_owner) == OWNER_SESSION)
         return ZNOCHILDRENFOREPHEMERALS;   /* prep's rule, kept so ephemerals stay leaves */
+    if (!acl_list_valid(&txn->acl))
+        return ZBADARGUMENTS;
 
     session_eph_t *session;
     znode_t *n = prepare_node(tree, parent, txn, owner, &session);
@@ -738,7 +885,7 @@ static int create_node(tree_t *tree, const txn_header_t *hdr, const txn_t *txn, 
     n->ctime = n->mtime = hdr->time;
     n->ephemeral_owner = owner;
     children_add(parent, n);
-    hash_insert(tree, n);
+    hash_insert(tree, n, hash);
     tree->node_count++;
     hash_maybe_grow(tree);
     tree->data_size += node_size(n);
@@ -762,7 +909,8 @@ static int delete_node(tree_t *tree, const char *path, int64_t zxid)
     znode_t *parent = lookup_len(tree, path, path_parent_len(path));
     if (!parent)
         return ZNONODE;
-    znode_t *n = lookup_len(tree, path, strlen(path));
+    size_t len = strlen(path), hash = path_hash(tree, path, len);
+    znode_t *n = lookup_hashed(tree, path, len, hash);
     if (n && n->nchildren > 0)
         return ZNOTEMPTY;   /* ZooKeeper would orphan the children; prep never asks */
     /* ZooKeeper moves pzxid even when the child is already gone (a fuzzy
@@ -773,11 +921,12 @@ static int delete_node(tree_t *tree, const char *path, int64_t zxid)
         return ZNONODE;
 
     children_remove(parent, n);
-    hash_remove(tree, n);
+    hash_remove(tree, n, hash);
     tree->node_count--;
     tree->data_size -= node_size(n);
     owner_unlink(tree, n);
     fire_deleted(tree, n->path);
+    acl_release(tree, &n->acl);
     node_free(n);
     return ZOK;
 }
@@ -811,9 +960,11 @@ static int set_acl(tree_t *tree, const txn_t *txn, txn_result_t *r)
     if (!n)
         return ZNONODE;
     acl_list_t acl;
-    if (acl_list_copy(&acl, &txn->acl) < 0)
+    if (!acl_list_valid(&txn->acl))
+        return ZBADARGUMENTS;
+    if (acl_acquire(tree, &txn->acl, &acl) < 0)
         return ZSYSTEMERROR;
-    acl_list_free(&n->acl);
+    acl_release(tree, &n->acl);
     n->acl = acl;
     n->aversion = txn->version;
     tree_fill_stat(n, &r->stat);

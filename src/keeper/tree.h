@@ -22,7 +22,8 @@ struct znode {
     znode_t *parent;
     uint8_t *data;           /* NULL when data_len <= 0 */
     int32_t data_len;        /* -1 for null data (as created with null) */
-    acl_list_t acl;
+    acl_list_t acl;          /* read-only view of the tree's shared copy (ACLs are
+                                interned, as ZooKeeper's ACL cache does) */
     int64_t czxid, mzxid, ctime, mtime, pzxid;
     int32_t version, aversion;
     /* ZooKeeper's persisted cversion: the number of child creates (a delete

@@ -31,7 +31,10 @@ typedef void (*watch_notify_fn)(void *watcher, int32_t event_type, const char *p
 watch_manager_t *watch_manager_create(watch_notify_fn notify, void *ctx);
 void watch_manager_destroy(watch_manager_t *wm);
 
-/* Add (or change the mode of) watcher's watch on path in a table. 0 or -1. */
+/* Add (or change the mode of) watcher's watch on path in a table. As in
+ * ZooKeeper 3.8 the latest call sets the mode: a getData watch on a path the
+ * same connection watches persistently makes that data-table watch one-shot.
+ * 0, or -1 (bad table or mode, out of memory). */
 int watch_add(watch_manager_t *wm, watch_table_t table, const char *path, void *watcher, watch_mode_t mode);
 
 /* The events of one tree change, with ZooKeeper's DataTree call sequence:
@@ -64,9 +67,9 @@ void watch_notify_one(watch_manager_t *wm, void *watcher, int32_t event_type, co
 void watch_remove_watcher(watch_manager_t *wm, void *watcher);
 
 /* Counts as ZooKeeper 3.8 reports them. wchs ("%zu connections watching %zu
- * paths\nTotal watches:%zu") prints the DATA table only: watchers that ever
- * set a data watch on this connection (they stay counted after their watches
- * fire or are removed, until watch_remove_watcher), paths with a data watch,
+ * paths\nTotal watches:%zu") prints the DATA table only: watchers that have
+ * set a data watch (they stay counted after their watches fire or are
+ * removed, until watch_remove_watcher), paths with a data watch,
  * and (watcher, path) data watches. mntr's zk_watch_count is watch_count:
  * the watches of both tables. */
 typedef struct {

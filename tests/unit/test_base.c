@@ -1,0 +1,343 @@
+/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/base/buf.h"
+#include "../../src/base/config.h"
+#include "../../src/base/crc32c.h"
+#include "../../src/base/log.h"
+#include "../../src/base/loop.h"
+#include "suites.h"
+#include "unit.h"
+
+/* ---- buf ---- */
+
+static void test_buf_append_consume(void)
+{
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(buf_unread(&b), 0);
+    CHECK_EQ(buf_append(&b, "hello ", 6), 0);
+    CHECK_EQ(buf_append(&b, "world", 5), 0);
+    CHECK_EQ(buf_append(&b, NULL, 0), 0);
+    CHECK_EQ(buf_unread(&b), 11);
+    CHECK(memcmp(buf_read_ptr(&b), "hello world", 11) == 0);
+    buf_consume(&b, 6);
+    CHECK_EQ(buf_unread(&b), 5);
+    CHECK(memcmp(buf_read_ptr(&b), "world", 5) == 0);
+    buf_consume(&b, 5);   /* drained: both cursors go back to the start */
+    CHECK_EQ(b.pos, 0);
+    CHECK_EQ(b.len, 0);
+    CHECK_EQ(buf_append(&b, "x", 1), 0);
+    buf_clear(&b);
+    CHECK_EQ(buf_unread(&b), 0);
+    buf_free(&b);
+    CHECK(b.data == NULL && b.cap == 0);
+}
+
+static void test_buf_growth_and_compaction(void)
+{
+    static uint8_t chunk[1000];
+    buf_t b;
+    buf_init(&b);
+    for (int i = 0; i < 200; i++) {   /* 200 KB in distinct bytes */
+        memset(chunk, i, sizeof(chunk));
+        CHECK_EQ(buf_append(&b, chunk, sizeof(chunk)), 0);
+    }
+    CHECK_EQ(buf_unread(&b), 200000);
+    CHECK(b.cap >= b.len);
+    buf_consume(&b, 150000);   /* past 64 KiB and more than half: compacted */
+    CHECK_EQ(b.pos, 0);
+    CHECK_EQ(buf_unread(&b), 50000);
+    CHECK(buf_read_ptr(&b)[0] == 150 && buf_read_ptr(&b)[49999] == 199);
+
+    buf_consume(&b, 1000);     /* small consumption: just moves the cursor */
+    CHECK_EQ(b.pos, 1000);
+    CHECK(buf_read_ptr(&b)[0] == 151);
+
+    /* reserve reclaims the consumed prefix before growing */
+    size_t cap = b.cap;
+    CHECK_EQ(buf_reserve(&b, cap - b.len + 500), 0);
+    CHECK_EQ(b.cap, cap);
+    CHECK_EQ(b.pos, 0);
+    CHECK(buf_read_ptr(&b)[0] == 151);
+    CHECK_EQ(buf_unread(&b), 49000);
+    buf_free(&b);
+}
+
+/* ---- config ---- */
+
+static const char sample_cfg[] =
+    "# a comment\n"
+    "! also a comment\n"
+    "\n"
+    "tickTime = 2000\n"
+    "  dataDir=/var/lib/zk  \n"
+    "clientPort=2181\n"
+    "server.1=a:2888:3888\n"
+    "server.2=b:2888:3888\n"
+    "server.1=c:2888:3888\n"
+    "flag=yes\n"
+    "off=FALSE\n"
+    "bad=maybe\n"
+    "notnum=12x\n"
+    "big=99999999999999999999\n"
+    "empty=\n"
+    "\n"
+    "typo.key=1\n";
+
+static void collect_servers(const char *key, const char *value, void *arg)
+{
+    char *out = arg;
+    size_t n = strlen(out);
+    snprintf(out + n, 256 - n, "%s=%s;", key, value);
+}
+
+static void test_config_parse_and_get(void)
+{
+    config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_EQ(config_parse(&cfg, sample_cfg), 0);
+    CHECK_STR(config_get(&cfg, "dataDir"), "/var/lib/zk");
+    CHECK_STR(config_get(&cfg, "tickTime"), "2000");
+    CHECK_STR(config_get(&cfg, "empty"), "");
+    CHECK(config_get(&cfg, "missing") == NULL);
+    CHECK(config_get(&cfg, "# a comment") == NULL);
+    CHECK_STR(config_get(&cfg, "server.1"), "c:2888:3888");   /* the later duplicate wins */
+
+    long v = 0;
+    CHECK_EQ(config_get_long(&cfg, "clientPort", 0, 1, 65535, &v), 0);
+    CHECK_EQ(v, 2181);
+    CHECK_EQ(config_get_long(&cfg, "absent", 42, 0, 100, &v), 0);
+    CHECK_EQ(v, 42);
+    CHECK_EQ(config_get_long(&cfg, "tickTime", 0, 1, 1000, &v), -1);
+    CHECK(strstr(cfg.error, "tickTime") != NULL && strstr(cfg.error, "1000") != NULL);
+    CHECK_EQ(config_get_long(&cfg, "notnum", 0, 0, 100, &v), -1);
+    CHECK(strstr(cfg.error, "notnum") != NULL);
+    CHECK_EQ(config_get_long(&cfg, "big", 0, 0, 100, &v), -1);
+    CHECK(strstr(cfg.error, "big") != NULL);
+    CHECK_EQ(config_get_long(&cfg, "empty", 0, 0, 100, &v), -1);
+    CHECK(strstr(cfg.error, "empty") != NULL);
+
+    int b = -1;
+    CHECK_EQ(config_get_bool(&cfg, "flag", 0, &b), 0);
+    CHECK_EQ(b, 1);
+    CHECK_EQ(config_get_bool(&cfg, "off", 1, &b), 0);
+    CHECK_EQ(b, 0);
+    CHECK_EQ(config_get_bool(&cfg, "absent", 1, &b), 0);
+    CHECK_EQ(b, 1);
+    CHECK_EQ(config_get_bool(&cfg, "bad", 0, &b), -1);
+    CHECK(strstr(cfg.error, "bad") != NULL && strstr(cfg.error, "maybe") != NULL);
+    config_free(&cfg);
+}
+
+static void test_config_prefix_and_unknown(void)
+{
+    config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_EQ(config_parse(&cfg, sample_cfg), 0);
+    char seen[256] = "";
+    config_each_prefix(&cfg, "server.", collect_servers, seen);
+    /* each key once, with its winning value */
+    CHECK_STR(seen, "server.2=b:2888:3888;server.1=c:2888:3888;");
+    /* every key but the ones asked for is unknown (quiet: the warnings are expected) */
+    log_set_level(LOG_LEVEL_ERROR);
+    CHECK_EQ(config_warn_unknown(&cfg), 10);
+    config_get(&cfg, "tickTime");
+    config_accept(&cfg, "dataDir");
+    CHECK_EQ(config_warn_unknown(&cfg), 8);
+    const char *known[] = {"clientPort", "flag", "off", "bad", "notnum", "big", "empty"};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+        config_accept(&cfg, known[i]);
+    CHECK_EQ(config_warn_unknown(&cfg), 1);   /* typo.key */
+    log_set_level(LOG_LEVEL_INFO);
+    for (size_t i = 0; i < cfg.count; i++)
+        if (strcmp(cfg.entries[i].key, "typo.key") == 0)
+            CHECK_EQ(cfg.entries[i].line, 17);   /* blank lines count */
+    config_free(&cfg);
+}
+
+static void test_config_errors_and_load(void)
+{
+    config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_EQ(config_parse(&cfg, "a=1\n\nno equals sign here\n"), -1);
+    CHECK(strstr(cfg.error, ":3:") != NULL);
+    config_free(&cfg);
+    memset(&cfg, 0, sizeof(cfg));
+    CHECK_EQ(config_parse(&cfg, "=value\n"), -1);
+    CHECK(strstr(cfg.error, "empty key") != NULL);
+    config_free(&cfg);
+
+    char path[] = "/tmp/kipper-test-cfg-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        const char text[] = "tickTime=3000\r\nkey = a=b\r\n";
+        CHECK_EQ(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+        close(fd);
+        CHECK_EQ(config_load(&cfg, path), 0);
+        long v = 0;
+        CHECK_EQ(config_get_long(&cfg, "tickTime", 0, 0, 100000, &v), 0);
+        CHECK_EQ(v, 3000);
+        CHECK_STR(config_get(&cfg, "key"), "a=b");   /* split at the first '=' */
+        config_free(&cfg);
+        unlink(path);
+    }
+    CHECK_EQ(config_load(&cfg, "/nonexistent/kipper/zoo.cfg"), -1);
+    CHECK(strstr(cfg.error, "/nonexistent/kipper/zoo.cfg") != NULL);
+    config_free(&cfg);
+}
+
+/* ---- crc32c ---- */
+
+static void test_crc32c_vectors(void)
+{
+    CHECK_EQ(crc32c(0, "123456789", 9), 0xE3069283u);
+    uint8_t zeros[32] = {0};
+    CHECK_EQ(crc32c(0, zeros, sizeof(zeros)), 0x8A9136AAu);
+    uint8_t ones[32];
+    memset(ones, 0xFF, sizeof(ones));
+    CHECK_EQ(crc32c(0, ones, sizeof(ones)), 0x62A8AB43u);   /* RFC 3720 B.4 */
+    CHECK_EQ(crc32c(0, "", 0), 0u);
+    /* chained calls equal one call, at every split point */
+    static const char text[] = "The quick brown fox jumps over the lazy dog, twice over.";
+    size_t n = sizeof(text) - 1;
+    uint32_t whole = crc32c(0, text, n);
+    int all_equal = 1;
+    for (size_t split = 0; split <= n; split++)
+        all_equal &= crc32c(crc32c(0, text, split), text + split, n - split) == whole;
+    CHECK(all_equal);
+}
+
+/* ---- loop ---- */
+
+typedef struct {
+    loop_t *loop;
+    int order[16];
+    int fired;
+    int pipe_read_bytes;
+    int pipe_writable;
+    int fds[2];
+    int before_sleep_calls;
+} loop_ctx_t;
+
+static loop_ctx_t lc;
+
+static void on_timer(loop_t *loop, void *arg)
+{
+    (void)loop;
+    if (lc.fired < 16)
+        lc.order[lc.fired] = (int)(intptr_t)arg;
+    lc.fired++;
+}
+
+static void on_stop(loop_t *loop, void *arg)
+{
+    (void)arg;
+    loop_stop(loop);
+}
+
+static void on_timer_adds_timer(loop_t *loop, void *arg)
+{
+    on_timer(loop, arg);
+    CHECK(loop_timer_add(loop, 0, on_timer, (void *)(intptr_t)99) != NULL);
+}
+
+static void on_before_sleep(loop_t *loop, void *arg)
+{
+    (void)loop;
+    (void)arg;
+    lc.before_sleep_calls++;
+}
+
+static void test_loop_timers(void)
+{
+    memset(&lc, 0, sizeof(lc));
+    loop_t *loop = loop_create();
+    CHECK(loop != NULL);
+    if (!loop)
+        return;
+    loop_timer_add(loop, 30, on_timer, (void *)(intptr_t)3);
+    loop_timer_add(loop, 10, on_timer, (void *)(intptr_t)1);
+    loop_timer_add(loop, 20, on_timer_adds_timer, (void *)(intptr_t)2);
+    loop_timer_add(loop, 10, on_timer, (void *)(intptr_t)11);   /* same time: insertion order */
+    loop_timer_t *doomed = loop_timer_add(loop, 15, on_timer, (void *)(intptr_t)666);
+    loop_timer_add(loop, 200, on_stop, NULL);   /* the bound: the test always ends */
+    loop_timer_cancel(loop, doomed);
+    loop_set_before_sleep(loop, on_before_sleep, NULL);
+    uint64_t start = loop_now_ms(loop);
+    loop_run(loop);
+    CHECK_EQ(lc.fired, 5);
+    CHECK_EQ(lc.order[0], 1);
+    CHECK_EQ(lc.order[1], 11);
+    CHECK_EQ(lc.order[2], 2);
+    CHECK(lc.order[3] == 99 || lc.order[3] == 3);   /* 99 is due at ~20 ms, 3 at 30 ms */
+    CHECK(lc.order[4] == 3 || lc.order[4] == 99);
+    CHECK(loop_now_ms(loop) - start >= 200);
+    CHECK(lc.before_sleep_calls >= 5);   /* at least once per timer wake-up */
+    CHECK(loop_wall_ms() > 1600000000000ull);
+    loop_destroy(loop);
+}
+
+static void on_pipe_read(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)arg;
+    CHECK(events & LOOP_READABLE);
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0)
+        lc.pipe_read_bytes += (int)n;
+    if (lc.pipe_read_bytes >= 5) {
+        loop_unwatch(loop, fd);
+        loop_stop(loop);
+    }
+}
+
+static void on_pipe_write(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)arg;
+    CHECK(events & LOOP_WRITABLE);
+    lc.pipe_writable++;
+    CHECK_EQ(write(fd, "hello", 5), 5);
+    loop_unwatch(loop, fd);   /* once is enough */
+}
+
+static void test_loop_pipe(void)
+{
+    memset(&lc, 0, sizeof(lc));
+    loop_t *loop = loop_create();
+    CHECK(loop != NULL);
+    if (!loop)
+        return;
+    CHECK_EQ(pipe(lc.fds), 0);
+    fcntl(lc.fds[0], F_SETFL, O_NONBLOCK);
+    fcntl(lc.fds[1], F_SETFL, O_NONBLOCK);
+    CHECK_EQ(loop_watch(loop, lc.fds[0], LOOP_READABLE, on_pipe_read, NULL), 0);
+    CHECK_EQ(loop_watch(loop, lc.fds[1], LOOP_WRITABLE, on_pipe_write, NULL), 0);
+    loop_timer_t *guard = loop_timer_add(loop, 2000, on_stop, NULL);   /* bound */
+    loop_run(loop);
+    CHECK_EQ(lc.pipe_writable, 1);
+    CHECK_EQ(lc.pipe_read_bytes, 5);
+    loop_timer_cancel(loop, guard);   /* still pending: the pipe stopped the loop */
+    CHECK_EQ(loop_watch(loop, -1, LOOP_READABLE, on_pipe_read, NULL), -1);
+    loop_unwatch(loop, 12345);   /* never watched: harmless */
+    close(lc.fds[0]);
+    close(lc.fds[1]);
+    loop_destroy(loop);
+}
+
+void suite_base(void)
+{
+    RUN(test_buf_append_consume);
+    RUN(test_buf_growth_and_compaction);
+    RUN(test_config_parse_and_get);
+    RUN(test_config_prefix_and_unknown);
+    RUN(test_config_errors_and_load);
+    RUN(test_crc32c_vectors);
+    RUN(test_loop_timers);
+    RUN(test_loop_pipe);
+}
