@@ -197,9 +197,25 @@ static void dump(keeper_t *k, buf_t *out)
     session_each(k->sessions, dump_session_ephemerals, &ctx);
 }
 
-/* Known words; the ones not listed are read as an ordinary frame length. */
-static const char *const known_words[] = {"ruok", "stat", "srvr", "conf", "cons", "mntr", "wchs",
-                                          "envi", "isro", "srst", "crst", "dump", "dirs"};
+/* wchp / wchc: the data watches by path or by session (WatchManager.dumpWatches). */
+static void dump_watch_by_path(const char *path, void *watcher, int first, void *arg)
+{
+    if (first)
+        out_printf(arg, "%s\n", path);
+    out_printf(arg, "\t0x%llx\n", (unsigned long long)((conn_t *)watcher)->session_id);
+}
+
+static void dump_watch_by_session(const char *path, void *watcher, int first, void *arg)
+{
+    if (first)
+        out_printf(arg, "0x%llx\n", (unsigned long long)((conn_t *)watcher)->session_id);
+    out_printf(arg, "\t%s\n", path);
+}
+
+/* ZooKeeper's known words (FourLetterCommands.cmd2String); four other bytes
+ * are read as an ordinary frame length. */
+static const char *const known_words[] = {"ruok", "stat", "srvr", "conf", "cons", "mntr", "wchs", "wchc", "wchp",
+                                          "envi", "isro", "srst", "crst", "dump", "dirs", "gtmk", "stmk", "hash"};
 
 int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
 {
@@ -253,6 +269,15 @@ int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
         dump(k, out);
     } else if (!strcmp(word, "dirs")) {
         out_printf(out, "datadir_size: 0\nlogdir_size: 0\n");
+    } else if (!strcmp(word, "wchp")) {
+        watch_dump_by_path(k->watches, WATCH_TABLE_DATA, dump_watch_by_path, out);
+        out_printf(out, "\n");
+    } else if (!strcmp(word, "wchc")) {
+        watch_dump_by_watcher(k->watches, WATCH_TABLE_DATA, dump_watch_by_session, out);
+        out_printf(out, "\n");
+    } else if (!strcmp(word, "gtmk") || !strcmp(word, "stmk")) {
+        out_printf(out, "0");   /* kipper has no trace mask; its log level is KIPPER_LOG_LEVEL */
     }
+    /* hash: ZooKeeper prints its digest log, empty unless digests are enabled. */
     return 1;
 }

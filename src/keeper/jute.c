@@ -10,6 +10,7 @@ void jute_in_init(jute_in_t *in, const void *data, size_t len)
     in->len = len;
     in->pos = 0;
     in->error = 0;
+    in->nul_in_string = 0;
 }
 
 static const uint8_t *take(jute_in_t *in, size_t n)
@@ -55,8 +56,11 @@ int jute_get_buffer(jute_in_t *in, const uint8_t **data, int32_t *len)
     *len = -1;
     if (in->error)
         return -1;
-    if (n < 0) {   /* Java writes -1 for null; any negative is read as null */
+    if (n == -1)   /* null */
         return 0;
+    if (n < 0) {   /* Java's checkLength refuses other negative lengths */
+        in->error = 1;
+        return -1;
     }
     const uint8_t *p = take(in, (size_t)n);
     if (!p)
@@ -73,7 +77,7 @@ char *jute_get_string(jute_in_t *in)
     if (jute_get_buffer(in, &p, &n) < 0 || n < 0)
         return NULL;
     if (memchr(p, 0, (size_t)n)) {
-        in->error = 1;
+        in->nul_in_string = 1;
         return NULL;
     }
     char *s = malloc((size_t)n + 1);
@@ -135,6 +139,12 @@ int jute_get_acl_list(jute_in_t *in, acl_list_t *out)
         a->scheme = jute_get_string(in);
         a->id = jute_get_string(in);
         out->count = i + 1;
+        /* Java clients send null for ids they leave unset (the "auth"
+         * scheme's id): read null as "", which ACL validation then judges. */
+        if (!in->error && !a->scheme)
+            a->scheme = strdup("");
+        if (!in->error && !a->id)
+            a->id = strdup("");
         if (in->error || !a->scheme || !a->id) {
             in->error = 1;
             acl_list_free(out);

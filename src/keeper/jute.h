@@ -19,6 +19,7 @@ typedef struct {
     size_t len;
     size_t pos;
     int error;   /* latched: once set, every get returns 0/NULL */
+    int nul_in_string;   /* a string held a NUL byte: it read as NULL, not as an error */
 } jute_in_t;
 
 void jute_in_init(jute_in_t *in, const void *data, size_t len);
@@ -30,7 +31,9 @@ int jute_get_bool(jute_in_t *in);
 /* A buffer as a view into the input: *len = -1 for null. Returns 0 or -1. */
 int jute_get_buffer(jute_in_t *in, const uint8_t **data, int32_t *len);
 /* A string copied into a new NUL-terminated malloc'd string (NULL for a null
- * string). Embedded NUL bytes are an error, since paths are C strings here. */
+ * string). A string with an embedded NUL byte cannot be a C string: it reads
+ * as NULL and sets nul_in_string, so callers can answer as ZooKeeper does
+ * for such a path (BADARGUMENTS or NONODE) rather than fail the record. */
 char *jute_get_string(jute_in_t *in);
 /* Vector count, checked against the bytes left given each element's minimum
  * encoded size (so a hostile count cannot make us allocate). -1 = null vector. */

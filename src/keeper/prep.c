@@ -169,11 +169,11 @@ static int parse_write(jute_in_t *in, int32_t type, write_request_t *r)
     default:
         in->error = 1;
     }
-    if (in->error || !r->path) {
+    if (in->error || (!r->path && !in->nul_in_string)) {
         write_request_free(r);
         return -1;
     }
-    return 0;
+    return 0;   /* path NULL: it held a NUL byte, which prep answers with BADARGUMENTS */
 }
 
 /* ---- preparing one op ---- */
@@ -392,6 +392,8 @@ static int prep_check(keeper_t *k, conn_t *c, write_request_t *r, txn_t *txn)
 
 static int prep_op(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
+    if (!r->path)
+        return ZBADARGUMENTS;
     switch (r->type) {
     case OP_CREATE:
     case OP_CREATE2:
@@ -420,6 +422,18 @@ static int is_multi_write_op(int32_t type)
 {
     return type == OP_CREATE || type == OP_CREATE2 || type == OP_CREATE_CONTAINER || type == OP_CREATE_TTL ||
            type == OP_DELETE || type == OP_SET_DATA || type == OP_CHECK;
+}
+
+/* Inside a multi ZooKeeper rebuilds each create op from its flags
+ * (Op.create), so create2 becomes create, and the mode alone decides
+ * between create, createContainer and createTTL. */
+static int32_t multi_create_type(int32_t type, int32_t flags)
+{
+    if (type != OP_CREATE && type != OP_CREATE2 && type != OP_CREATE_CONTAINER && type != OP_CREATE_TTL)
+        return type;
+    if (flags == CREATE_PERSISTENT_WITH_TTL || flags == CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL)
+        return OP_CREATE_TTL;
+    return flags == CREATE_CONTAINER ? OP_CREATE_CONTAINER : OP_CREATE;
 }
 
 /* Decode every op first, as ZooKeeper's MultiOperationRecord does: a
@@ -453,6 +467,7 @@ static int parse_multi(jute_in_t *in, write_request_t **out)
         }
         if (parse_write(in, type, &ops[n]) < 0)
             break;
+        ops[n].type = multi_create_type(type, ops[n].flags);
         n++;
     }
     for (int i = 0; i < n; i++)

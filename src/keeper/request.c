@@ -336,7 +336,7 @@ static void handle_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_
         path = jute_get_string(in);
         int watch = jute_get_bool(in);
         if (in->error || !path) {
-            err = ZMARSHALLINGERROR;
+            err = in->error ? ZMARSHALLINGERROR : ZBADARGUMENTS;   /* a NUL in the path */
             break;
         }
         if (watch)   /* ZooKeeper sets it whether or not the node exists */
@@ -356,7 +356,7 @@ static void handle_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_
     case OP_GET_CHILDREN2: {
         path = jute_get_string(in);
         int watch = jute_get_bool(in);
-        err = in->error || !path ? ZMARSHALLINGERROR : read_data_or_children(k, c, type, path, watch, &body);
+        err = in->error ? ZMARSHALLINGERROR : read_data_or_children(k, c, type, path, watch, &body);
         break;
     }
     case OP_GET_ALL_CHILDREN_NUMBER:
@@ -568,7 +568,9 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
     default:
         /* As ZooKeeper's UnimplementedRequestProcessor: answer, then hang up. */
         log_warn("unknown request type %d from %s:%d; closing the connection", type, c->ip, c->port);
-        reply_header_only(k, c, xid, ZUNIMPLEMENTED);
+        size_t start = reply_begin(&c->out, xid, -1, ZUNIMPLEMENTED);   /* zxid -1, as ZooKeeper */
+        reply_finish(&c->out, start);
+        conn_queued(c);
         conn_close_after_flush(c);
         return;
     }

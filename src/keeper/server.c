@@ -178,7 +178,9 @@ void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms)
 
 /* ---- the connect handshake ---- */
 
-static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id, int valid)
+/* A client that sent the readOnly byte gets one back; an older client, whose
+ * ConnectRequest ends before it, gets the older, shorter answer. */
+static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id, int valid, int with_read_only)
 {
     uint8_t passwd[SESSION_PASSWORD_LEN] = {0};
     if (valid)
@@ -189,7 +191,8 @@ static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id
     jute_put_int(&c->out, valid ? timeout : 0);
     jute_put_long(&c->out, valid ? session_id : 0);
     jute_put_buffer(&c->out, passwd, SESSION_PASSWORD_LEN);
-    jute_put_bool(&c->out, 0);                /* readOnly: this server is read-write */
+    if (with_read_only)
+        jute_put_bool(&c->out, 0);            /* readOnly: this server is read-write */
     jute_patch_int(&c->out, start, (int32_t)(c->out.len - start - 4));
     conn_queued(c);
 }
@@ -221,7 +224,8 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
         return;
     }
     (void)protocol_version;
-    if (jute_remaining(&in) >= 1)
+    int with_read_only = jute_remaining(&in) >= 1;
+    if (with_read_only)
         (void)jute_get_bool(&in);   /* readOnly: accepted, this server is read-write */
     int64_t our_zxid = tree_last_zxid(k->tree);
     if (last_zxid_seen > our_zxid) {
@@ -252,7 +256,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
             return;
         }
         attach_session(c, s, timeout);
-        send_connect_response(c, timeout, id, 1);
+        send_connect_response(c, timeout, id, 1, with_read_only);
         log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)id, c->ip,
                   c->port, timeout);
         return;
@@ -266,13 +270,13 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     if (!valid) {
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
                  c->port, s ? "wrong password" : "expired or unknown");
-        send_connect_response(c, 0, 0, 0);
+        send_connect_response(c, 0, 0, 0, with_read_only);
         conn_close_after_flush(c);
         return;
     }
     session_touch(k->sessions, session_id, now);
     attach_session(c, s, timeout);
-    send_connect_response(c, timeout, session_id, 1);
+    send_connect_response(c, timeout, session_id, 1, with_read_only);
 }
 
 /* ---- input ---- */

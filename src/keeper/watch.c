@@ -624,3 +624,28 @@ void watch_stats(watch_manager_t *wm, watch_stats_t *out)
     out->total = data->watch_count;
     out->watch_count = data->watch_count + child->watch_count;
 }
+
+/* ---- dumps for the wchc / wchp four-letter words ---- */
+
+void watch_dump_by_path(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg)
+{
+    const htab_t *paths = &wm->tables[table].paths;
+    for (size_t b = 0; b < paths->nbuckets; b++)
+        for (hnode_t *n = paths->buckets[b]; n; n = n->next) {
+            const watched_path_t *wp = (const watched_path_t *)n;
+            int first = 1;
+            for (const watch_t *w = wp->watches; w; w = w->path_next, first = 0)
+                fn(wp->path, w->owner->watcher, first, arg);
+        }
+}
+
+void watch_dump_by_watcher(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg)
+{
+    for (size_t b = 0; b < wm->watchers.nbuckets; b++)
+        for (hnode_t *n = wm->watchers.buckets[b]; n; n = n->next) {
+            const watcher_rec_t *rec = (const watcher_rec_t *)n;
+            int first = 1;
+            for (const watch_t *w = rec->in[table].watches; w; w = w->owner_next, first = 0)
+                fn(w->path->path, rec->watcher, first, arg);
+        }
+}

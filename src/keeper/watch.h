@@ -80,4 +80,11 @@ typedef struct {
 } watch_stats_t;
 void watch_stats(watch_manager_t *wm, watch_stats_t *out);
 
+/* Walk one table for the wchc/wchp dumps: by path (fn called once per
+ * watcher of each path) or by watcher (once per path of each watcher).
+ * first is set on the first call of each group. */
+typedef void (*watch_dump_fn)(const char *path, void *watcher, int first, void *arg);
+void watch_dump_by_path(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg);
+void watch_dump_by_watcher(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg);
+
 #endif

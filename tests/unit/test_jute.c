@@ -278,15 +278,23 @@ static void test_jute_reads_are_bounded(void)
     CHECK(jute_get_string(&in) == NULL);
     CHECK(in.error);
 
+    /* A NUL inside reads as NULL with nul_in_string, and the string is consumed. */
     static const uint8_t nul_inside[] = {0, 0, 0, 3, 'a', 0, 'b'};
     jute_in_init(&in, nul_inside, sizeof(nul_inside));
     CHECK(jute_get_string(&in) == NULL);
-    CHECK(in.error);
+    CHECK_EQ(in.error, 0);
+    CHECK_EQ(in.nul_in_string, 1);
+    CHECK_EQ(in.pos, sizeof(nul_inside));
 
-    static const uint8_t neg_len[] = {0x80, 0, 0, 0};   /* any negative length is null */
-    jute_in_init(&in, neg_len, sizeof(neg_len));
+    static const uint8_t null_len[] = {0xff, 0xff, 0xff, 0xff};   /* -1 is null */
+    jute_in_init(&in, null_len, sizeof(null_len));
     CHECK(jute_get_string(&in) == NULL);
     CHECK_EQ(in.error, 0);
+
+    static const uint8_t neg_len[] = {0x80, 0, 0, 0};   /* other negatives are malformed, as in Java */
+    jute_in_init(&in, neg_len, sizeof(neg_len));
+    CHECK(jute_get_string(&in) == NULL);
+    CHECK_EQ(in.error, 1);
 }
 
 static void test_jute_hostile_vector_counts(void)
