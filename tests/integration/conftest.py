@@ -24,6 +24,25 @@ def pytest_configure(config):
                    "KIPPER_TEST_TARGET=zookeeper")
 
 
+_FAILED_MODULES = set()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed:
+        item.keeper_failed = True
+        _FAILED_MODULES.add(item.module.__name__)
+
+
+def _cleanup(server, keep):
+    """Remove a stopped server's work folder unless a test failed (then its log stays)."""
+    import shutil
+    if not keep and not os.environ.get("KIPPER_TEST_KEEP"):
+        shutil.rmtree(server.workdir, ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config, items):
     if TARGET != "zookeeper":
         return
@@ -62,6 +81,9 @@ def start_server(tick_time=200, extra=None, container_check_ms=None):
     same name as a zoo.cfg key)."""
     cls = server_class()
     extra = dict(extra or {})
+    # TTL nodes need ZooKeeper's extended types; as a zoo.cfg key ZooKeeper turns it
+    # into the system property zookeeper.extendedTypesEnabled.
+    extra.setdefault("extendedTypesEnabled", "true")
     kwargs = {}
     if container_check_ms is not None:
         if TARGET == "zookeeper":
@@ -91,27 +113,29 @@ def target():
 
 
 @pytest.fixture
-def keeper():
+def keeper(request):
     """A fresh standalone keeper for one test; stopped afterwards."""
     k = start_server()
     try:
         yield k
     finally:
         _stop_checked(k)
+        _cleanup(k, getattr(request.node, "keeper_failed", False))
 
 
 @pytest.fixture(scope="module")
-def shared_keeper():
+def shared_keeper(request):
     """One keeper for a whole test module (tests must use their own paths)."""
     k = start_server()
     try:
         yield k
     finally:
         _stop_checked(k)
+        _cleanup(k, request.module.__name__ in _FAILED_MODULES)
 
 
 @pytest.fixture
-def make_keeper():
+def make_keeper(request):
     """Factory: make_keeper(tick_time=200, extra={...}, container_check_ms=None)
     starts a server with its own zoo.cfg keys; all are stopped after the test."""
     started = []
@@ -130,6 +154,7 @@ def make_keeper():
                 _stop_checked(s)
             except AssertionError as e:
                 errors.append(str(e))
+            _cleanup(s, errors or getattr(request.node, "keeper_failed", False))
         assert not errors, "\n".join(errors)
 
 
