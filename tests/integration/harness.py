@@ -12,7 +12,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KIPPER = os.path.join(ROOT, "bin", "kipper")
+KIPPER = os.environ.get("KIPPER_BIN") or os.path.join(ROOT, "bin", "kipper")
 
 
 def free_port():
@@ -62,6 +62,7 @@ class Keeper:
         self.log_path = os.path.join(self.workdir, "keeper.log")
         self.extra = dict(extra or {})
         self.proc = None
+        self._log = None
 
     @property
     def hosts(self):
@@ -81,6 +82,7 @@ class Keeper:
                 f.write("%s=%s\n" % (k, v))
 
     def start(self, timeout=10.0):
+        """Start the keeper (again after stop() or kill(): same workdir, data and port)."""
         self.write_config()
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([KIPPER, "keeper", self.cfg_path], stdout=self._log,
@@ -113,12 +115,68 @@ class Keeper:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        self._log.close()
+        return self._reap()
+
+    def child_pids(self):
+        """Pids of the processes the keeper forked (snapshot writers) that are still running."""
+        return child_pids(self.proc.pid) if self.alive() else []
+
+    def kill(self):
+        """Crash the keeper: SIGKILL it and every process it forked (a snapshot writer
+        dies with the machine too), then wait. Returns the exit status; start() again
+        restarts it on the same workdir, data and port."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            kill_tree(self.proc.pid)
+            self.proc.wait()
+        return self._reap()
+
+    def _reap(self):
+        if self._log is not None:
+            self._log.close()
+            self._log = None
         rc = self.proc.returncode
         self.proc = None
         return rc
 
-    def kill(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+
+def child_pids(pid):
+    """The pids whose parent is pid (from /proc/<pid>/task/*/children)."""
+    out = []
+    try:
+        tasks = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for t in tasks:
+        try:
+            with open("/proc/%d/task/%s/children" % (pid, t)) as f:
+                out += [int(x) for x in f.read().split()]
+        except OSError:
+            pass
+    return out
+
+
+def kill_tree(pid):
+    """SIGKILL pid and its children at one instant, as a crash would: stop them all
+    first so none can fork, finish a file or answer a client in between."""
+    victims = [pid]
+    for _ in range(3):   # a stopped process forks no more
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            break
+        new = [c for c in child_pids(pid) if c not in victims]
+        for c in new:
+            try:
+                os.kill(c, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        victims += new
+        if not new:
+            break
+    for v in victims:
+        try:
+            os.kill(v, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
