@@ -4,7 +4,7 @@
 # install; without root it names what is missing and fails.
 set -eu
 
-build_pkgs="gcc make libc6-dev libisal-dev libssl-dev"
+build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev"
 # test: real clients and a real Apache ZooKeeper 3.8 to compare against.
 test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo zookeeper zookeeper-bin libzookeeper-mt-dev"
 

@@ -13,7 +13,7 @@ static const char *const accepted_without_effect[] = {
     "admin.enableServer", "admin.serverPort", "admin.serverAddress", "admin.commandURL",
     "standaloneEnabled", "reconfigEnabled", "metricsProvider.className",
     "metricsProvider.httpPort", "metricsProvider.exportJvmInfo", "quorumListenOnAllIPs",
-    "electionAlg", "globalOutstandingLimit", "syncEnabled", "clientPortListenBacklog",
+    "electionAlg", "globalOutstandingLimit", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
 };
 
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
@@ -131,6 +131,23 @@ static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t err
         get_int(cfg, "kipper.maxOutstandingPerConnection", 1000, 1, 1000000, &kc->max_outstanding_per_cnxn,
                 err, errlen) < 0)
         return -1;
+    if (get_int(cfg, "snapCount", 100000, 2, INT32_MAX, &kc->snap_count, err, errlen) < 0)
+        return -1;
+    int prealloc_kib;
+    if (get_int(cfg, "preAllocSize", 65536, 0, 16 * 1024 * 1024, &prealloc_kib, err, errlen) < 0)
+        return -1;
+    kc->prealloc_bytes = (int64_t)prealloc_kib * 1024;
+    const char *force_sync = config_get(cfg, "forceSync");
+    kc->force_sync = 1;
+    if (force_sync && strcmp(force_sync, "no") == 0) {
+        kc->force_sync = 0;
+        log_warn("%s: forceSync=no: the transaction log is not fsynced; a crash of the machine can lose "
+                 "acknowledged writes",
+                 cfg->path);
+    } else if (force_sync && strcmp(force_sync, "yes") != 0) {
+        snprintf(err, errlen, "%s: forceSync must be yes or no, got '%.80s'", cfg->path, force_sync);
+        return -1;
+    }
     int maxbuf;
     if (get_int(cfg, "jute.maxbuffer", 0xfffff, 1024, 256 * 1024 * 1024, &maxbuf, err, errlen) < 0)
         return -1;

@@ -30,6 +30,9 @@ typedef struct {
     int32_t jute_maxbuffer;       /* largest request frame, bytes */
     int max_outstanding_per_cnxn; /* queued requests + unsent replies per connection */
     char four_letter_whitelist[512];
+    int snap_count;               /* snapshot after about this many txns (randomised) */
+    int force_sync;               /* forceSync: fdatasync the log before answering */
+    int64_t prealloc_bytes;       /* preAllocSize (given in KiB) */
     int autopurge_snap_retain_count;
     int autopurge_purge_interval; /* hours */
     char super_digest[256];       /* DigestAuthenticationProvider.superDigest: "super:<hash>" */

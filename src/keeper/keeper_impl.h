@@ -14,6 +14,7 @@
 #include "session.h"
 #include "tree.h"
 #include "txn.h"
+#include "txnlog.h"
 #include "watch.h"
 
 typedef struct keeper keeper_t;
@@ -34,6 +35,8 @@ struct conn {
     buf_t in;                /* bytes read, not yet parsed */
     buf_t out;               /* replies not yet written */
     int connected;           /* ConnectRequest answered: the session is live */
+    int connecting;          /* its new session's txn is on the way to the log */
+    int with_read_only;      /* its ConnectRequest carried the readOnly byte */
     int closing;             /* close once out is flushed; read nothing more */
     int read_paused;         /* backpressure: too many unsent replies */
     int want_write;          /* LOOP_WRITABLE is being watched */
@@ -51,6 +54,31 @@ struct conn {
     int pending_write;       /* on keeper.pending_writes */
     conn_t *next_pending;
     conn_t *prev, *next;     /* keeper.conns, or keeper.dead_conns once dead */
+};
+
+/* A request in the pipeline: prepared (writes) and waiting until its
+ * transaction is durable, or (reads) waiting behind writes that are. */
+typedef enum {
+    PENDING_READ,            /* answer when reached */
+    PENDING_WRITE,           /* commit and reply */
+    PENDING_CLOSE_SESSION,   /* a client's closeSession: commit, reply, hang up */
+    PENDING_CONNECT,         /* createSession for a new connection: commit, ConnectResponse */
+    PENDING_SYSTEM,          /* the keeper's own txn (session expiry, container sweep) */
+} pending_kind_t;
+
+typedef struct pending pending_t;
+struct pending {
+    pending_kind_t kind;
+    conn_t *conn;            /* NULL once the connection is gone */
+    int32_t xid, type;
+    int has_txn;
+    txn_header_t hdr;
+    txn_t txn;
+    uint8_t *frame;          /* PENDING_READ: a copy of the request */
+    size_t frame_len;
+    int32_t timeout;         /* PENDING_CONNECT */
+    uint64_t started_ms;
+    pending_t *next;
 };
 
 /* A change prepared but not yet applied (ZooKeeper's ChangeRecord): prep
@@ -83,7 +111,19 @@ struct keeper {
     uint64_t started_wall_ms;
     loop_timer_t *tick_timer;
     loop_timer_t *container_timer;
+    loop_timer_t *purge_timer;
     int stopping;
+    /* durability */
+    txnlog_t *log;
+    char snap_dir[600];            /* dataDir/version-2 */
+    char log_dir[600];             /* dataLogDir/version-2 */
+    pending_t *pending_head, *pending_tail;
+    size_t npending;
+    size_t txns_since_snapshot;
+    size_t snapshot_threshold;     /* snapCount/2 + a random part, as ZooKeeper */
+    int snapshot_pid;              /* the forked child writing a snapshot, or 0 */
+    int64_t snapshot_zxid;
+    uint64_t log_failures;         /* write batches the disk refused */
 };
 
 /* server.c */
@@ -97,15 +137,38 @@ void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms);
 
 /* request.c: one complete request frame from a connected client. */
 void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len);
+int request_is_write(int32_t type);
+int request_is_read(int32_t type);
+void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
+void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r);
 /* Start a reply frame: length placeholder + ReplyHeader. Returns the offset
  * of the length, to finish with reply_finish(). */
 size_t reply_begin(buf_t *b, int32_t xid, int64_t zxid, int32_t err);
 void reply_finish(buf_t *b, size_t start);
-/* Commit a prepared transaction: apply to the tree, update sessions, drop
- * its change records. result is filled for the reply. */
+/* pipeline.c: requests between prep and reply. */
+pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type);
+void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len);
+/* Queue p; a prepared txn (p->has_txn set by prep, see pipeline_new) goes to the log. */
+void pipeline_submit(keeper_t *k, pending_t *p);
+int pipeline_idle(const keeper_t *k);
+/* The log's report: commit and answer what is durable, refuse what failed. */
+void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid);
+/* A connection closed: its queued requests lose their reply target. */
+void pipeline_forget_conn(keeper_t *k, conn_t *c);
+/* Apply a durable transaction: tree, sessions, change records. */
 void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);
-/* Expire or close a session through a closeSession transaction. */
+/* Expire a session through a closeSession transaction. */
 void keeper_close_session(keeper_t *k, int64_t session_id, const char *why);
+/* server.c: the new session of c is durable; answer its ConnectRequest. */
+void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok);
+
+/* persist.c: restore at start, snapshots, purging. */
+int persist_recover(keeper_t *k, char *err, size_t errlen);
+int persist_open_log(keeper_t *k, char *err, size_t errlen);
+void persist_after_append(keeper_t *k);   /* count txns; start a snapshot when due */
+void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
+void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
+void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
 
 /* prep.c: turn a write request into a transaction (ZooKeeper's
  * PrepRequestProcessor). Always yields a txn: a failed request becomes an
@@ -117,6 +180,9 @@ void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_
 void prep_delete_container(keeper_t *k, const char *path, txn_header_t *hdr, txn_t *txn);
 /* Forget change records at or below an applied zxid. */
 void prep_applied(keeper_t *k, int64_t zxid);
+/* A log write failed from zxid on: forget its change records and reuse
+ * the zxids, so the log stays gap-free. */
+void prep_rollback(keeper_t *k, int64_t zxid);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,
  * write its answer into out and return 1; else 0. */

@@ -116,6 +116,15 @@ void prep_applied(keeper_t *k, int64_t zxid)
     k->nchanges -= n;
 }
 
+void prep_rollback(keeper_t *k, int64_t zxid)
+{
+    size_t keep = 0;
+    while (keep < k->nchanges && k->changes[keep].zxid < zxid)
+        keep++;
+    drop_changes_from(k, keep);
+    k->next_zxid = zxid;
+}
+
 /* ---- parsed write requests ---- */
 
 typedef struct {

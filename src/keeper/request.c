@@ -33,34 +33,6 @@ static void reply_header_only(keeper_t *k, conn_t *c, int32_t xid, int32_t err)
     conn_queued(c);
 }
 
-/* ---- commit ---- */
-
-void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result)
-{
-    tree_apply(k->tree, hdr, txn, result);
-    if (hdr->type == OP_CREATE_SESSION) {
-        session_add(k->sessions, hdr->client_id, txn->timeout, loop_now_ms(k->loop));
-    } else if (hdr->type == OP_CLOSE_SESSION) {
-        session_remove(k->sessions, hdr->client_id);
-    }
-    prep_applied(k, hdr->zxid);
-}
-
-void keeper_close_session(keeper_t *k, int64_t session_id, const char *why)
-{
-    conn_t *owner = keeper_conn_of_session(k, session_id);
-    txn_header_t hdr;
-    txn_t txn;
-    txn_result_t result;
-    log_info("closing session 0x%llx: %s", (unsigned long long)session_id, why);
-    prep_close_session(k, session_id, &hdr, &txn);
-    keeper_commit(k, &hdr, &txn, &result);
-    txn_free(&txn);
-    txn_result_free(&result);
-    if (owner)
-        conn_close(owner, why);
-}
-
 /* ---- replies to writes ---- */
 
 static void put_multi_header(buf_t *b, int32_t type, int done, int32_t err)
@@ -103,10 +75,8 @@ static void put_multi_result(buf_t *b, const txn_result_t *r)
     }
 }
 
-static void reply_to_write(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr,
-                           const txn_result_t *r)
+void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r)
 {
-    (void)k;
     buf_t *b = &c->out;
     int32_t err = hdr->type == OP_ERROR ? r->err : (type == OP_MULTI ? ZOK : r->err);
     size_t start = reply_begin(b, xid, hdr->zxid, err);
@@ -137,19 +107,6 @@ static void reply_to_write(keeper_t *k, conn_t *c, int32_t xid, int32_t type, co
     }
     reply_finish(b, start);
     conn_queued(c);
-}
-
-static void handle_write(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in)
-{
-    txn_header_t hdr;
-    txn_t txn;
-    txn_result_t result;
-    prep_write(k, c, type, xid, in, &hdr, &txn);
-    keeper_commit(k, &hdr, &txn, &result);
-    c->last_zxid = hdr.zxid;
-    reply_to_write(k, c, xid, type, &hdr, &result);
-    txn_free(&txn);
-    txn_result_free(&result);
 }
 
 /* ---- reads ---- */
@@ -322,9 +279,23 @@ static int handle_set_watches(keeper_t *k, conn_t *c, int32_t type, jute_in_t *i
     return err;
 }
 
-/* Answer one read-only request; the reply body goes after the header. */
-static void handle_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in)
+/* Answer one request that changes nothing; the reply body goes after the
+ * header. Pings and unknown types come here too. */
+void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in)
 {
+    if (type == OP_PING) {
+        reply_header_only(k, c, xid, ZOK);
+        return;
+    }
+    if (!request_is_read(type)) {
+        /* As ZooKeeper's UnimplementedRequestProcessor: answer, then hang up. */
+        log_warn("unknown request type %d from %s:%d; closing the connection", type, c->ip, c->port);
+        size_t start = reply_begin(&c->out, xid, -1, ZUNIMPLEMENTED);   /* zxid -1, as ZooKeeper */
+        reply_finish(&c->out, start);
+        conn_queued(c);
+        conn_close_after_flush(c);
+        return;
+    }
     buf_t body;
     buf_init(&body);
     int err = ZOK;
@@ -489,6 +460,24 @@ static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
     free(id);
 }
 
+/* kipper has no SASL server. ZooKeeper without a SASL configuration answers
+ * a SASL token with OK and a null token, leaving the connection open; the
+ * client's SASL library then fails the handshake itself (AuthFailed). */
+static void handle_sasl(conn_t *c, int32_t xid, jute_in_t *in)
+{
+    const uint8_t *token;
+    int32_t token_len;
+    if (jute_get_buffer(in, &token, &token_len) < 0) {
+        conn_close(c, "malformed SASL request");
+        return;
+    }
+    log_info("SASL request from %s:%d: SASL is not configured; answering with no token", c->ip, c->port);
+    size_t start = reply_begin(&c->out, xid, 0, ZOK);
+    jute_put_buffer(&c->out, NULL, -1);
+    reply_finish(&c->out, start);
+    conn_queued(c);
+}
+
 static const char *op_name(int32_t type)
 {
     switch (type) {
@@ -519,9 +508,37 @@ static const char *op_name(int32_t type)
     }
 }
 
+int request_is_write(int32_t type)
+{
+    switch (type) {
+    case OP_CREATE: case OP_CREATE2: case OP_CREATE_TTL: case OP_CREATE_CONTAINER:
+    case OP_DELETE: case OP_DELETE_CONTAINER: case OP_SET_DATA: case OP_SET_ACL:
+    case OP_CHECK: case OP_MULTI: case OP_RECONFIG: case OP_CLOSE_SESSION:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int request_is_read(int32_t type)
+{
+    switch (type) {
+    case OP_EXISTS: case OP_GET_DATA: case OP_GET_CHILDREN: case OP_GET_CHILDREN2:
+    case OP_GET_ALL_CHILDREN_NUMBER: case OP_GET_ACL: case OP_GET_EPHEMERALS: case OP_SYNC:
+    case OP_SET_WATCHES: case OP_SET_WATCHES2: case OP_ADD_WATCH: case OP_CHECK_WATCHES:
+    case OP_REMOVE_WATCHES: case OP_MULTI_READ: case OP_WHO_AM_I:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* One request frame of a connected client. Writes are prepared now, in
+ * arrival order, and answered once their transaction is durable; anything
+ * else is answered now unless writes are still in flight, in which case it
+ * waits in the pipeline behind them (so a client always reads its writes). */
 void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
 {
-    uint64_t started = loop_now_ms(k->loop);
     jute_in_t in;
     jute_in_init(&in, frame, len);
     int32_t xid = jute_get_int(&in);
@@ -534,46 +551,32 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
         c->last_cxid = xid;
     c->last_op = op_name(type);
 
-    switch (type) {
-    case OP_PING:
-        reply_header_only(k, c, xid, ZOK);
-        break;
-    case OP_AUTH:
+    if (type == OP_AUTH) {   /* ZooKeeper answers addAuth at once, outside the pipeline */
         handle_auth(k, c, xid, &in);
-        break;
-    case OP_CLOSE_SESSION: {
-        txn_header_t hdr;
-        txn_t txn;
-        txn_result_t result;
-        prep_close_session(k, c->session_id, &hdr, &txn);
-        hdr.cxid = xid;
-        keeper_commit(k, &hdr, &txn, &result);
-        reply_to_write(k, c, xid, type, &hdr, &result);
-        txn_free(&txn);
-        txn_result_free(&result);
-        conn_close_after_flush(c);
-        break;
-    }
-    case OP_CREATE: case OP_CREATE2: case OP_CREATE_TTL: case OP_CREATE_CONTAINER:
-    case OP_DELETE: case OP_DELETE_CONTAINER: case OP_SET_DATA: case OP_SET_ACL:
-    case OP_CHECK: case OP_MULTI: case OP_RECONFIG:
-        handle_write(k, c, xid, type, &in);
-        break;
-    case OP_EXISTS: case OP_GET_DATA: case OP_GET_CHILDREN: case OP_GET_CHILDREN2:
-    case OP_GET_ALL_CHILDREN_NUMBER: case OP_GET_ACL: case OP_GET_EPHEMERALS: case OP_SYNC:
-    case OP_SET_WATCHES: case OP_SET_WATCHES2: case OP_ADD_WATCH: case OP_CHECK_WATCHES:
-    case OP_REMOVE_WATCHES: case OP_MULTI_READ: case OP_WHO_AM_I:
-        handle_read(k, c, xid, type, &in);
-        break;
-    default:
-        /* As ZooKeeper's UnimplementedRequestProcessor: answer, then hang up. */
-        log_warn("unknown request type %d from %s:%d; closing the connection", type, c->ip, c->port);
-        size_t start = reply_begin(&c->out, xid, -1, ZUNIMPLEMENTED);   /* zxid -1, as ZooKeeper */
-        reply_finish(&c->out, start);
-        conn_queued(c);
-        conn_close_after_flush(c);
         return;
     }
-    uint64_t now = loop_now_ms(k->loop);
-    keeper_stats_record(k, c, now - started);
+    if (type == OP_SASL) {
+        handle_sasl(c, xid, &in);
+        return;
+    }
+    if (request_is_write(type)) {
+        pending_t *p = pipeline_new(k, type == OP_CLOSE_SESSION ? PENDING_CLOSE_SESSION : PENDING_WRITE, c, xid, type);
+        if (type == OP_CLOSE_SESSION) {
+            prep_close_session(k, c->session_id, &p->hdr, &p->txn);
+            p->hdr.cxid = xid;
+        } else {
+            prep_write(k, c, type, xid, &in, &p->hdr, &p->txn);
+        }
+        pipeline_submit(k, p);
+        return;
+    }
+    if (!pipeline_idle(k)) {
+        pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
+        pipeline_keep_frame(p, frame, len);
+        pipeline_submit(k, p);
+        return;
+    }
+    uint64_t started = loop_now_ms(k->loop);
+    request_answer_read(k, c, xid, type, &in);
+    keeper_stats_record(k, c, loop_now_ms(k->loop) - started);
 }

@@ -117,6 +117,7 @@ void conn_close(conn_t *c, const char *why)
     close(c->fd);
     c->dead = 1;
     watch_remove_watcher(k->watches, c);
+    pipeline_forget_conn(k, c);
     if (c->session_id) {
         session_t *s = session_find(k->sessions, c->session_id);
         if (s && s->owner == c)
@@ -241,24 +242,16 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
         timeout = k->cfg.max_session_timeout;
     uint64_t now = loop_now_ms(k->loop);
 
+    c->with_read_only = with_read_only;
     if (session_id == 0) {
+        /* The session exists once its createSession txn is durable; until
+         * then this connection reads no further requests. */
         int64_t id = session_next_id(k->sessions);
-        txn_header_t hdr;
-        txn_t txn;
-        txn_result_t result;
-        prep_create_session(k, id, timeout, &hdr, &txn);
-        keeper_commit(k, &hdr, &txn, &result);
-        txn_free(&txn);
-        txn_result_free(&result);
-        session_t *s = session_find(k->sessions, id);
-        if (!s) {
-            conn_close(c, "could not create a session");
-            return;
-        }
-        attach_session(c, s, timeout);
-        send_connect_response(c, timeout, id, 1, with_read_only);
-        log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)id, c->ip,
-                  c->port, timeout);
+        pending_t *p = pipeline_new(k, PENDING_CONNECT, c, 0, OP_CREATE_SESSION);
+        p->timeout = timeout;
+        prep_create_session(k, id, timeout, &p->hdr, &p->txn);
+        c->connecting = 1;
+        pipeline_submit(k, p);
         return;
     }
 
@@ -279,6 +272,23 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     send_connect_response(c, timeout, session_id, 1, with_read_only);
 }
 
+static void conn_process_input(keeper_t *k, conn_t *c);
+
+void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok)
+{
+    c->connecting = 0;
+    session_t *s = ok ? session_find(k->sessions, session_id) : NULL;
+    if (!s) {
+        conn_close(c, ok ? "its new session vanished" : "cannot create a session: the transaction log refused it");
+        return;
+    }
+    attach_session(c, s, timeout);
+    send_connect_response(c, timeout, s->id, 1, c->with_read_only);
+    log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)s->id, c->ip, c->port,
+              timeout);
+    conn_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
+}
+
 /* ---- input ---- */
 
 static int32_t frame_length(const uint8_t *p)
@@ -295,7 +305,7 @@ static int over_outstanding_bound(const conn_t *c)
 /* Handle every complete frame in c->in. */
 static void conn_process_input(keeper_t *k, conn_t *c)
 {
-    while (!c->dead && !c->closing && buf_unread(&c->in) >= 4) {
+    while (!c->dead && !c->closing && !c->connecting && buf_unread(&c->in) >= 4) {
         if (over_outstanding_bound(c)) {
             c->read_paused = 1;   /* resumed by conn_flush once the client reads */
             conn_update_interest(c);
@@ -459,6 +469,7 @@ static void on_tick(loop_t *loop, void *arg)
 {
     keeper_t *k = arg;
     session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
+    persist_tick(k);
     k->tick_timer = loop_timer_add(loop, (uint64_t)k->cfg.tick_time, on_tick, k);
 }
 
@@ -496,13 +507,9 @@ static void on_container_sweep(loop_t *loop, void *arg)
     sw.budget = budget ? (size_t)budget : 1;
     tree_each_expired_container(k->tree, (int64_t)loop_wall_ms(), collect_container, &sw);
     for (size_t i = 0; i < sw.count; i++) {
-        txn_header_t hdr;
-        txn_t txn;
-        txn_result_t result;
-        prep_delete_container(k, sw.paths[i], &hdr, &txn);
-        keeper_commit(k, &hdr, &txn, &result);
-        txn_free(&txn);
-        txn_result_free(&result);
+        pending_t *p = pipeline_new(k, PENDING_SYSTEM, NULL, 0, OP_DELETE_CONTAINER);
+        prep_delete_container(k, sw.paths[i], &p->hdr, &p->txn);
+        pipeline_submit(k, p);
         free(sw.paths[i]);
     }
     free(sw.paths);
@@ -523,6 +530,13 @@ static void on_watch_event(void *watcher, int32_t event_type, const char *path, 
     jute_put_string(&c->out, path);
     reply_finish(&c->out, start);
     conn_queued(c);
+}
+
+static void on_purge(loop_t *loop, void *arg)
+{
+    keeper_t *k = arg;
+    persist_purge(k);
+    k->purge_timer = loop_timer_add(loop, (uint64_t)k->cfg.autopurge_purge_interval * 3600u * 1000u, on_purge, k);
 }
 
 static void on_shutdown_signal(loop_t *loop, int signo, void *arg)
@@ -555,12 +569,13 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
         return -1;
     k->loop = loop_create();
     k->watches = watch_manager_create(on_watch_event, k);
-    k->tree = k->watches ? tree_create(k->watches) : NULL;
     k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
-    if (!k->loop || !k->watches || !k->tree || !k->sessions) {
+    if (!k->loop || !k->watches || !k->sessions) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    if (persist_recover(k, err, errlen) < 0 || persist_open_log(k, err, errlen) < 0)
+        return -1;
     k->next_zxid = tree_last_zxid(k->tree) + 1;
     k->stats.latency_min_ms = UINT64_MAX;
     k->started_wall_ms = loop_wall_ms();
@@ -574,6 +589,8 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     k->tick_timer = loop_timer_add(k->loop, (uint64_t)k->cfg.tick_time, on_tick, k);
     k->container_timer =
         loop_timer_add(k->loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);
+    if (k->cfg.autopurge_purge_interval > 0)
+        k->purge_timer = loop_timer_add(k->loop, 1000, on_purge, k);
     return 0;
 }
 
@@ -583,6 +600,16 @@ static void keeper_stop(keeper_t *k)
         conn_close(k->conns, NULL);
     if (k->loop)
         keeper_before_sleep(k->loop, k);
+    txnlog_close(k->log);   /* what was appended is written and synced first */
+    persist_shutdown(k);
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        k->pending_head = p->next;
+        if (p->has_txn)
+            txn_free(&p->txn);
+        free(p->frame);
+        free(p);
+    }
     if (k->listen_fd > 0)
         close(k->listen_fd);
     for (size_t i = 0; i < k->nchanges; i++) {

@@ -12,7 +12,10 @@
  *    list for tree_each_expired_container.
  * ACLs are interned, as ZooKeeper's ReferenceCountedACLCache does: nodes
  * with equal ACLs share one reference-counted copy (a znode's acl is a view
- * of it), since almost every node carries one of a handful of ACLs.
+ * of it), since almost every node carries one of a handful of ACLs. Each
+ * copy has an id, as the cache's longs, by which a snapshot names it.
+ * A snapshot is read back through tree_restore_node, which builds the same
+ * indexes from nodes given parents first.
  * Nothing here recurses over the tree: a path of 1 MiB is 500k levels deep.
  *
  * ZooKeeper details this file reproduces (DataTree.java, 3.8):
@@ -26,6 +29,7 @@
  *    root starts empty and ZooKeeper only adjusts the "/" entry afterwards. */
 #include "tree.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,6 +40,7 @@ typedef struct acl_entry acl_entry_t;
 struct acl_entry {
     acl_list_t acl;   /* the copy every node with this ACL points at */
     uint64_t hash;
+    int64_t id;       /* stable while the entry lives: snapshots name ACLs by it */
     size_t refs;
     acl_entry_t *next;   /* hash chain */
 };
@@ -67,6 +72,7 @@ struct tree {
     acl_entry_t **acls;   /* interned ACLs */
     size_t acl_mask;
     size_t acl_count;
+    int64_t last_acl_id;   /* ZooKeeper's aclIndex: ids start at 1 */
 
     int64_t last_zxid;
     int64_t data_size;
@@ -350,13 +356,12 @@ static int acl_list_valid(const acl_list_t *acl)
 }
 
 /* Point *out at the shared copy of acl, making one if needed. 0 or -1 (memory).
- * An empty ACL is not shared: *out is simply empty. */
+ * An empty ACL is interned like any other (as ZooKeeper's cache does), so
+ * every node's ACL has an id a snapshot can name. */
 static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
 {
     out->items = NULL;
     out->count = 0;
-    if (acl->count <= 0)
-        return 0;
     uint64_t h = acl_hash(tree, acl);
     acl_entry_t *e;
     for (e = tree->acls[h & tree->acl_mask]; e; e = e->next)
@@ -369,6 +374,7 @@ static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
             return -1;
         }
         e->hash = h;
+        e->id = ++tree->last_acl_id;
         e->next = tree->acls[h & tree->acl_mask];
         tree->acls[h & tree->acl_mask] = e;
         tree->acl_count++;
@@ -379,23 +385,29 @@ static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
     return 0;
 }
 
-/* Drop one node's use of a shared ACL; the last user frees it. */
+/* The entry a node's ACL view points at. Interned lists are unique, so the
+ * empty list (items NULL) is matched by its count; any other by its items. */
+static acl_entry_t **acl_entry_slot(const tree_t *tree, const acl_list_t *acl)
+{
+    uint64_t h = acl_hash(tree, acl);
+    for (acl_entry_t **pp = &tree->acls[h & tree->acl_mask]; *pp; pp = &(*pp)->next)
+        if ((*pp)->acl.items == acl->items && (*pp)->acl.count == acl->count)
+            return pp;
+    return NULL;
+}
+
+/* Drop one node's use of a shared ACL (one it acquired); the last user frees it. */
 static void acl_release(tree_t *tree, acl_list_t *acl)
 {
-    if (acl->count <= 0)
-        return;
-    uint64_t h = acl_hash(tree, acl);
-    for (acl_entry_t **pp = &tree->acls[h & tree->acl_mask]; *pp; pp = &(*pp)->next) {
+    acl_entry_t **pp = acl_entry_slot(tree, acl);
+    if (pp) {
         acl_entry_t *e = *pp;
-        if (e->acl.items != acl->items)
-            continue;
         if (--e->refs == 0) {
             *pp = e->next;
             acl_list_free(&e->acl);
             free(e);
             tree->acl_count--;
         }
-        break;
     }
     acl->items = NULL;
     acl->count = 0;
@@ -611,7 +623,7 @@ static znode_t *add_system_node(tree_t *tree, znode_t *parent, const char *path,
     return n;
 }
 
-tree_t *tree_create(watch_manager_t *wm)
+tree_t *tree_create_empty(watch_manager_t *wm)
 {
     tree_t *tree = calloc(1, sizeof(*tree));
     if (!tree)
@@ -628,6 +640,14 @@ tree_t *tree_create(watch_manager_t *wm)
         tree_destroy(tree);
         return NULL;
     }
+    return tree;
+}
+
+tree_t *tree_create(watch_manager_t *wm)
+{
+    tree_t *tree = tree_create_empty(wm);
+    if (!tree)
+        return NULL;
     znode_t *root = add_system_node(tree, NULL, "/", PERM_ALL);
     znode_t *proc = root ? add_system_node(tree, root, "/zookeeper", PERM_ALL) : NULL;
     znode_t *quota = proc ? add_system_node(tree, proc, "/zookeeper/quota", PERM_ALL) : NULL;
@@ -1194,4 +1214,180 @@ void tree_set_watches(tree_t *tree, int64_t relative_zxid,
         watch_add(wm, WATCH_TABLE_CHILD, recursive_paths[i], watcher, WATCH_MODE_PERSISTENT_RECURSIVE);
         watch_add(wm, WATCH_TABLE_DATA, recursive_paths[i], watcher, WATCH_MODE_PERSISTENT_RECURSIVE);
     }
+}
+
+/* ---- snapshots: walking, ACL ids, restoring ---- */
+
+/* Pre-order, like tree_descendant_count, so a parent is always seen before
+ * its children (the order a snapshot needs to be read back). */
+int tree_walk(const tree_t *tree, int (*fn)(const znode_t *node, void *arg), void *arg)
+{
+    const znode_t *root = tree->root, *n = root;
+    if (!root)
+        return 0;
+    for (;;) {
+        int rc = fn(n, arg);
+        if (rc)
+            return rc;
+        if (n->nchildren > 0) {
+            n = n->children[0];
+            continue;
+        }
+        while (n != root && n->index_in_parent + 1 >= n->parent->nchildren)
+            n = n->parent;
+        if (n == root)
+            return 0;
+        n = n->parent->children[n->index_in_parent + 1];
+    }
+}
+
+size_t tree_acl_count(const tree_t *tree)
+{
+    return tree->acl_count;
+}
+
+int tree_each_acl(const tree_t *tree, int (*fn)(int64_t id, const acl_list_t *acl, void *arg), void *arg)
+{
+    for (size_t i = 0; i <= tree->acl_mask; i++)
+        for (const acl_entry_t *e = tree->acls[i]; e; e = e->next) {
+            int rc = fn(e->id, &e->acl, arg);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+int64_t tree_acl_id(const tree_t *tree, const znode_t *node)
+{
+    acl_entry_t **pp = acl_entry_slot(tree, &node->acl);
+    return pp ? (*pp)->id : -1;   /* -1 cannot happen: every node's ACL is interned */
+}
+
+void tree_set_last_zxid(tree_t *tree, int64_t zxid)
+{
+    tree->last_zxid = zxid;
+}
+
+/* Where a restored node goes: *parent (NULL for the root) and its path's
+ * *hash, or -1 with why not. */
+static int restore_place(const tree_t *tree, const znode_t *n, znode_t **parent, size_t *hash, char *err,
+                         size_t errlen)
+{
+    size_t len = strlen(n->path);
+    *parent = NULL;
+    *hash = path_hash(tree, n->path, len);
+    if (lookup_hashed(tree, n->path, len, *hash)) {
+        snprintf(err, errlen, "duplicate node %s", n->path);
+        return -1;
+    }
+    if (strcmp(n->path, "/") == 0) {
+        if (n->ephemeral_owner != 0) {
+            snprintf(err, errlen, "the root has ephemeral owner 0x%llx", (unsigned long long)n->ephemeral_owner);
+            return -1;
+        }
+        return 0;
+    }
+    if (path_validate(n->path, 0) < 0) {
+        snprintf(err, errlen, "invalid node path \"%s\"", n->path);
+        return -1;
+    }
+    size_t plen = path_parent_len(n->path);
+    *parent = lookup_len(tree, n->path, plen);
+    if (!*parent) {
+        snprintf(err, errlen, "node %s has no parent %.*s before it", n->path, (int)plen, n->path);
+        return -1;
+    }
+    if (owner_kind((*parent)->ephemeral_owner) == OWNER_SESSION) {
+        snprintf(err, errlen, "node %s is a child of an ephemeral node", n->path);
+        return -1;
+    }
+    return 0;
+}
+
+/* The allocations a restored node needs, made before the tree is touched. */
+static int restore_prepare(tree_t *tree, znode_t *n, znode_t *parent, const uint8_t *data, const acl_list_t *acl,
+                           session_eph_t **session)
+{
+    int ok;
+    n->data = copy_data(data, n->data_len, &ok);
+    if (!ok || (parent && children_reserve(parent) < 0))
+        return -1;
+    if (!acl_list_valid(acl) || acl_acquire(tree, acl, &n->acl) < 0)
+        return -1;
+    *session = NULL;
+    if (owner_kind(n->ephemeral_owner) == OWNER_SESSION &&
+        !(*session = session_get_or_add(tree, n->ephemeral_owner))) {
+        acl_release(tree, &n->acl);
+        return -1;
+    }
+    return 0;
+}
+
+static void restore_stat(znode_t *n, const zstat_t *st, int32_t data_len)
+{
+    n->czxid = st->czxid;
+    n->mzxid = st->mzxid;
+    n->ctime = st->ctime;
+    n->mtime = st->mtime;
+    n->version = st->version;
+    n->cversion = st->cversion;
+    n->aversion = st->aversion;
+    n->ephemeral_owner = st->ephemeral_owner;
+    n->pzxid = st->pzxid;
+    n->data_len = data_len < 0 ? -1 : data_len;
+}
+
+int tree_restore_node(tree_t *tree, const char *path, size_t path_len, const uint8_t *data, int32_t data_len,
+                      const acl_list_t *acl, const zstat_t *stat, char *err, size_t errlen)
+{
+    if (path_len == 0 || memchr(path, '\0', path_len)) {
+        snprintf(err, errlen, "a node path is empty or holds a NUL byte");
+        return -1;
+    }
+    if (data_len < -1 || (data_len > 0 && !data)) {
+        snprintf(err, errlen, "bad data length %d", (int)data_len);
+        return -1;
+    }
+    znode_t *n = node_new(path, path_len), *parent;
+    if (!n) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    restore_stat(n, stat, data_len);
+    session_eph_t *session;
+    size_t hash;
+    if (restore_place(tree, n, &parent, &hash, err, errlen) < 0) {
+        node_free(n);
+        return -1;
+    }
+    if (restore_prepare(tree, n, parent, data, acl, &session) < 0) {
+        snprintf(err, errlen, "out of memory (or an ACL with a null string) restoring %s", n->path);
+        node_free(n);
+        return -1;
+    }
+    if (parent)
+        children_add(parent, n);
+    else
+        tree->root = n;
+    hash_insert(tree, n, hash);
+    tree->node_count++;
+    hash_maybe_grow(tree);
+    tree->data_size += node_size(n);
+    if (session)
+        ephemeral_link(tree, session, n);
+    else if (parent && owner_kind(n->ephemeral_owner) != OWNER_NONE)
+        list_push(&tree->special_head, n);
+    return 0;
+}
+
+/* Each node was checked as it came (parent first, no duplicates), and the
+ * counts, children arrays and owner lists were built from it; what is
+ * left to check is that there was a tree at all. */
+int tree_restore_finish(const tree_t *tree, char *err, size_t errlen)
+{
+    if (!tree->root) {
+        snprintf(err, errlen, "the snapshot has no root node");
+        return -1;
+    }
+    return 0;
 }

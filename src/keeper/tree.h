@@ -110,4 +110,37 @@ void tree_set_watches(tree_t *tree, int64_t relative_zxid,
 /* The ttl encoded in an ephemeral_owner, or -1 if the node is not a TTL node. */
 int64_t tree_ttl_of(int64_t ephemeral_owner);
 
+/* ---- snapshots (snapshot.c) ---- */
+
+/* Visit every znode once, parents before children (pre-order, as
+ * ZooKeeper's DataTree.serializeNode). fn must not change the tree; a
+ * nonzero return stops the walk and is returned (0 after a full walk). */
+int tree_walk(const tree_t *tree, int (*fn)(const znode_t *node, void *arg), void *arg);
+
+/* The distinct ACLs the nodes use (ZooKeeper's ReferenceCountedACLCache),
+ * each with an id >= 1 that stays the same while any node uses it, so a
+ * snapshot can write every ACL once and each node's ACL as its id. */
+size_t tree_acl_count(const tree_t *tree);
+int tree_each_acl(const tree_t *tree, int (*fn)(int64_t id, const acl_list_t *acl, void *arg), void *arg);
+int64_t tree_acl_id(const tree_t *tree, const znode_t *node);
+
+/* Restoring: a tree with no nodes at all, filled by tree_restore_node
+ * (root first, every parent before its children), then checked by
+ * tree_restore_finish; tree_set_last_zxid gives it the snapshot's zxid. */
+tree_t *tree_create_empty(watch_manager_t *wm);
+/* Add one node as a snapshot holds it: path ("/" for the root; not
+ * NUL-terminated), data (data_len -1 = null), ACL (interned here; the
+ * caller keeps its copy) and the persisted stat (tree_fill_stat_persisted's
+ * form: raw cversion and ephemeral_owner; data_length and num_children are
+ * ignored, the tree derives them). Indexes the node by path, under its
+ * parent, and on its session's ephemeral list or the container/TTL list.
+ * Fires no watches. 0, or -1 with the reason in err and the tree unchanged:
+ * duplicate path, missing parent, invalid path, child of an ephemeral, root
+ * with an owner, out of memory. */
+int tree_restore_node(tree_t *tree, const char *path, size_t path_len, const uint8_t *data, int32_t data_len,
+                      const acl_list_t *acl, const zstat_t *stat, char *err, size_t errlen);
+/* 0 if the restored nodes form a tree (there is a root); else -1 with err. */
+int tree_restore_finish(const tree_t *tree, char *err, size_t errlen);
+void tree_set_last_zxid(tree_t *tree, int64_t zxid);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -34,6 +35,9 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         only = argv[1];
+    /* The code under test logs what it does; show it only when asked. */
+    if (!getenv("UNIT_VERBOSE"))
+        log_set_level(LOG_LEVEL_ERROR);
     suite_base();
     suite_jute();
     suite_path();
@@ -41,6 +45,8 @@ int main(int argc, char **argv)
     suite_acl();
     suite_watch();
     suite_session();
+    suite_snapshot();
+    suite_txnlog();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }
