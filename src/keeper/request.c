@@ -559,6 +559,12 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
         handle_sasl(c, xid, &in);
         return;
     }
+    /* Every other request keeps the session alive, as ZooKeeper's
+     * submitRequest does; auth and SASL packets do not. */
+    if (session_touch(k->sessions, c->session_id, loop_now_ms(k->loop)) < 0) {
+        conn_close(c, "request on an expired session");
+        return;
+    }
     if (request_is_write(type)) {
         pending_t *p = pipeline_new(k, type == OP_CLOSE_SESSION ? PENDING_CLOSE_SESSION : PENDING_WRITE, c, xid, type);
         if (type == OP_CLOSE_SESSION) {

@@ -337,10 +337,6 @@ static void conn_process_input(keeper_t *k, conn_t *c)
         c->stats.packets_received++;
         k->stats.packets_received++;
         if (c->connected) {
-            if (session_touch(k->sessions, c->session_id, loop_now_ms(k->loop)) < 0) {
-                conn_close(c, "request on an expired session");
-                return;
-            }
             request_handle(k, c, p + 4, (size_t)len);
         } else {
             handle_connect(k, c, p + 4, (size_t)len);
