@@ -17,7 +17,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps test unit integration run clean
+.PHONY: all deps test-deps test unit integration run clean bench-keeper
 
 all: deps bin/kipper
 
@@ -60,6 +60,10 @@ test: test-deps bin/kipper build/unit-tests
 
 run: deps bin/kipper
 	./bin/kipper dev
+
+# kipper's keeper vs Apache ZooKeeper 3.8, side by side (bench/README.md); about 2 minutes.
+bench-keeper: test-deps bin/kipper
+	./bench/keeper/run.sh
 
 clean:
 	rm -rf build bin

@@ -223,8 +223,10 @@ static int write_all(int fd, const void *p, size_t n, int64_t offset)
     return 0;
 }
 
-/* Zero-fill the file ahead of the records, in prealloc steps, so appends
- * overwrite blocks that already exist and fdatasync has no size to update. */
+/* Reserve the file ahead of the records, in prealloc steps, so an fdatasync
+ * after an append need not grow the file. fallocate reserves the blocks
+ * without writing them (no pause at a roll); where the filesystem cannot,
+ * the space is zero-filled instead. */
 static int preallocate(txnlog_t *log, int64_t need_end)
 {
     if (log->prealloc <= 0 || need_end <= log->file_alloc)
@@ -232,12 +234,18 @@ static int preallocate(txnlog_t *log, int64_t need_end)
     int64_t new_alloc = log->file_alloc;
     while (new_alloc < need_end)
         new_alloc += log->prealloc;
+    if (fallocate(log->fd, 0, (off_t)log->file_alloc, (off_t)(new_alloc - log->file_alloc)) == 0) {
+        log->file_alloc = new_alloc;
+        return 0;
+    }
+    if (errno != EOPNOTSUPP && errno != ENOSYS)
+        return -1;
     static const uint8_t zeros[65536];
     for (int64_t off = log->file_alloc; off < new_alloc;) {
         size_t n = (size_t)(new_alloc - off < (int64_t)sizeof(zeros) ? new_alloc - off : (int64_t)sizeof(zeros));
         if (write_all(log->fd, zeros, n, off) < 0) {
             int saved = errno;
-            if (ftruncate(log->fd, (off_t)log->file_alloc) < 0) { /* keep the old size; best effort */
+            if (ftruncate(log->fd, (off_t)log->file_alloc) < 0) { /* best effort: keep the old size */
             }
             errno = saved;
             return -1;
