@@ -170,10 +170,19 @@ void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
 void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
 void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
 
+/* Who a write comes from: a local connection, or a client of another
+ * keeper whose request the leader received (session and identities travel
+ * with it). who names it in log lines. */
+typedef struct {
+    int64_t session_id;
+    const auth_set_t *auth;
+    const char *who;
+} prep_origin_t;
+
 /* prep.c: turn a write request into a transaction (ZooKeeper's
  * PrepRequestProcessor). Always yields a txn: a failed request becomes an
  * OP_ERROR txn (or a multi of errors) that still takes a zxid. */
-void prep_write(keeper_t *k, conn_t *c, int32_t type, int32_t cxid, jute_in_t *in,
+void prep_write(keeper_t *k, const prep_origin_t *origin, int32_t type, int32_t cxid, jute_in_t *in,
                 txn_header_t *hdr, txn_t *txn);
 void prep_create_session(keeper_t *k, int64_t session_id, int32_t timeout, txn_header_t *hdr, txn_t *txn);
 void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_t *txn);

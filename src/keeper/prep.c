@@ -19,9 +19,9 @@
 /* Requests the keeper makes itself (the container sweep) carry no identity. */
 static const auth_set_t no_identities = {NULL, 0};
 
-static const auth_set_t *identities_of(const conn_t *c)
+static const auth_set_t *identities_of(const prep_origin_t *o)
 {
-    return c ? &c->auth : &no_identities;
+    return o && o->auth ? o->auth : &no_identities;
 }
 
 /* ---- the view prep validates against ---- */
@@ -210,7 +210,7 @@ static char *parent_of(const char *path)
     return strndup(path, len ? len : 1);
 }
 
-static int prep_create(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
+static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     int32_t mode = r->flags;
     if (mode < CREATE_PERSISTENT || mode > CREATE_PERSISTENT_SEQUENTIAL_WITH_TTL)
@@ -293,7 +293,7 @@ static int prep_create(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_re
     return ZOK;
 }
 
-static int prep_delete(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
+static int prep_delete(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     if (!strchr(r->path, '/') || is_special_path(r->path))
         return ZBADARGUMENTS;
@@ -325,7 +325,7 @@ static int prep_delete(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_re
     return ZOK;
 }
 
-static int prep_set_data(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
+static int prep_set_data(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     if (path_validate(r->path, 0) < 0)
         return ZBADARGUMENTS;
@@ -353,7 +353,7 @@ static int prep_set_data(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_
     return ZOK;
 }
 
-static int prep_set_acl(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
+static int prep_set_acl(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     if (path_validate(r->path, 0) < 0)
         return ZBADARGUMENTS;
@@ -381,7 +381,7 @@ static int prep_set_acl(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_r
     return ZOK;
 }
 
-static int prep_check(keeper_t *k, conn_t *c, write_request_t *r, txn_t *txn)
+static int prep_check(keeper_t *k, const prep_origin_t *c, write_request_t *r, txn_t *txn)
 {
     if (path_validate(r->path, 0) < 0)
         return ZBADARGUMENTS;
@@ -399,7 +399,7 @@ static int prep_check(keeper_t *k, conn_t *c, write_request_t *r, txn_t *txn)
     return ZOK;
 }
 
-static int prep_op(keeper_t *k, conn_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
+static int prep_op(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     if (!r->path)
         return ZBADARGUMENTS;
@@ -488,7 +488,7 @@ static int parse_multi(jute_in_t *in, write_request_t **out)
 /* Every op shares the multi's zxid. After the first failure the remaining
  * ops are not tried: the failed op keeps its error, later ones get
  * RUNTIMEINCONSISTENCY, earlier ones are rewritten when applied. */
-static void prep_multi(keeper_t *k, conn_t *c, txn_header_t *hdr, write_request_t *ops, int n, txn_t *txn)
+static void prep_multi(keeper_t *k, const prep_origin_t *c, txn_header_t *hdr, write_request_t *ops, int n, txn_t *txn)
 {
     txn_init(txn, OP_MULTI);
     txn->subs = calloc((size_t)(n > 0 ? n : 1), sizeof(txn_t));
@@ -543,7 +543,8 @@ static void make_error(txn_header_t *hdr, txn_t *txn, int err)
     txn->err = err;
 }
 
-void prep_write(keeper_t *k, conn_t *c, int32_t type, int32_t cxid, jute_in_t *in, txn_header_t *hdr, txn_t *txn)
+void prep_write(keeper_t *k, const prep_origin_t *c, int32_t type, int32_t cxid, jute_in_t *in, txn_header_t *hdr,
+                txn_t *txn)
 {
     begin_txn(k, c->session_id, cxid, type, hdr);
     session_t *s = session_find(k->sessions, c->session_id);
@@ -559,7 +560,7 @@ void prep_write(keeper_t *k, conn_t *c, int32_t type, int32_t cxid, jute_in_t *i
         write_request_t *ops = NULL;
         int n = parse_multi(in, &ops);
         if (n < 0) {
-            log_warn("malformed multi request from %s:%d", c->ip, c->port);
+            log_warn("malformed multi request from %s", c->who);
             make_error(hdr, txn, ZMARSHALLINGERROR);
             return;
         }
@@ -580,7 +581,7 @@ void prep_write(keeper_t *k, conn_t *c, int32_t type, int32_t cxid, jute_in_t *i
     } else {
         err = parse_write(in, type, &r) < 0 ? ZMARSHALLINGERROR : ZOK;
         if (err != ZOK)
-            log_warn("malformed request (type %d) from %s:%d", type, c->ip, c->port);
+            log_warn("malformed request (type %d) from %s", type, c->who);
     }
     if (err == ZOK)
         err = prep_op(k, c, hdr, &r, txn);

@@ -8,6 +8,7 @@
 #include "path.h"
 #include "../base/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -471,7 +472,7 @@ static void handle_sasl(conn_t *c, int32_t xid, jute_in_t *in)
         conn_close(c, "malformed SASL request");
         return;
     }
-    log_info("SASL request from %s:%d: SASL is not configured; answering with no token", c->ip, c->port);
+    log_debug("SASL request from %s:%d: SASL is not configured; answering with no token", c->ip, c->port);
     size_t start = reply_begin(&c->out, xid, 0, ZOK);
     jute_put_buffer(&c->out, NULL, -1);
     reply_finish(&c->out, start);
@@ -571,7 +572,10 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
             prep_close_session(k, c->session_id, &p->hdr, &p->txn);
             p->hdr.cxid = xid;
         } else {
-            prep_write(k, c, type, xid, &in, &p->hdr, &p->txn);
+            char who[96];
+            snprintf(who, sizeof(who), "%s:%d", c->ip, c->port);
+            prep_origin_t origin = {c->session_id, &c->auth, who};
+            prep_write(k, &origin, type, xid, &in, &p->hdr, &p->txn);
         }
         pipeline_submit(k, p);
         return;

@@ -870,3 +870,27 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
     *zxid = name_zxid;
     return 0;
 }
+
+int snapshot_load_buffer(const uint8_t *data, size_t len, watch_manager_t *wm, tree_t **tree_out,
+                         snapshot_session_t **sessions, size_t *nsessions, char *err, size_t errlen)
+{
+    *tree_out = NULL;
+    *sessions = NULL;
+    *nsessions = 0;
+    reader_t r = {.file = "snapshot from the leader", .err = err, .errlen = errlen};
+    jute_in_init(&r.in, data, len);
+    snapshot_session_t *s = NULL;
+    size_t ns = 0;
+    tree_t *tree = NULL;
+    int rc = read_sessions(&r, &s, &ns);
+    if (rc == 0)
+        rc = read_tree(&r, wm, &tree);
+    if (rc < 0) {
+        free(s);
+        return -1;
+    }
+    *tree_out = tree;
+    *sessions = s;
+    *nsessions = ns;
+    return 0;
+}

@@ -47,6 +47,13 @@ int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const
 int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out, snapshot_session_t **sessions,
                        size_t *nsessions, int64_t *zxid, char *err, size_t errlen);
 
+/* Load a serialized body (what snapshot_serialize produced: sessions and
+ * tree, no file header or checksum), as a follower receives it in a SNAP
+ * sync. Same checks and ownership rules as snapshot_load_file; the caller
+ * sets the tree's zxid. */
+int snapshot_load_buffer(const uint8_t *data, size_t len, watch_manager_t *wm, tree_t **tree_out,
+                         snapshot_session_t **sessions, size_t *nsessions, char *err, size_t errlen);
+
 /* The zxids of dir's snapshot files, newest first (malloc'd; *count may be 0).
  * Temporary and malformed names are ignored. 0 or -1. */
 int snapshot_list(const char *dir, int64_t **zxids, size_t *count);

@@ -733,3 +733,76 @@ int txnlog_purge_before(const char *dir, int64_t zxid)
     free(starts);
     return removed;
 }
+
+/* ---- truncation, for a follower told to TRUNC ---- */
+
+/* Offset just past the last record at or below zxid in one file. */
+static int64_t end_of_records_upto(const char *path, int64_t zxid, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    uint8_t *map = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+    close(fd);
+    if (size && map == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t off = TXNLOG_HEADER_LEN, keep = TXNLOG_HEADER_LEN;
+    while (off < size) {
+        txn_header_t hdr;
+        txn_t txn;
+        txn_init(&txn, 0);
+        int64_t n = parse_entry(map + off, size - off, &hdr, &txn);
+        txn_free(&txn);
+        if (n <= 0 || hdr.zxid > zxid)
+            break;
+        off += (size_t)n;
+        keep = off;
+    }
+    if (map && map != MAP_FAILED)
+        munmap(map, size);
+    return (int64_t)keep;
+}
+
+int txnlog_truncate_after(const char *dir, int64_t zxid, char *err, size_t errlen)
+{
+    int64_t *starts;
+    size_t count;
+    if (list_logs(dir, &starts, &count) < 0) {
+        snprintf(err, errlen, "cannot list %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = count; i-- > 0 && rc == 0;) {
+        char path[600];
+        log_file_path(path, sizeof(path), dir, starts[i]);
+        if (starts[i] > zxid) {
+            if (unlink(path) < 0 && errno != ENOENT) {
+                snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));
+                rc = -1;
+            }
+            continue;
+        }
+        int64_t keep = end_of_records_upto(path, zxid, err, errlen);
+        int fd = keep < 0 ? -1 : open(path, O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || ftruncate(fd, (off_t)keep) < 0 || fdatasync(fd) < 0) {
+            if (keep >= 0)
+                snprintf(err, errlen, "cannot truncate %s: %s", path, strerror(errno));
+            rc = -1;
+        }
+        if (fd >= 0)
+            close(fd);
+        break;   /* older files hold only earlier zxids */
+    }
+    free(starts);
+    if (rc == 0)
+        sync_dir(dir);
+    return rc;
+}

@@ -67,6 +67,11 @@ typedef struct {
 int txnlog_replay(const char *dir, int64_t after_zxid, txnlog_replay_fn fn, void *arg,
                   txnlog_replay_result_t *result, char *err, size_t errlen);
 
+/* Remove every txn after zxid (a follower told to TRUNC by its leader):
+ * later files are deleted, the file holding zxid is cut after it. Only
+ * while no txnlog_t is writing to dir. 0, or -1 with err. */
+int txnlog_truncate_after(const char *dir, int64_t zxid, char *err, size_t errlen);
+
 /* Delete log files holding only txns at or below zxid (autopurge).
  * Returns how many were removed, or -1. */
 int txnlog_purge_before(const char *dir, int64_t zxid);

@@ -1,0 +1,57 @@
+/* election.h -- ZooKeeper's fast leader election on the election port
+ * (FastLeaderElection over QuorumCnxManager), wire-compatible with Apache
+ * ZooKeeper 3.8 so a mixed ensemble can elect a leader.
+ *
+ * One TCP connection per pair of peers; when both dial, the connection
+ * started by the peer with the larger id wins (ZooKeeper's rule). Each
+ * connection opens with ZooKeeper's InitialMessage (protocol version,
+ * server id, election address); then every message is an int length and a
+ * notification {int state, long leader, long zxid, long electionEpoch,
+ * long peerEpoch, int version 2, int config length, config bytes}.
+ * Everything runs on the keeper's event loop: no blocking connects, reads
+ * or writes, bounded message sizes, reconnects with backoff. */
+#ifndef KIPPER_KEEPER_ELECTION_H
+#define KIPPER_KEEPER_ELECTION_H
+
+#include <stdint.h>
+
+#include "../base/loop.h"
+#include "keeper_config.h"
+
+typedef enum { PEER_LOOKING = 0, PEER_FOLLOWING = 1, PEER_LEADING = 2, PEER_OBSERVING = 3 } peer_state_t;
+
+typedef struct {
+    int64_t leader;           /* proposed or elected leader's server id */
+    int64_t zxid;             /* that leader's last logged zxid */
+    int64_t election_epoch;   /* the round (logical clock) */
+    int64_t peer_epoch;       /* that leader's current epoch */
+} vote_t;
+
+typedef struct election election_t;
+
+/* The election decided: this server is state (LEADING or FOLLOWING) under
+ * vote->leader. Called once per election_look(). */
+typedef void (*election_done_fn)(void *arg, peer_state_t state, const vote_t *vote);
+
+/* Listen on this server's election port (cfg->peers[] with id ==
+ * cfg->server_id) and keep connections to the other peers. NULL with err
+ * when the port cannot be bound. */
+election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err, size_t errlen);
+void election_destroy(election_t *el);
+
+/* Start a round (LOOKING) with this server's last logged zxid and current
+ * epoch; done is called when a leader is decided: a quorum of votes agrees
+ * (then ZooKeeper's finalize wait of 200 ms for a better vote), or a quorum
+ * of peers already FOLLOWING/LEADING names the same leader. */
+void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, election_done_fn done, void *arg);
+
+/* Outside a round, answer peers' notifications with this state and vote
+ * (so a restarted peer learns who leads). */
+void election_set_state(election_t *el, peer_state_t state, const vote_t *vote);
+
+/* The total order of votes (ZooKeeper's totalOrderPredicate): does
+ * (id, zxid, epoch) beat (cur_id, cur_zxid, cur_epoch)? */
+int election_vote_beats(int64_t id, int64_t zxid, int64_t epoch, int64_t cur_id, int64_t cur_zxid,
+                        int64_t cur_epoch);
+
+#endif
