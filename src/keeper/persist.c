@@ -90,6 +90,8 @@ static int load_newest_snapshot(keeper_t *k, int64_t *snap_zxid, char *err, size
 static int replay_one(void *arg, const txn_header_t *hdr, const txn_t *txn)
 {
     keeper_t *k = arg;
+    if (k->cfg.npeers > 0)   /* a leader-to-be can DIFF its followers from these */
+        history_add(&k->history, hdr, txn);
     txn_result_t result;
     tree_apply(k->tree, hdr, txn, &result);
     txn_result_free(&result);
@@ -116,6 +118,7 @@ int persist_recover(keeper_t *k, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    history_reset(&k->history, snap_zxid);
     txnlog_replay_result_t replayed;
     char why[700];
     if (txnlog_replay(k->log_dir, snap_zxid, replay_one, k, &replayed, why, sizeof(why)) < 0) {
@@ -188,6 +191,10 @@ static void start_snapshot(keeper_t *k)
     }
     pid_t pid = fork();
     if (pid == 0) {
+        /* The child needs nothing of the parent's sockets and files; holding
+         * the client port open after a crash of the parent would stop a
+         * restarted keeper from listening. stderr stays for its log lines. */
+        close_range(3, ~0u, 0);
         char err[512];
         log_set_tag("snapshot");
         int rc = snapshot_write_file(k->snap_dir, zxid, k->tree, sessions.items, sessions.count, err, sizeof(err));
@@ -205,10 +212,14 @@ static void start_snapshot(keeper_t *k)
     log_info("writing snapshot of zxid 0x%" PRIx64 " in process %d", (uint64_t)zxid, (int)pid);
 }
 
+static void reap_snapshot(keeper_t *k, int block);
+
 void persist_after_append(keeper_t *k)
 {
     if (++k->txns_since_snapshot < k->snapshot_threshold)
         return;
+    if (k->snapshot_pid)
+        reap_snapshot(k, 0);   /* it may have finished since the last tick */
     if (k->snapshot_pid) {
         if (k->txns_since_snapshot == k->snapshot_threshold)
             log_info("a snapshot is still being written; the next one waits for it");

@@ -19,6 +19,8 @@ Readiness is awaited by polling `ruok` until the answer is `imok` and `srvr` unt
 server says it is serving requests. `extra` keys go to zoo.cfg (ZooKeeper turns unknown
 keys into system properties); `jvm_flags` adds JVM options (e.g. -Dznode.container.checkIntervalMs=100).
 Start takes about 0.5 s, stop about 0.4 s.
+start() after stop() or kill() (SIGKILL) restarts the server on the same workdir,
+dataDir and port, so a test can crash it and check what it recovers.
 """
 import os
 import shutil

@@ -4,7 +4,8 @@ The server under test is chosen by the environment variable KIPPER_TEST_TARGET:
   kipper     (default) bin/kipper keeper zoo.cfg        (harness.Keeper)
   zookeeper  real Apache ZooKeeper 3.8 from Debian      (apache_zk.ApacheZooKeeper)
 Both classes share one interface: Cls(tick_time=200, extra={zoo.cfg keys}),
-.start() .stop() .kill() .port .hosts .log().
+.start() .stop() .kill() .port .hosts .log(); start() again after stop() or kill()
+restarts a server on the same data and port.
 """
 import os
 import re

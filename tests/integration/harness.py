@@ -180,3 +180,17 @@ def kill_tree(pid):
             os.kill(v, signal.SIGKILL)
         except ProcessLookupError:
             pass
+    # The children are not ours to reap, but they must be dead before a restart: until
+    # they are, they hold the keeper's listening socket and client connections.
+    children = victims[1:]
+    wait_until(lambda: all(not pid_running(c) for c in children), timeout=10.0,
+               what="the keeper's children %s to die" % children)
+
+
+def pid_running(pid):
+    """True while pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
