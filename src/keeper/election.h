@@ -13,8 +13,10 @@
 #ifndef KIPPER_KEEPER_ELECTION_H
 #define KIPPER_KEEPER_ELECTION_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "../base/buf.h"
 #include "../base/loop.h"
 #include "keeper_config.h"
 
@@ -53,5 +55,39 @@ void election_set_state(election_t *el, peer_state_t state, const vote_t *vote);
  * (id, zxid, epoch) beat (cur_id, cur_zxid, cur_epoch)? */
 int election_vote_beats(int64_t id, int64_t zxid, int64_t epoch, int64_t cur_id, int64_t cur_zxid,
                         int64_t cur_epoch);
+
+/* This server's state now (LOOKING until a round decides) and the logical
+ * clock (the current or last round), for logs and the four-letter words. */
+peer_state_t election_state(const election_t *el);
+int64_t election_logical_clock(const election_t *el);
+/* "LOOKING", "FOLLOWING", "LEADING", "OBSERVING" (ZooKeeper's ServerState names). */
+const char *election_state_name(peer_state_t state);
+
+/* ---- the wire format, exposed for the unit tests ---- */
+
+/* Largest message a peer may send (QuorumCnxManager.PACKETMAXSIZE). */
+#define ELECTION_MAX_MESSAGE (512 * 1024)
+
+typedef struct {
+    peer_state_t state;       /* the sender's state */
+    vote_t vote;              /* the sender's vote (election_epoch = its round) */
+    int32_t version;          /* message format: 0 for the 28- and 40-byte forms, 2 now */
+} election_notification_t;
+
+/* Append a notification in the current format (version 2 with the config
+ * text) to out, without the length prefix. */
+void election_encode_notification(buf_t *out, const election_notification_t *n, const char *config,
+                                  size_t config_len);
+/* Decode one message (the bytes after the length prefix) as ZooKeeper 3.8
+ * does, accepting the 28- and 40-byte formats of older servers. 0, or -1
+ * with *why set for a short, truncated or otherwise malformed message. */
+int election_decode_notification(const uint8_t *msg, size_t len, election_notification_t *n,
+                                 const char **why);
+/* The first bytes of an accepted connection: ZooKeeper's InitialMessage
+ * (protocol version V1 or V2, server id, "host:port" addresses) or, from
+ * servers before 3.5, just the server id. 1 with *sid and *consumed, 0 when
+ * more bytes are needed, -1 with *why for garbage. */
+int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, size_t *consumed,
+                                   const char **why);
 
 #endif

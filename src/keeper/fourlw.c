@@ -31,6 +31,16 @@ static void out_printf(buf_t *out, const char *fmt, ...)
 
 /* ZooKeeper counts the root twice (it is stored under "" and "/"), so its
  * node count is one more than the znodes there are; report it the same way. */
+static const char *server_state(const keeper_t *k)
+{
+    switch (k->role) {
+    case ROLE_LEADING: return "leader";
+    case ROLE_FOLLOWING: return "follower";
+    case ROLE_LOOKING: return "looking";
+    default: return "standalone";
+    }
+}
+
 static size_t zookeeper_node_count(keeper_t *k)
 {
     return tree_node_count(k->tree) + 1;
@@ -80,7 +90,7 @@ static void server_stats(keeper_t *k, buf_t *out, int with_clients)
     out_printf(out, "Received: %llu\nSent: %llu\nConnections: %zu\nOutstanding: 0\nZxid: 0x%llx\n",
                (unsigned long long)k->stats.packets_received, (unsigned long long)k->stats.packets_sent,
                k->nconns, (unsigned long long)tree_last_zxid(k->tree));
-    out_printf(out, "Mode: standalone\nNode count: %zu\n", zookeeper_node_count(k));
+    out_printf(out, "Mode: %s\nNode count: %zu\n", server_state(k), zookeeper_node_count(k));
 }
 
 static long count_open_fds(void)
@@ -104,7 +114,7 @@ static void monitor(keeper_t *k, buf_t *out)
     struct rlimit rl;
     long max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
     out_printf(out, "zk_version\t%s, built on %s\n", KIPPER_ZK_VERSION, __DATE__);
-    out_printf(out, "zk_server_state\tstandalone\n");
+    out_printf(out, "zk_server_state\t%s\n", server_state(k));
     out_printf(out, "zk_avg_latency\t%.4f\n", avg_latency(&k->stats));
     out_printf(out, "zk_max_latency\t%llu\n", (unsigned long long)k->stats.latency_max_ms);
     out_printf(out, "zk_min_latency\t%llu\n", (unsigned long long)min_latency(&k->stats));
@@ -124,6 +134,16 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_connection_drop_probability\t0.0\n");
     out_printf(out, "zk_outstanding_tls_handshake\t0\n");
     out_printf(out, "zk_auth_failed_count\t0\n");
+    if (k->role == ROLE_LEADING) {
+        int followers, synced;
+        leader_counts(k, &followers, &synced);
+        out_printf(out, "zk_learners\t%d\nzk_synced_followers\t%d\nzk_followers\t%d\n", followers, synced,
+                   followers);
+        out_printf(out, "zk_kipper_syncs_diff\t%llu\nzk_kipper_syncs_trunc\t%llu\nzk_kipper_syncs_snap\t%llu\n",
+                   (unsigned long long)k->syncs_sent[0], (unsigned long long)k->syncs_sent[1],
+                   (unsigned long long)k->syncs_sent[2]);
+    }
+    out_printf(out, "zk_kipper_last_logged_zxid\t0x%llx\n", (unsigned long long)k->last_logged_zxid);
 }
 
 static void environment(keeper_t *k, buf_t *out)
@@ -231,6 +251,11 @@ int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
     log_info("processing four-letter word '%s' from %s:%d", word, c->ip, c->port);
     if (!keeper_config_4lw_allowed(&k->cfg, word)) {
         out_printf(out, "%s is not executed because it is not in the whitelist.\n", word);
+        return 1;
+    }
+    if (!k->serving && strcmp(word, "ruok") && strcmp(word, "envi") && strcmp(word, "gtmk") && strcmp(word, "stmk")) {
+        /* electing a leader or syncing with one, as ZooKeeper says it */
+        out_printf(out, strcmp(word, "isro") ? "This ZooKeeper instance is not currently serving requests\n" : "null");
         return 1;
     }
     if (!strcmp(word, "ruok")) {

@@ -10,6 +10,8 @@
 #include "../base/buf.h"
 #include "../base/loop.h"
 #include "acl.h"
+#include "election.h"
+#include "history.h"
 #include "keeper_config.h"
 #include "session.h"
 #include "tree.h"
@@ -19,6 +21,11 @@
 
 typedef struct keeper keeper_t;
 typedef struct conn conn_t;
+typedef struct leader leader_t;
+typedef struct follower follower_t;
+
+/* What this keeper is in its ensemble (STANDALONE without server.N lines). */
+typedef enum { ROLE_STANDALONE, ROLE_LOOKING, ROLE_FOLLOWING, ROLE_LEADING } keeper_role_t;
 
 /* Latency and traffic counters (ZooKeeper's ServerStats / ServerCnxn stats). */
 typedef struct {
@@ -44,6 +51,8 @@ struct conn {
     int32_t session_timeout;
     auth_set_t auth;         /* ("ip", address) plus what addAuth proved */
     uint32_t unsent_replies; /* replies in out, counted for the outstanding bound */
+    uint32_t in_flight;      /* follower: forwarded requests not answered yet */
+    uint64_t walk_mark;      /* follower: reply walk that found it blocked */
     /* for cons / stat */
     uint64_t established_wall_ms;
     int64_t last_cxid, last_zxid;
@@ -64,6 +73,9 @@ typedef enum {
     PENDING_CLOSE_SESSION,   /* a client's closeSession: commit, reply, hang up */
     PENDING_CONNECT,         /* createSession for a new connection: commit, ConnectResponse */
     PENDING_SYSTEM,          /* the keeper's own txn (session expiry, container sweep) */
+    PENDING_REMOTE,          /* leader: a follower's client request; commit, no reply here */
+    PENDING_LEARNER_SYNC,    /* leader: a follower's sync; answer it when reached */
+    PENDING_FORWARDED,       /* follower: sent to the leader; done when its commit (or SYNC) arrives */
 } pending_kind_t;
 
 typedef struct pending pending_t;
@@ -77,6 +89,10 @@ struct pending {
     uint8_t *frame;          /* PENDING_READ: a copy of the request */
     size_t frame_len;
     int32_t timeout;         /* PENDING_CONNECT */
+    int64_t learner_sid;     /* PENDING_LEARNER_SYNC */
+    int done;                /* PENDING_FORWARDED: answered by the leader */
+    txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
+    int has_result;
     uint64_t started_ms;
     pending_t *next;
 };
@@ -124,6 +140,18 @@ struct keeper {
     int snapshot_pid;              /* the forked child writing a snapshot, or 0 */
     int64_t snapshot_zxid;
     uint64_t log_failures;         /* write batches the disk refused */
+    /* the ensemble (quorum.c, peer.c, leader.c, follower.c) */
+    keeper_role_t role;
+    int serving;                   /* clients are accepted */
+    election_t *election;
+    vote_t vote;                   /* the last election's outcome */
+    int64_t accepted_epoch, current_epoch;
+    int64_t last_logged_zxid;      /* appended to the log, applied or not */
+    history_t history;             /* recent logged txns, for DIFF */
+    pending_t *unapplied_head, *unapplied_tail;   /* logged, not applied: proposals left by a leader change */
+    leader_t *leader;
+    follower_t *follower;
+    uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
 };
 
 /* server.c */
@@ -133,6 +161,9 @@ void conn_queued(conn_t *c);
 void conn_close(conn_t *c, const char *why);
 void conn_close_after_flush(conn_t *c);
 conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id);
+/* Does this keeper expire sessions and sweep containers (standalone, or
+ * an established leader)? */
+int keeper_owns_sessions(const keeper_t *k);
 void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms);
 
 /* request.c: one complete request frame from a connected client. */
@@ -155,6 +186,18 @@ int pipeline_idle(const keeper_t *k);
 void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid);
 /* A connection closed: its queued requests lose their reply target. */
 void pipeline_forget_conn(keeper_t *k, conn_t *c);
+/* Apply committed transactions up to zxid, answering their requests. */
+void pipeline_commit_upto(keeper_t *k, int64_t zxid);
+/* Follower: a committed txn was applied; answer the local request it belongs to. */
+void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result);
+/* Follower: the leader answered the oldest forwarded sync. */
+void pipeline_follower_synced(keeper_t *k);
+/* Follower: queue a forwarded request or a read behind one. */
+void pipeline_follower_queue(keeper_t *k, pending_t *p);
+void pipeline_free_entry(pending_t *p);
+/* Drop every queued request (the role changed); txns logged but not applied
+ * move to k->unapplied. */
+void pipeline_abandon(keeper_t *k);
 /* Apply a durable transaction: tree, sessions, change records. */
 void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);
 /* Expire a session through a closeSession transaction. */
@@ -192,6 +235,33 @@ void prep_applied(keeper_t *k, int64_t zxid);
 /* A log write failed from zxid on: forget its change records and reuse
  * the zxids, so the log stays gap-free. */
 void prep_rollback(keeper_t *k, int64_t zxid);
+
+/* peer.c: the ensemble role. */
+int peer_start(keeper_t *k, char *err, size_t errlen);   /* standalone, or start looking */
+void peer_look(keeper_t *k, const char *why);            /* back to LOOKING */
+void peer_stop(keeper_t *k);
+void peer_init_history(keeper_t *k);                     /* before recovery fills it */
+void peer_apply_unapplied(keeper_t *k);                  /* apply what k->unapplied holds */
+void peer_drop_unapplied(keeper_t *k);
+int peer_quorum_size(const keeper_t *k);
+const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
+
+/* leader.c */
+int leader_start(keeper_t *k, char *err, size_t errlen);
+void leader_stop(keeper_t *k);
+void leader_propose(keeper_t *k, const txn_header_t *hdr, const txn_t *txn);
+void leader_on_durable(keeper_t *k, int64_t durable_zxid);
+void leader_answer_sync(keeper_t *k, int64_t learner_sid);
+void leader_counts(const keeper_t *k, int *followers, int *synced);
+
+/* follower.c */
+int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);
+void follower_stop(keeper_t *k);
+void follower_on_durable(keeper_t *k, int64_t durable_zxid);
+/* Forward a client's write (or sync, closeSession) to the leader. */
+void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
+void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
+void follower_touch(keeper_t *k, int64_t session_id);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,
  * write its answer into out and return 1; else 0. */

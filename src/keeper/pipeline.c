@@ -26,7 +26,7 @@ pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid
     p->conn = c;
     p->xid = xid;
     p->type = type;
-    p->has_txn = kind != PENDING_READ;
+    p->has_txn = kind != PENDING_READ && kind != PENDING_FORWARDED && kind != PENDING_LEARNER_SYNC;
     p->started_ms = loop_now_ms(k->loop);
     return p;
 }
@@ -54,6 +54,11 @@ void pipeline_submit(keeper_t *k, pending_t *p)
             log_error("out of memory appending to the transaction log");
             abort();
         }
+        k->last_logged_zxid = p->hdr.zxid;
+        if (k->role != ROLE_STANDALONE)
+            history_add(&k->history, &p->hdr, &p->txn);
+        if (k->role == ROLE_LEADING)
+            leader_propose(k, &p->hdr, &p->txn);
         persist_after_append(k);
     }
     if (k->pending_tail)
@@ -93,6 +98,8 @@ static void free_pending(pending_t *p)
 {
     if (p->has_txn)
         txn_free(&p->txn);
+    if (p->has_result)
+        txn_result_free(&p->result);
     free(p->frame);
     free(p);
 }
@@ -121,10 +128,11 @@ static void complete(keeper_t *k, pending_t *p)
             keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, 1);
         break;
     case PENDING_SYSTEM:
+    case PENDING_REMOTE:
         if (owner && p->hdr.type == OP_CLOSE_SESSION)
-            conn_close(owner, "session expired");
+            conn_close(owner, p->kind == PENDING_SYSTEM ? "session expired" : "session closed");
         break;
-    case PENDING_READ:
+    default:
         break;
     }
     txn_result_free(&result);
@@ -170,21 +178,18 @@ static void answer_read(keeper_t *k, pending_t *p)
     keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
 }
 
-void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid)
+/* Answer or apply, in order, everything up to zxid (committed: durable
+ * here when standalone, acknowledged by a quorum when leading). */
+void pipeline_commit_upto(keeper_t *k, int64_t zxid)
 {
-    keeper_t *k = arg;
-    size_t refused = 0;
     while (k->pending_head) {
         pending_t *p = k->pending_head;
         if (p->has_txn) {
-            if (err && p->hdr.zxid >= failed_zxid) {
-                refuse(k, p);
-                refused++;
-            } else if (p->hdr.zxid <= durable_zxid) {
-                complete(k, p);
-            } else {
-                break;   /* not durable yet: it and everything behind it wait */
-            }
+            if (p->hdr.zxid > zxid)
+                break;   /* not committed yet: it and everything behind it wait */
+            complete(k, p);
+        } else if (p->kind == PENDING_LEARNER_SYNC) {
+            leader_answer_sync(k, p->learner_sid);
         } else {
             answer_read(k, p);
         }
@@ -194,10 +199,186 @@ void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t faile
         k->npending--;
         free_pending(p);
     }
-    if (err) {
-        k->log_failures++;
-        prep_rollback(k, failed_zxid);
-        log_error("transaction log write failed from zxid 0x%llx: %s; refused %zu writes (reads go on)",
-                  (unsigned long long)failed_zxid, strerror(err), refused);
+}
+
+static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
+{
+    size_t refused = 0;
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        if (p->has_txn) {
+            refuse(k, p);
+            refused++;
+        } else if (p->kind == PENDING_READ) {
+            answer_read(k, p);
+        }
+        k->pending_head = p->next;
+        if (!k->pending_head)
+            k->pending_tail = NULL;
+        k->npending--;
+        free_pending(p);
     }
+    k->log_failures++;
+    prep_rollback(k, failed_zxid);
+    k->last_logged_zxid = failed_zxid - 1;
+    history_truncate_after(&k->history, failed_zxid - 1);
+    log_error("transaction log write failed from zxid 0x%llx: %s; refused %zu writes (reads go on)",
+              (unsigned long long)failed_zxid, strerror(err), refused);
+}
+
+void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid)
+{
+    keeper_t *k = arg;
+    switch (k->role) {
+    case ROLE_STANDALONE:
+        pipeline_commit_upto(k, err ? failed_zxid - 1 : durable_zxid);
+        if (err)
+            refuse_all(k, err, failed_zxid);
+        return;
+    case ROLE_LEADING:
+        if (!err) {
+            leader_on_durable(k, durable_zxid);
+            return;
+        }
+        break;
+    case ROLE_FOLLOWING:
+        if (!err) {
+            follower_on_durable(k, durable_zxid);
+            return;
+        }
+        break;
+    case ROLE_LOOKING:
+        if (!err)
+            return;
+        break;
+    }
+    /* In an ensemble a keeper that cannot log cannot vouch for anything:
+     * it leaves its role; the others go on without it. */
+    refuse_all(k, err, failed_zxid);
+    if (k->role != ROLE_LOOKING)
+        peer_look(k, "the transaction log refused a write");
+}
+
+/* ---- the follower: requests answered by the leader ---- */
+
+/* Send what can go, in each connection's order: an entry is answered once
+ * every earlier entry of its connection has been. */
+static void follower_flush(keeper_t *k)
+{
+    static uint64_t walk;
+    walk++;
+    pending_t **pp = &k->pending_head, *prev = NULL;
+    while (*pp) {
+        pending_t *p = *pp;
+        conn_t *c = p->conn;
+        int ready = p->kind == PENDING_READ || p->done;
+        if (c && !c->dead && c->walk_mark == walk)
+            ready = 0;   /* an earlier entry of this connection still waits */
+        if (!ready) {
+            if (c)
+                c->walk_mark = walk;
+            prev = p;
+            pp = &p->next;
+            continue;
+        }
+        if (c && !c->dead) {
+            if (p->kind == PENDING_READ) {
+                answer_read(k, p);
+            } else if (p->kind == PENDING_CONNECT) {
+                keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, p->has_result && p->result.err == ZOK);
+            } else {
+                if (p->has_result)
+                    request_reply_write(c, p->xid, p->type, &p->hdr, &p->result);
+                else {   /* a sync */
+                    size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZOK);
+                    jute_put_string(&c->out, p->frame ? (const char *)p->frame : "/");
+                    reply_finish(&c->out, start);
+                    conn_queued(c);
+                }
+                keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
+                if (p->type == OP_CLOSE_SESSION)
+                    conn_close_after_flush(c);
+            }
+            if (p->kind != PENDING_READ && c->in_flight)
+                c->in_flight--;
+        }
+        *pp = p->next;
+        if (k->pending_tail == p)
+            k->pending_tail = prev;
+        k->npending--;
+        free_pending(p);
+    }
+}
+
+void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next) {
+        if (p->kind == PENDING_READ || p->done || p->hdr.client_id != hdr->client_id)
+            continue;
+        int match = p->kind == PENDING_CONNECT ? hdr->type == OP_CREATE_SESSION
+                                               : p->type != OP_SYNC && p->xid == hdr->cxid;
+        if (!match)
+            continue;
+        p->done = 1;
+        p->has_result = 1;
+        p->result = *result;   /* the entry owns the result now */
+        follower_flush(k);
+        return;
+    }
+    txn_result_t copy = *result;
+    txn_result_free(&copy);   /* nobody here asked for it */
+}
+
+void pipeline_follower_synced(keeper_t *k)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next)
+        if (p->kind == PENDING_FORWARDED && p->type == OP_SYNC && !p->done) {
+            p->done = 1;
+            break;
+        }
+    follower_flush(k);
+}
+
+void pipeline_follower_queue(keeper_t *k, pending_t *p)
+{
+    if (k->pending_tail)
+        k->pending_tail->next = p;
+    else
+        k->pending_head = p;
+    k->pending_tail = p;
+    k->npending++;
+    if (p->kind == PENDING_READ)
+        follower_flush(k);
+}
+
+void pipeline_abandon(keeper_t *k)
+{
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        k->pending_head = p->next;
+        k->npending--;
+        if (p->has_txn) {   /* logged, maybe proposed, never applied */
+            p->next = NULL;
+            p->kind = PENDING_SYSTEM;
+            p->conn = NULL;
+            if (k->unapplied_tail)
+                k->unapplied_tail->next = p;
+            else
+                k->unapplied_head = p;
+            k->unapplied_tail = p;
+            continue;
+        }
+        free_pending(p);
+    }
+    k->pending_tail = NULL;
+    for (size_t i = 0; i < k->nchanges; i++) {
+        free(k->changes[i].path);
+        acl_list_free(&k->changes[i].acl);
+    }
+    k->nchanges = 0;
+}
+
+void pipeline_free_entry(pending_t *p)
+{
+    free_pending(p);
 }

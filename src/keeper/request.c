@@ -566,6 +566,21 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
         conn_close(c, "request on an expired session");
         return;
     }
+    if (k->role == ROLE_FOLLOWING) {
+        follower_touch(k, c->session_id);
+        if (request_is_write(type) || type == OP_SYNC) {
+            follower_forward(k, c, xid, type, frame + 8, len - 8);
+            return;
+        }
+        if (c->in_flight > 0) {   /* behind this client's own writes */
+            pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
+            pipeline_keep_frame(p, frame, len);
+            pipeline_follower_queue(k, p);
+            return;
+        }
+        request_answer_read(k, c, xid, type, &in);
+        return;
+    }
     if (request_is_write(type)) {
         pending_t *p = pipeline_new(k, type == OP_CLOSE_SESSION ? PENDING_CLOSE_SESSION : PENDING_WRITE, c, xid, type);
         if (type == OP_CLOSE_SESSION) {

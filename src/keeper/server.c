@@ -155,6 +155,11 @@ static void keeper_before_sleep(loop_t *loop, void *arg)
     }
 }
 
+int keeper_owns_sessions(const keeper_t *k)
+{
+    return k->role == ROLE_STANDALONE || (k->role == ROLE_LEADING && k->serving);
+}
+
 conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id)
 {
     session_t *s = session_find(k->sessions, session_id);
@@ -228,6 +233,10 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     int with_read_only = jute_remaining(&in) >= 1;
     if (with_read_only)
         (void)jute_get_bool(&in);   /* readOnly: accepted, this server is read-write */
+    if (!k->serving) {   /* electing a leader or syncing: ZooKeeper refuses sessions too */
+        conn_close(c, "not serving clients until this keeper has a leader");
+        return;
+    }
     int64_t our_zxid = tree_last_zxid(k->tree);
     if (last_zxid_seen > our_zxid) {
         char why[160];
@@ -243,6 +252,19 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     uint64_t now = loop_now_ms(k->loop);
 
     c->with_read_only = with_read_only;
+    if (session_id == 0 && k->role == ROLE_FOLLOWING) {
+        /* The leader creates sessions; this keeper names them (its id is
+         * in the top byte) and answers once the leader's commit arrives. */
+        int64_t id = session_next_id(k->sessions);
+        pending_t *p = pipeline_new(k, PENDING_CONNECT, c, 0, OP_CREATE_SESSION);
+        p->has_txn = 0;
+        p->hdr.client_id = id;
+        p->timeout = timeout;
+        c->connecting = 1;
+        follower_forward_create_session(k, id, timeout);
+        pipeline_follower_queue(k, p);
+        return;
+    }
     if (session_id == 0) {
         /* The session exists once its createSession txn is durable; until
          * then this connection reads no further requests. */
@@ -268,6 +290,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
         return;
     }
     session_touch(k->sessions, session_id, now);
+    follower_touch(k, session_id);
     attach_session(c, s, timeout);
     send_connect_response(c, timeout, session_id, 1, with_read_only);
 }
@@ -464,7 +487,8 @@ static void expire_session(session_t *s, void *arg)
 static void on_tick(loop_t *loop, void *arg)
 {
     keeper_t *k = arg;
-    session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
+    if (keeper_owns_sessions(k))   /* followers learn of expiry from the leader */
+        session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
     persist_tick(k);
     k->tick_timer = loop_timer_add(loop, (uint64_t)k->cfg.tick_time, on_tick, k);
 }
@@ -498,6 +522,10 @@ static void on_container_sweep(loop_t *loop, void *arg)
 {
     keeper_t *k = arg;
     container_sweep_t sw = {k, NULL, 0, 0, 0};
+    if (!keeper_owns_sessions(k)) {
+        k->container_timer = loop_timer_add(loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);
+        return;
+    }
     uint64_t budget = (uint64_t)k->cfg.container_max_per_minute * (uint64_t)k->cfg.container_check_interval_ms /
                       60000u;
     sw.budget = budget ? (size_t)budget : 1;
@@ -570,6 +598,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    peer_init_history(k);
     if (persist_recover(k, err, errlen) < 0 || persist_open_log(k, err, errlen) < 0)
         return -1;
     k->next_zxid = tree_last_zxid(k->tree) + 1;
@@ -577,6 +606,8 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     k->started_wall_ms = loop_wall_ms();
     k->listen_fd = net_listen_tcp(k->cfg.client_port_address, k->cfg.client_port, 511, err, errlen);
     if (k->listen_fd < 0)
+        return -1;
+    if (peer_start(k, err, errlen) < 0)
         return -1;
     k->port = net_local_port(k->listen_fd);
     loop_watch(k->loop, k->listen_fd, LOOP_READABLE, on_accept, k);
@@ -594,6 +625,8 @@ static void keeper_stop(keeper_t *k)
 {
     while (k->conns)
         conn_close(k->conns, NULL);
+    if (k->loop)
+        peer_stop(k);
     if (k->loop)
         keeper_before_sleep(k->loop, k);
     txnlog_close(k->log);   /* what was appended is written and synced first */
@@ -636,8 +669,6 @@ int keeper_main(int argc, char **argv)
     char tag[32];
     snprintf(tag, sizeof(tag), "keeper.%d", k.cfg.server_id);
     log_set_tag(tag);
-    if (k.cfg.npeers > 0)
-        log_warn("server.N lines found: the ensemble protocol is not built yet, running standalone");
     if (keeper_start(&k, err, sizeof(err)) < 0) {
         log_error("cannot start: %s", err);
         keeper_stop(&k);

@@ -11,5 +11,6 @@ void suite_watch(void);    /* test_watch.c: watch tables and firing rules */
 void suite_session(void);  /* test_session.c: session ids, passwords, expiry */
 void suite_snapshot(void); /* test_snapshot.c: snapshot files, damaged and hostile ones */
 void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, damage */
+void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */
 
 #endif

@@ -1,0 +1,590 @@
+/* test_election.c -- fast leader election: the vote order, the notification
+ * and InitialMessage codecs (old formats, truncated and garbage input), and
+ * whole elections of 3 and 5 instances on one loop over loopback TCP:
+ * agreement on the best (epoch, zxid, id), a late joiner learning the
+ * established leader, a new leader after the old one is gone, and a peer
+ * that sends garbage being cut off. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../../src/base/buf.h"
+#include "../../src/base/loop.h"
+#include "../../src/keeper/election.h"
+#include "../../src/keeper/jute.h"
+#include "suites.h"
+#include "unit.h"
+
+/* ---- vote order ---- */
+
+static void test_election_vote_order(void)
+{
+    /* epoch first, then zxid, then server id */
+    CHECK(election_vote_beats(1, 0x100000001LL, 2, 3, 0x1000000ffLL, 1));
+    CHECK(!election_vote_beats(3, 0x1000000ffLL, 1, 1, 0x100000001LL, 2));
+    CHECK(election_vote_beats(1, 0x100000002LL, 1, 3, 0x100000001LL, 1));
+    CHECK(!election_vote_beats(3, 0x100000001LL, 1, 1, 0x100000002LL, 1));
+    CHECK(election_vote_beats(3, 5, 1, 2, 5, 1));
+    CHECK(!election_vote_beats(2, 5, 1, 3, 5, 1));
+    CHECK(!election_vote_beats(2, 5, 1, 2, 5, 1));   /* the same vote does not beat itself */
+    CHECK(election_vote_beats(1, 0, 0, -1, -1, -1)); /* anything beats ZooKeeper's initial (-1, -1) */
+}
+
+/* ---- notification codec ---- */
+
+static const char config_text[] = "server.1=127.0.0.1:2888:3888:participant\nversion=0";
+
+static void test_election_notification_roundtrip(void)
+{
+    election_notification_t n = {PEER_FOLLOWING, {3, 0x500000007LL, 9, 5}, 2}, d;
+    buf_t b;
+    buf_init(&b);
+    election_encode_notification(&b, &n, config_text, strlen(config_text));
+    CHECK_EQ(buf_unread(&b), 44 + strlen(config_text));
+    const uint8_t *p = buf_read_ptr(&b);
+    CHECK(p[3] == 1);                        /* int state */
+    CHECK(p[11] == 3);                       /* long leader */
+    CHECK(p[39] == 2);                       /* int version */
+    CHECK(p[43] == strlen(config_text));     /* int config length */
+    CHECK(memcmp(p + 44, config_text, strlen(config_text)) == 0);
+    const char *why = NULL;
+    CHECK_EQ(election_decode_notification(p, buf_unread(&b), &d, &why), 0);
+    CHECK_EQ(d.state, PEER_FOLLOWING);
+    CHECK_EQ(d.vote.leader, 3);
+    CHECK_EQ(d.vote.zxid, 0x500000007LL);
+    CHECK_EQ(d.vote.election_epoch, 9);
+    CHECK_EQ(d.vote.peer_epoch, 5);
+    CHECK_EQ(d.version, 2);
+    /* an empty config is fine too */
+    buf_clear(&b);
+    election_encode_notification(&b, &n, "", 0);
+    CHECK_EQ(buf_unread(&b), 44);
+    CHECK_EQ(election_decode_notification(buf_read_ptr(&b), 44, &d, &why), 0);
+    buf_free(&b);
+}
+
+static void put_old_notification(buf_t *b, int32_t state, int64_t leader, int64_t zxid, int64_t round)
+{
+    jute_put_int(b, state);
+    jute_put_long(b, leader);
+    jute_put_long(b, zxid);
+    jute_put_long(b, round);
+}
+
+static void test_election_notification_old_formats(void)
+{
+    election_notification_t d;
+    const char *why = NULL;
+    buf_t b;
+    buf_init(&b);
+    /* 28 bytes (before 3.4.6's peer epoch): the epoch is the zxid's high half */
+    put_old_notification(&b, 0, 2, 0x700000003LL, 4);
+    CHECK_EQ(buf_unread(&b), 28);
+    CHECK_EQ(election_decode_notification(buf_read_ptr(&b), 28, &d, &why), 0);
+    CHECK_EQ(d.state, PEER_LOOKING);
+    CHECK_EQ(d.vote.peer_epoch, 7);
+    CHECK_EQ(d.version, 0);
+    /* 40 bytes: a peer epoch but no version */
+    jute_put_long(&b, 6);
+    jute_put_int(&b, 1);   /* looks like a version, but a 40-byte message has none */
+    CHECK_EQ(buf_unread(&b), 40);
+    CHECK_EQ(election_decode_notification(buf_read_ptr(&b), 40, &d, &why), 0);
+    CHECK_EQ(d.vote.peer_epoch, 6);
+    CHECK_EQ(d.version, 0);
+    /* version 1 at 41+ bytes: no config follows; extra bytes are ignored */
+    jute_put_int(&b, 0x12345678);
+    CHECK_EQ(election_decode_notification(buf_read_ptr(&b), 44, &d, &why), 0);
+    CHECK_EQ(d.version, 1);
+    buf_free(&b);
+}
+
+static void test_election_notification_garbage(void)
+{
+    election_notification_t n = {PEER_LOOKING, {1, 2, 3, 4}, 2}, d;
+    const char *why = NULL;
+    buf_t b;
+    buf_init(&b);
+    election_encode_notification(&b, &n, config_text, strlen(config_text));
+    const uint8_t *p = buf_read_ptr(&b);
+    size_t full = buf_unread(&b);
+    /* every truncation of a current-format message is refused (28 and 40
+     * bytes read as the old formats, as in ZooKeeper) */
+    for (size_t len = 0; len < full; len++) {
+        why = NULL;
+        int rc = election_decode_notification(p, len, &d, &why);
+        if (len == 28 || len == 40)
+            CHECK_EQ(rc, 0);
+        else
+            CHECK(rc == -1 && why != NULL);
+    }
+    uint8_t bad[128];
+    memcpy(bad, p, full < sizeof(bad) ? full : sizeof(bad));
+    /* config length larger than the message, and negative */
+    bad[40] = 0x00, bad[41] = 0x01, bad[42] = 0x00, bad[43] = 0x00;
+    CHECK_EQ(election_decode_notification(bad, full, &d, &why), -1);
+    bad[40] = 0xff, bad[41] = 0xff, bad[42] = 0xff, bad[43] = 0xfe;
+    CHECK_EQ(election_decode_notification(bad, full, &d, &why), -1);
+    /* an unknown server state */
+    memcpy(bad, p, full);
+    bad[3] = 7;
+    CHECK_EQ(election_decode_notification(bad, full, &d, &why), -1);
+    bad[0] = 0x80;
+    bad[3] = 0;
+    CHECK_EQ(election_decode_notification(bad, full, &d, &why), -1);
+    /* random bytes never crash the decoder */
+    srand(42);
+    for (int round = 0; round < 2000; round++) {
+        size_t len = (size_t)(rand() % (int)sizeof(bad));
+        for (size_t i = 0; i < len; i++)
+            bad[i] = (uint8_t)rand();
+        if (round & 1)   /* plausible headers with random config lengths */
+            bad[36] = bad[37] = bad[38] = 0, bad[39] = 2;
+        (void)election_decode_notification(bad, len, &d, &why);
+    }
+    buf_free(&b);
+}
+
+/* ---- InitialMessage ---- */
+
+static void put_initial(buf_t *b, int64_t version, int64_t sid, const char *addr)
+{
+    jute_put_long(b, version);
+    jute_put_long(b, sid);
+    jute_put_buffer(b, addr, (int32_t)strlen(addr));
+}
+
+static int parse_initial(buf_t *b, size_t len, int64_t *sid, size_t *used)
+{
+    const char *why = NULL;
+    int rc = election_parse_initial_message(buf_read_ptr(b), len, sid, used, &why);
+    if (rc < 0)
+        CHECK(why != NULL);
+    return rc;
+}
+
+static void test_election_initial_message(void)
+{
+    int64_t sid = 0;
+    size_t used = 0;
+    buf_t b;
+    buf_init(&b);
+    put_initial(&b, -65536, 3, "127.0.0.1:3888");   /* V1, as 3.8 sends by default */
+    size_t full = buf_unread(&b);
+    for (size_t len = 0; len < full; len++)
+        CHECK_EQ(parse_initial(&b, len, &sid, &used), 0);
+    CHECK_EQ(parse_initial(&b, full, &sid, &used), 1);
+    CHECK_EQ(sid, 3);
+    CHECK_EQ(used, full);
+
+    buf_clear(&b);   /* V2 with several addresses, IPv6 among them */
+    put_initial(&b, -65535, 7, "10.0.0.1:3888|[::1]:3888|zk7.example:3999");
+    CHECK_EQ(parse_initial(&b, buf_unread(&b), &sid, &used), 1);
+    CHECK_EQ(sid, 7);
+
+    buf_clear(&b);   /* before 3.5: just the server id */
+    jute_put_long(&b, 5);
+    CHECK_EQ(parse_initial(&b, 8, &sid, &used), 1);
+    CHECK_EQ(sid, 5);
+    CHECK_EQ(used, 8);
+
+    static const char *bad_addresses[] = {"", "nohost", "host:", ":3888", "host:38x8", "host:99999", "a:1:2",
+                                          "[::1]3888", "[::1:3888", "|||"};
+    for (size_t i = 0; i < sizeof(bad_addresses) / sizeof(bad_addresses[0]); i++) {
+        buf_clear(&b);
+        put_initial(&b, -65536, 3, bad_addresses[i]);
+        CHECK_EQ(parse_initial(&b, buf_unread(&b), &sid, &used), -1);
+    }
+    buf_clear(&b);   /* an unknown protocol version */
+    put_initial(&b, -65534, 3, "127.0.0.1:3888");
+    CHECK_EQ(parse_initial(&b, buf_unread(&b), &sid, &used), -1);
+    buf_clear(&b);   /* an address length beyond ZooKeeper's 2048 */
+    jute_put_long(&b, -65536);
+    jute_put_long(&b, 3);
+    jute_put_int(&b, 2049);
+    CHECK_EQ(parse_initial(&b, buf_unread(&b), &sid, &used), -1);
+    buf_free(&b);
+}
+
+/* ---- whole elections on one loop ---- */
+
+#define MAX_NODES 5
+
+typedef struct cluster cluster_t;
+
+typedef struct {
+    cluster_t *cl;
+    int index;
+} node_ref_t;
+
+struct cluster {
+    loop_t *loop;
+    int n;
+    keeper_config_t cfg[MAX_NODES];
+    election_t *el[MAX_NODES];
+    node_ref_t ref[MAX_NODES];
+    int decided[MAX_NODES];
+    peer_state_t state[MAX_NODES];
+    vote_t vote[MAX_NODES];
+    int ndecided, want;
+    int timed_out;
+};
+
+/* Free loopback ports: bind port 0 and keep every socket open until all are
+ * chosen, so no two are the same; the configured ports are bound later. */
+static int pick_free_ports(int *ports, int count)
+{
+    int fds[2 * MAX_NODES + 2];
+    int ok = 1;
+    for (int i = 0; i < count; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in sa = {0};
+        sa.sin_family = AF_INET;
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t sl = sizeof(sa);
+        if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            getsockname(fds[i], (struct sockaddr *)&sa, &sl) < 0)
+            ok = 0;
+        ports[i] = ntohs(sa.sin_port);
+    }
+    for (int i = 0; i < count; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    return ok ? 0 : -1;
+}
+
+static int cluster_init(cluster_t *cl, int n)
+{
+    memset(cl, 0, sizeof(*cl));
+    cl->loop = loop_create();
+    cl->n = n;
+    int ports[2 * MAX_NODES];
+    if (!cl->loop || pick_free_ports(ports, 2 * n) < 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        keeper_config_t *kc = &cl->cfg[i];
+        kc->tick_time = 100;
+        kc->sync_limit = 5;   /* half a second for a peer to name itself */
+        kc->server_id = i + 1;
+        kc->npeers = n;
+        for (int j = 0; j < n; j++) {
+            kc->peers[j].id = j + 1;
+            snprintf(kc->peers[j].host, sizeof(kc->peers[j].host), "127.0.0.1");
+            kc->peers[j].quorum_port = ports[n + j];
+            kc->peers[j].election_port = ports[j];
+        }
+        cl->ref[i].cl = cl;
+        cl->ref[i].index = i;
+    }
+    return 0;
+}
+
+static int cluster_start(cluster_t *cl, int i)
+{
+    char err[256] = "";
+    cl->el[i] = election_create(cl->loop, &cl->cfg[i], err, sizeof(err));
+    if (!cl->el[i])
+        fprintf(stderr, "  election_create(%d): %s\n", i + 1, err);
+    return cl->el[i] ? 0 : -1;
+}
+
+static void cluster_stop(cluster_t *cl, int i)
+{
+    election_destroy(cl->el[i]);
+    cl->el[i] = NULL;
+    cl->decided[i] = 0;
+}
+
+static void cluster_free(cluster_t *cl)
+{
+    for (int i = 0; i < cl->n; i++)
+        election_destroy(cl->el[i]);
+    loop_destroy(cl->loop);
+}
+
+static void on_decided(void *arg, peer_state_t state, const vote_t *vote)
+{
+    node_ref_t *ref = arg;
+    cluster_t *cl = ref->cl;
+    CHECK(!cl->decided[ref->index]);   /* once per election_look */
+    cl->decided[ref->index] = 1;
+    cl->state[ref->index] = state;
+    cl->vote[ref->index] = *vote;
+    if (++cl->ndecided >= cl->want)
+        loop_stop(cl->loop);
+}
+
+static void on_test_timeout(loop_t *loop, void *arg)
+{
+    cluster_t *cl = arg;
+    cl->timed_out = 1;
+    loop_stop(loop);
+}
+
+static void on_pause_over(loop_t *loop, void *arg)
+{
+    (void)arg;
+    loop_stop(loop);
+}
+
+/* Run the loop until want more decisions arrive; 0, or -1 after timeout_ms. */
+static int cluster_wait(cluster_t *cl, int want, uint64_t timeout_ms)
+{
+    cl->ndecided = 0;
+    cl->want = want;
+    cl->timed_out = 0;
+    loop_timer_t *t = loop_timer_add(cl->loop, timeout_ms, on_test_timeout, cl);
+    loop_run(cl->loop);
+    if (!cl->timed_out)
+        loop_timer_cancel(cl->loop, t);
+    return cl->timed_out ? -1 : 0;
+}
+
+static void cluster_pause(cluster_t *cl, uint64_t ms)
+{
+    loop_timer_add(cl->loop, ms, on_pause_over, cl);
+    loop_run(cl->loop);
+}
+
+static void cluster_look(cluster_t *cl, int i, int64_t zxid, int64_t epoch)
+{
+    cl->decided[i] = 0;
+    election_look(cl->el[i], zxid, epoch, on_decided, &cl->ref[i]);
+}
+
+/* Every running node decided for leader_id (a node index + 1), the leader
+ * LEADING and the rest FOLLOWING, all with the same vote. */
+static void check_agreement(cluster_t *cl, int leader_id, int64_t zxid, int64_t epoch)
+{
+    int first = -1;
+    for (int i = 0; i < cl->n; i++) {
+        if (!cl->el[i])
+            continue;
+        CHECK(cl->decided[i]);
+        CHECK_EQ(cl->vote[i].leader, leader_id);
+        CHECK_EQ(cl->vote[i].zxid, zxid);
+        CHECK_EQ(cl->vote[i].peer_epoch, epoch);
+        CHECK_EQ(cl->state[i], i + 1 == leader_id ? PEER_LEADING : PEER_FOLLOWING);
+        CHECK_EQ(election_state(cl->el[i]), cl->state[i]);
+        if (first < 0)
+            first = i;
+        else
+            CHECK_EQ(cl->vote[i].election_epoch, cl->vote[first].election_epoch);
+    }
+}
+
+/* After the quorum protocol settles the new epoch, each server says so
+ * (ZooKeeper's updateElectionVote); a late joiner then sees it. */
+static void cluster_settle(cluster_t *cl, int64_t new_epoch)
+{
+    for (int i = 0; i < cl->n; i++) {
+        if (!cl->el[i])
+            continue;
+        vote_t v = cl->vote[i];
+        v.peer_epoch = new_epoch;
+        election_set_state(cl->el[i], cl->state[i], &v);
+    }
+}
+
+static void test_election_three(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    if (!cl->el[0] || !cl->el[1] || !cl->el[2])
+        goto out;
+    /* server 2 has the highest epoch though not the highest zxid */
+    cluster_look(cl, 0, 0x100000005LL, 1);
+    cluster_look(cl, 1, 0x200000001LL, 2);
+    cluster_look(cl, 2, 0x100000009LL, 1);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    check_agreement(cl, 2, 0x200000001LL, 2);
+    int64_t first_round = cl->vote[0].election_epoch;
+
+    /* Server 3 restarts after the decision, with a better zxid than the
+     * leader's; the others answer with FOLLOWING/LEADING and it joins them. */
+    cluster_settle(cl, 3);
+    cluster_stop(cl, 2);
+    CHECK_EQ(cluster_start(cl, 2), 0);
+    if (!cl->el[2])
+        goto out;
+    cluster_look(cl, 2, 0x300000001LL, 3);
+    CHECK_EQ(cluster_wait(cl, 1, 10000), 0);
+    CHECK_EQ(cl->state[2], PEER_FOLLOWING);
+    CHECK_EQ(cl->vote[2].leader, 2);
+    CHECK_EQ(election_state(cl->el[0]), PEER_FOLLOWING);   /* nobody else moved */
+    CHECK_EQ(election_state(cl->el[1]), PEER_LEADING);
+
+    /* The leader goes away: the two left elect server 3 in a new round. */
+    cluster_stop(cl, 1);
+    cluster_look(cl, 0, 0x300000002LL, 3);
+    cluster_look(cl, 2, 0x300000004LL, 3);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    check_agreement(cl, 3, 0x300000004LL, 3);
+    CHECK(cl->vote[0].election_epoch > first_round);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+static void test_election_five(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 5) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    /* four of five start; equal epochs and zxids, so the largest id wins */
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 0; i < 4; i++)
+        if (!cl->el[i])
+            goto out;
+    for (int i = 0; i < 4; i++)
+        cluster_look(cl, i, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    check_agreement(cl, 4, 0x100000010LL, 1);
+
+    /* the fifth comes late: its id beats 4 but it follows the established leader */
+    cluster_settle(cl, 2);
+    CHECK_EQ(cluster_start(cl, 4), 0);
+    if (!cl->el[4])
+        goto out;
+    cluster_look(cl, 4, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 10000), 0);
+    CHECK_EQ(cl->state[4], PEER_FOLLOWING);
+    CHECK_EQ(cl->vote[4].leader, 4);
+    CHECK_EQ(cl->vote[4].peer_epoch, 2);
+
+    /* leader 4 goes away; 1, 2, 3, 5 elect 5, then 2 after 5 goes too */
+    cluster_stop(cl, 3);
+    for (int i = 0; i < 5; i++)
+        if (cl->el[i])
+            cluster_look(cl, i, 0x200000003LL, 2);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    check_agreement(cl, 5, 0x200000003LL, 2);
+
+    cluster_stop(cl, 4);
+    cluster_look(cl, 0, 0x300000001LL, 3);
+    cluster_look(cl, 1, 0x300000007LL, 3);
+    cluster_look(cl, 2, 0x300000005LL, 3);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    check_agreement(cl, 2, 0x300000007LL, 3);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+/* ---- hostile peers ---- */
+
+static int dial_loopback(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sa.sin_port = htons((uint16_t)port);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Has the election closed our end? (EOF or reset, not just "nothing yet") */
+static int was_closed(int fd)
+{
+    char tmp[4096];
+    for (;;) {
+        ssize_t n = recv(fd, tmp, sizeof(tmp), 0);
+        if (n == 0)
+            return 1;
+        if (n < 0)
+            return errno == ECONNRESET;
+    }
+}
+
+static void test_election_hostile_peers(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    if (!cl->el[0])
+        goto out;
+    int port = cl->cfg[0].peers[0].election_port;
+    enum { NPROBES = 7 };
+    int fds[NPROBES];
+    buf_t msg[NPROBES];
+    for (int i = 0; i < NPROBES; i++)
+        buf_init(&msg[i]);
+    jute_put_long(&msg[0], -12345);                       /* unknown protocol version */
+    jute_put_long(&msg[1], 99);                           /* old-style id not in server.N */
+    put_initial(&msg[2], -65536, 1, "127.0.0.1:1");       /* our own id */
+    put_initial(&msg[3], -65536, 3, "127.0.0.1:1");       /* then an absurd message length */
+    jute_put_int(&msg[3], 0x7fffffff);
+    put_initial(&msg[4], -65536, 3, "127.0.0.1:1");       /* then a 20-byte notification */
+    jute_put_int(&msg[4], 20);
+    for (int i = 0; i < 20; i++)
+        buf_append(&msg[4], "\0", 1);
+    put_initial(&msg[5], -65536, 2, "127.0.0.1:1");       /* then a negative length */
+    jute_put_int(&msg[5], -4);
+    /* msg[6]: connects and says nothing: cut off after tickTime x syncLimit */
+    for (int i = 0; i < NPROBES; i++) {
+        fds[i] = dial_loopback(port);
+        CHECK(fds[i] >= 0);
+    }
+    cluster_pause(cl, 50);   /* let the connections be accepted */
+    for (int i = 0; i < NPROBES; i++)
+        if (fds[i] >= 0 && buf_unread(&msg[i]) > 0)
+            CHECK_EQ(send(fds[i], buf_read_ptr(&msg[i]), buf_unread(&msg[i]), MSG_NOSIGNAL),
+                     (ssize_t)buf_unread(&msg[i]));
+    cluster_pause(cl, 1000);
+    for (int i = 0; i < NPROBES; i++) {
+        if (fds[i] >= 0) {
+            if (!was_closed(fds[i]))
+                fprintf(stderr, "  probe %d was not cut off\n", i);
+            CHECK(was_closed(fds[i]));
+            close(fds[i]);
+        }
+        buf_free(&msg[i]);
+    }
+    /* and the election still works afterwards */
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[1])
+        goto out;
+    cluster_look(cl, 0, 0x100000001LL, 1);
+    cluster_look(cl, 1, 0x100000001LL, 1);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    CHECK_EQ(cl->vote[0].leader, 2);
+    CHECK_EQ(cl->vote[1].leader, 2);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+void suite_election(void)
+{
+    RUN(test_election_vote_order);
+    RUN(test_election_notification_roundtrip);
+    RUN(test_election_notification_old_formats);
+    RUN(test_election_notification_garbage);
+    RUN(test_election_initial_message);
+    RUN(test_election_three);
+    RUN(test_election_five);
+    RUN(test_election_hostile_peers);
+}
