@@ -1,48 +1,144 @@
-/* dev.c -- `kipper dev [dir]`: for now one keeper on 127.0.0.1:2181 in the
- * foreground, with its data under dir (default ./kipper-dev). It grows into
- * the 3-keeper, 3-broker cluster as the ensemble and broker land. */
+/* dev.c -- `kipper dev [dir]`: a local development cluster on loopback.
+ *
+ * For now a 3-keeper ensemble (client ports 2181-2183): each keeper is its
+ * own `kipper keeper` process, as in production, started and supervised
+ * here and stopped on Ctrl-C. Brokers join it as they land. Data lives
+ * under dir (default ./kipper-dev) and survives restarts. */
 #define _GNU_SOURCE
 #include "dev.h"
 #include "../base/log.h"
-#include "../keeper/keeper.h"
+#include "../base/loop.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define DEV_KEEPERS 3
+
+typedef struct {
+    pid_t pids[DEV_KEEPERS];
+    int running;
+    int stopping;
+} dev_t_;
+
+static int write_keeper_files(const char *dir, int id, char *cfg_path, size_t cfg_len)
+{
+    char data_dir[600], myid[700];
+    snprintf(data_dir, sizeof(data_dir), "%s/keeper%d", dir, id);
+    snprintf(cfg_path, cfg_len, "%s/keeper%d.cfg", dir, id);
+    snprintf(myid, sizeof(myid), "%s/myid", data_dir);
+    if (mkdir(data_dir, 0755) < 0 && errno != EEXIST) {
+        log_error("cannot create %s: %s", data_dir, strerror(errno));
+        return -1;
+    }
+    FILE *f = fopen(myid, "w");
+    if (!f || fprintf(f, "%d\n", id) < 0 || fclose(f) != 0) {
+        log_error("cannot write %s: %s", myid, strerror(errno));
+        return -1;
+    }
+    f = fopen(cfg_path, "w");
+    if (!f) {
+        log_error("cannot write %s: %s", cfg_path, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "# written by kipper dev\n"
+            "tickTime=2000\ninitLimit=10\nsyncLimit=5\n"
+            "dataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n"
+            "4lw.commands.whitelist=*\n",
+            data_dir, 2180 + id);
+    for (int i = 1; i <= DEV_KEEPERS; i++)
+        fprintf(f, "server.%d=127.0.0.1:%d:%d\n", i, 2887 + i, 3887 + i);
+    if (fclose(f) != 0) {
+        log_error("cannot write %s: %s", cfg_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static pid_t spawn_keeper(const char *cfg_path)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);   /* the keeper handles its own signals */
+        execl("/proc/self/exe", "kipper", "keeper", cfg_path, (char *)NULL);
+        fprintf(stderr, "kipper dev: cannot run the keeper: %s\n", strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}
+
+static void on_signal(loop_t *loop, int signo, void *arg)
+{
+    dev_t_ *d = arg;
+    (void)loop;
+    if (d->stopping)
+        return;
+    d->stopping = 1;
+    log_info("signal %d: stopping the cluster", signo);
+    for (int i = 0; i < DEV_KEEPERS; i++)
+        if (d->pids[i] > 0)
+            kill(d->pids[i], SIGTERM);
+}
+
+static void on_check(loop_t *loop, void *arg)
+{
+    dev_t_ *d = arg;
+    for (int i = 0; i < DEV_KEEPERS; i++) {
+        int status;
+        if (d->pids[i] <= 0 || waitpid(d->pids[i], &status, WNOHANG) != d->pids[i])
+            continue;
+        if (!d->stopping)
+            log_warn("keeper %d exited (status %d); the others go on", i + 1,
+                     WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
+        d->pids[i] = 0;
+        d->running--;
+    }
+    if (d->running == 0)
+        loop_stop(loop);
+    else
+        loop_timer_add(loop, 200, on_check, d);
+}
 
 int dev_main(int argc, char **argv)
 {
     const char *dir = argc > 1 ? argv[1] : "kipper-dev";
-    char data_dir[600], cfg_path[600];
-    snprintf(data_dir, sizeof(data_dir), "%s/keeper1", dir);
-    snprintf(cfg_path, sizeof(cfg_path), "%s/keeper1.cfg", dir);
-    if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || (mkdir(data_dir, 0755) < 0 && errno != EEXIST)) {
-        log_error("cannot create %s: %s", data_dir, strerror(errno));
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+        log_error("cannot create %s: %s", dir, strerror(errno));
         return 1;
     }
-    FILE *f = fopen(cfg_path, "w");
-    if (!f) {
-        log_error("cannot write %s: %s", cfg_path, strerror(errno));
+    loop_t *loop = loop_create();
+    dev_t_ d = {{0}, 0, 0};
+    if (!loop || loop_on_shutdown_signals(loop, on_signal, &d) < 0) {
+        log_error("cannot set up the event loop");
         return 1;
     }
-    fprintf(f,
-            "# written by kipper dev\n"
-            "tickTime=2000\n"
-            "dataDir=%s\n"
-            "clientPort=2181\n"
-            "clientPortAddress=127.0.0.1\n"
-            "4lw.commands.whitelist=*\n",
-            data_dir);
-    if (fclose(f) != 0) {
-        log_error("cannot write %s: %s", cfg_path, strerror(errno));
-        return 1;
+    for (int id = 1; id <= DEV_KEEPERS; id++) {
+        char cfg[700];
+        if (write_keeper_files(dir, id, cfg, sizeof(cfg)) < 0)
+            break;
+        d.pids[id - 1] = spawn_keeper(cfg);
+        if (d.pids[id - 1] > 0)
+            d.running++;
     }
-    printf("kipper dev: keeper at 127.0.0.1:2181 (data in %s)\n"
-           "  try: /usr/share/zookeeper/bin/zkCli.sh -server 127.0.0.1:2181\n"
-           "  Ctrl-C stops it.\n",
-           data_dir);
+    if (d.running < DEV_KEEPERS)
+        on_signal(loop, SIGTERM, &d);
+    else
+        printf("kipper dev: 3 keepers (data in %s/keeper1..3)\n"
+               "  keeper connect string: 127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183\n"
+               "  try: /usr/share/zookeeper/bin/zkCli.sh -server 127.0.0.1:2181\n"
+               "  Ctrl-C stops them all.\n",
+               dir);
     fflush(stdout);
-    char *keeper_argv[] = {"keeper", cfg_path, NULL};
-    return keeper_main(2, keeper_argv);
+    loop_timer_add(loop, 200, on_check, &d);
+    loop_run(loop);
+    loop_destroy(loop);
+    return 0;
 }

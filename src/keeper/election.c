@@ -641,9 +641,8 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
     el->nhandshaking--;
     c->stage = CONN_OPEN;
     c->peer = p;
-    snprintf(why, sizeof(why), " (server %lld)", (long long)sid);
     size_t used = strlen(c->remote);
-    snprintf(c->remote + used, sizeof(c->remote) - used, "%s", why);
+    snprintf(c->remote + used, sizeof(c->remote) - used, " (server %lld)", (long long)sid);
     peer_adopt_conn(p, c);
     return 1;
 }

@@ -37,18 +37,32 @@ typedef void (*election_done_fn)(void *arg, peer_state_t state, const vote_t *vo
 
 /* Listen on this server's election port (cfg->peers[] with id ==
  * cfg->server_id) and keep connections to the other peers. NULL with err
- * when the port cannot be bound. */
+ * when the port cannot be bound, cfg->server_id has no server.N line, or a
+ * peer's host does not resolve. Host names are resolved here, once
+ * (getaddrinfo may block): create the election at start-up. The state is
+ * LOOKING until the first election_look decides. */
 election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err, size_t errlen);
 void election_destroy(election_t *el);
 
 /* Start a round (LOOKING) with this server's last logged zxid and current
  * epoch; done is called when a leader is decided: a quorum of votes agrees
  * (then ZooKeeper's finalize wait of 200 ms for a better vote), or a quorum
- * of peers already FOLLOWING/LEADING names the same leader. */
+ * of peers already FOLLOWING/LEADING names the same leader and that leader
+ * itself says LEADING. done runs from a loop timer, never inside an
+ * election call, so it may call election_look or election_destroy. The
+ * decision itself already makes us answer LOOKING peers with that state and
+ * vote, as ZooKeeper does. Calling election_look again starts a new round
+ * (the logical clock moves on) and drops a decision not yet delivered. */
 void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, election_done_fn done, void *arg);
 
 /* Outside a round, answer peers' notifications with this state and vote
- * (so a restarted peer learns who leads). */
+ * (so a restarted peer learns who leads). Call it once the quorum protocol
+ * has settled the new epoch, with vote->peer_epoch set to it (ZooKeeper's
+ * updateElectionVote): a late joiner compares leader and peer epoch. A
+ * FOLLOWING/LEADING state during a round abandons the round (done is not
+ * called). LOOKING outside a round makes peers' notifications wait for the
+ * next election_look, as ZooKeeper queues them; during a round it does
+ * nothing. */
 void election_set_state(election_t *el, peer_state_t state, const vote_t *vote);
 
 /* The total order of votes (ZooKeeper's totalOrderPredicate): does

@@ -592,6 +592,8 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (ensure_dir(k->cfg.data_dir, err, errlen) < 0 || ensure_dir(k->cfg.data_log_dir, err, errlen) < 0)
         return -1;
     k->loop = loop_create();
+    if (k->loop)   /* before any thread starts, so SIGINT/SIGTERM come to the loop */
+        loop_on_shutdown_signals(k->loop, on_shutdown_signal, k);
     k->watches = watch_manager_create(on_watch_event, k);
     k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
     if (!k->loop || !k->watches || !k->sessions) {
@@ -612,7 +614,6 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     k->port = net_local_port(k->listen_fd);
     loop_watch(k->loop, k->listen_fd, LOOP_READABLE, on_accept, k);
     loop_set_before_sleep(k->loop, keeper_before_sleep, k);
-    loop_on_shutdown_signals(k->loop, on_shutdown_signal, k);
     k->tick_timer = loop_timer_add(k->loop, (uint64_t)k->cfg.tick_time, on_tick, k);
     k->container_timer =
         loop_timer_add(k->loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,8 +487,16 @@ txnlog_t *txnlog_open(loop_t *loop, const txnlog_options_t *opts, txnlog_done_fn
     pthread_mutex_init(&log->mu, NULL);
     pthread_cond_init(&log->cv, NULL);
     log->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (log->event_fd < 0 || loop_watch(loop, log->event_fd, LOOP_READABLE, on_writer_event, log) < 0 ||
-        pthread_create(&log->thread, NULL, writer_main, log) != 0) {
+    /* The writer thread must never take a signal meant for the loop (a
+     * SIGTERM delivered to it would kill the process without a shutdown):
+     * it starts with every signal blocked. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int started = log->event_fd >= 0 && loop_watch(loop, log->event_fd, LOOP_READABLE, on_writer_event, log) == 0 &&
+                  pthread_create(&log->thread, NULL, writer_main, log) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!started) {
         snprintf(err, errlen, "cannot start the log writer: %s", strerror(errno));
         txnlog_close(log);
         return NULL;

@@ -81,7 +81,8 @@ class Servers:
         """SIGKILL (crash=True) or stop cleanly, then start on the same data and port."""
         rc = s.kill() if crash else s.stop()
         if not crash:
-            assert rc in (0, -15, None), "clean stop exited with %r; log:\n%s" % (rc, tail(s.log()))
+            from conftest import clean_exit_codes
+            assert rc in clean_exit_codes(s), "clean stop exited with %r; log:\n%s" % (rc, tail(s.log()))
         return self.start(s)
 
     def mount_tmpfs(self, path, size):
