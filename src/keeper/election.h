@@ -60,9 +60,9 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
  * has settled the new epoch, with vote->peer_epoch set to it (ZooKeeper's
  * updateElectionVote): a late joiner compares leader and peer epoch. A
  * FOLLOWING/LEADING state during a round abandons the round (done is not
- * called). LOOKING outside a round makes peers' notifications wait for the
- * next election_look, as ZooKeeper queues them; during a round it does
- * nothing. */
+ * called). LOOKING (vote may be NULL) outside a round makes peers'
+ * notifications wait for the next election_look, as ZooKeeper queues them;
+ * during a round it does nothing. */
 void election_set_state(election_t *el, peer_state_t state, const vote_t *vote);
 
 /* The total order of votes (ZooKeeper's totalOrderPredicate): does

@@ -361,6 +361,8 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
             return -1;
         f->newleader_zxid = p->zxid;
+        k->vote.peer_epoch = k->current_epoch;
+        election_set_state(k->election, PEER_FOLLOWING, &k->vote);
         follower_on_durable(k, f->durable);
         return 0;
     case QP_UPTODATE:

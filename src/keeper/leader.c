@@ -329,6 +329,8 @@ static void establish(leader_t *ld)
         log_error("cannot write %s/currentEpoch", k->cfg.data_dir);
     k->next_zxid = zxid_make(ld->new_epoch, 1);
     k->serving = 1;
+    k->vote.peer_epoch = ld->new_epoch;   /* what we answer late joiners (ZooKeeper's updateElectionVote) */
+    election_set_state(k->election, PEER_LEADING, &k->vote);
     for (learner_t *l = ld->learners; l; l = l->next)
         if (l->state == LEARNER_SYNCED && l->acked_newleader) {
             send_packet(l, QP_UPTODATE, 0, NULL, -1);
