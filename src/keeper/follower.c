@@ -146,12 +146,14 @@ void follower_on_durable(keeper_t *k, int64_t durable_zxid)
     follower_t *f = k->follower;
     if (!f)
         return;
-    /* ACK every proposal that is now durable (acks are cumulative for the
-     * leader: it keeps the highest). */
+    /* ACK each proposal that is now durable, one by one as ZooKeeper's
+     * leader counts them (a kipper leader would take the highest alone). */
     if (durable_zxid > f->durable) {
-        f->durable = durable_zxid;
         if (f->state == F_ACTIVE)
-            send_ack(f, durable_zxid);
+            for (pending_t *q = f->nc_head; q; q = q->next)
+                if (q->hdr.zxid > f->durable && q->hdr.zxid <= durable_zxid)
+                    send_ack(f, q->hdr.zxid);
+        f->durable = durable_zxid;
     }
     if (f->newleader_zxid && f->durable >= k->last_logged_zxid) {
         send_ack(f, f->newleader_zxid);
