@@ -40,6 +40,9 @@ struct follower {
     int64_t newleader_zxid;         /* NEWLEADER to ACK once the log is durable, or 0 */
     int64_t durable;
     uint64_t started_ms, last_heard_ms;
+    int in_snapshot;                /* reading the snapshot stream after a SNAP */
+    int64_t snap_zxid;
+    snap_scan_t snap_scan;
     int64_t *touched;               /* sessions used since the last PING */
     size_t ntouched, touched_cap;
     loop_timer_t *timer;
@@ -265,22 +268,21 @@ static int on_trunc(follower_t *f, int64_t zxid)
     return 0;
 }
 
-static int on_snap(follower_t *f, const quorum_packet_t *p)
+static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t zxid)
 {
     keeper_t *k = f->keeper;
     char err[512];
     tree_t *tree;
     snapshot_session_t *sessions;
     size_t n;
-    if (snapshot_load_buffer(p->data, p->data_len > 0 ? (size_t)p->data_len : 0, k->watches, &tree, &sessions, &n,
-                             err, sizeof(err)) < 0) {
+    if (snapshot_load_buffer(data, len, k->watches, &tree, &sessions, &n, err, sizeof(err)) < 0) {
         log_error("the leader's snapshot is unusable: %s", err);
         return -1;
     }
     peer_drop_unapplied(k);
     tree_destroy(k->tree);
     k->tree = tree;
-    tree_set_last_zxid(tree, p->zxid);
+    tree_set_last_zxid(tree, zxid);
     session_tracker_destroy(k->sessions);
     k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
     for (size_t i = 0; i < n; i++)
@@ -289,17 +291,34 @@ static int on_snap(follower_t *f, const quorum_packet_t *p)
     /* The snapshot must be on disk before any later txn is logged, or a
      * crash would leave a log that does not follow any snapshot. The
      * follower serves no client while syncing, so it writes it here. */
-    if (snapshot_write_file(k->snap_dir, p->zxid, k->tree, NULL, 0, err, sizeof(err)) < 0) {
+    if (snapshot_write_file(k->snap_dir, zxid, k->tree, NULL, 0, err, sizeof(err)) < 0) {
         log_error("cannot write the leader's snapshot: %s", err);
         return -1;
     }
     txnlog_roll(k->log);
-    k->last_logged_zxid = p->zxid;
-    f->durable = p->zxid;
-    history_reset(&k->history, p->zxid);
-    log_info("loaded the leader's snapshot at 0x%" PRIx64 ": %zu znodes, %zu sessions", (uint64_t)p->zxid,
+    k->last_logged_zxid = zxid;
+    f->durable = zxid;
+    history_reset(&k->history, zxid);
+    log_info("loaded the leader's snapshot at 0x%" PRIx64 ": %zu znodes, %zu sessions", (uint64_t)zxid,
              tree_node_count(k->tree), n);
     return 0;
+}
+
+/* After a SNAP packet the snapshot follows as a bare stream: take it once
+ * it is all here. 1 when loaded, 0 for more bytes, -1 on error. */
+static int take_snapshot_stream(follower_t *f)
+{
+    int rc = snap_scan(&f->snap_scan, buf_read_ptr(&f->in), buf_unread(&f->in));
+    if (rc <= 0) {
+        if (rc < 0)
+            log_error("the leader's snapshot stream is malformed at byte %zu", f->snap_scan.pos);
+        return rc;
+    }
+    if (load_snapshot(f, buf_read_ptr(&f->in), f->snap_scan.body_len, f->snap_zxid) < 0)
+        return -1;
+    buf_consume(&f->in, f->snap_scan.pos);
+    f->in_snapshot = 0;
+    return 1;
 }
 
 static void on_ping(follower_t *f)
@@ -353,7 +372,10 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         return on_trunc(f, p->zxid);
     case QP_SNAP:
         log_info("leader %" PRId64 " syncs us with a SNAP", f->leader_sid);
-        return on_snap(f, p);
+        f->in_snapshot = 1;
+        f->snap_zxid = p->zxid;
+        memset(&f->snap_scan, 0, sizeof(f->snap_scan));
+        return 0;
     case QP_PROPOSAL:
         return on_proposal(f, p);
     case QP_COMMIT:
@@ -431,6 +453,15 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
             break;
         f->in.len += (size_t)n;
         for (;;) {
+            if (f->in_snapshot) {
+                int rc = take_snapshot_stream(f);
+                if (rc < 0) {
+                    peer_look(k, "could not take the leader's snapshot");
+                    return;
+                }
+                if (rc == 0)
+                    break;
+            }
             quorum_packet_t p;
             long used = quorum_packet_parse(buf_read_ptr(&f->in), buf_unread(&f->in), &p);
             if (used == 0)

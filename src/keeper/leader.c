@@ -239,9 +239,13 @@ static void send_snapshot(learner_t *l)
     buf_t body;
     buf_init(&body);
     snap_sink_t sink = {&body};
+    /* As ZooKeeper's LearnerHandler: the SNAP packet, then the snapshot
+     * stream itself, then the signature string. */
+    send_packet(l, QP_SNAP, tree_last_zxid(k->tree), NULL, -1);
     snapshot_serialize(k->tree, sessions.items, sessions.count, snap_to_buf, &sink);
     free(sessions.items);
-    send_packet(l, QP_SNAP, tree_last_zxid(k->tree), body.data, (int32_t)body.len);
+    buf_append(&l->out, body.data, body.len);
+    jute_put_string(&l->out, "BenWasHere");
     buf_free(&body);
 }
 

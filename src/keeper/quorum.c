@@ -121,3 +121,128 @@ int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
     }
     return rc;
 }
+
+/* ---- finding the end of a snapshot stream (SNAP sync) ---- */
+
+static int scan_need(const snap_scan_t *s, size_t len, size_t n)
+{
+    return s->pos + n <= len;
+}
+
+static int32_t scan_int(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+/* A string or buffer at pos: 1 with its total size in *size, 0 if not all
+ * here yet, -1 if its length is impossible. */
+static int scan_bytes(const snap_scan_t *s, const uint8_t *p, size_t len, size_t *size)
+{
+    if (!scan_need(s, len, 4))
+        return 0;
+    int32_t n = scan_int(p + s->pos);
+    if (n < -1 || (n > 0 && (uint32_t)n > QUORUM_MAX_DATA))
+        return -1;
+    size_t total = 4 + (n > 0 ? (size_t)n : 0);
+    if (!scan_need(s, len, total))
+        return 0;
+    *size = total;
+    return 1;
+}
+
+int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
+{
+    enum { SESSION_COUNT, SESSIONS, ACL_COUNT, ACL_HEADER, ACL_ITEMS, NODE_PATH, NODE_BODY, SIGNATURE };
+    size_t size;
+    int rc;
+    for (;;) {
+        if (s->pos > QUORUM_MAX_DATA)
+            return -1;
+        switch (s->phase) {
+        case SESSION_COUNT:
+        case ACL_COUNT:
+            if (!scan_need(s, len, 4))
+                return 0;
+            s->outer = scan_int(p + s->pos);
+            if (s->outer < 0)
+                return -1;
+            s->pos += 4;
+            s->phase = s->phase == SESSION_COUNT ? SESSIONS : ACL_HEADER;
+            break;
+        case SESSIONS:
+            if (s->outer == 0) {
+                s->phase = ACL_COUNT;
+                break;
+            }
+            if (!scan_need(s, len, 12))
+                return 0;
+            s->pos += 12;
+            s->outer--;
+            break;
+        case ACL_HEADER:
+            if (s->outer == 0) {
+                s->phase = NODE_PATH;
+                break;
+            }
+            if (!scan_need(s, len, 12))
+                return 0;
+            s->inner = scan_int(p + s->pos + 8);
+            if (s->inner < -1)
+                return -1;
+            if (s->inner < 0)
+                s->inner = 0;
+            s->pos += 12;
+            s->phase = ACL_ITEMS;
+            break;
+        case ACL_ITEMS: {
+            if (s->inner == 0) {
+                s->outer--;
+                s->phase = ACL_HEADER;
+                break;
+            }
+            size_t a, b;
+            snap_scan_t t = *s;
+            if (!scan_need(&t, len, 4))
+                return 0;
+            t.pos += 4;   /* perms */
+            if ((rc = scan_bytes(&t, p, len, &a)) <= 0)
+                return rc;
+            t.pos += a;
+            if ((rc = scan_bytes(&t, p, len, &b)) <= 0)
+                return rc;
+            s->pos = t.pos + b;
+            s->inner--;
+            break;
+        }
+        case NODE_PATH:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (size == 5 && p[s->pos + 4] == '/') {
+                s->pos += size;
+                s->body_len = s->pos;   /* the nodes end with the path "/" */
+                s->phase = SIGNATURE;
+                break;
+            }
+            s->pos += size;
+            s->phase = NODE_BODY;
+            break;
+        case NODE_BODY:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (!scan_need(s, len, size + 8 + 60))   /* data, ACL id, StatPersisted */
+                return 0;
+            s->pos += size + 8 + 60;
+            s->phase = NODE_PATH;
+            break;
+        case SIGNATURE:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (size != 14 || memcmp(p + s->pos + 4, "BenWasHere", 10) != 0)
+                return -1;
+            s->pos += size;
+            return 1;
+        default:
+            return -1;
+        }
+    }
+}

@@ -60,6 +60,20 @@ const char *quorum_packet_name(int32_t type);
 static inline int64_t zxid_make(int64_t epoch, int64_t counter) { return (int64_t)((uint64_t)epoch << 32 | (uint64_t)(counter & 0xffffffffLL)); }
 static inline int64_t zxid_epoch(int64_t zxid) { return (int64_t)((uint64_t)zxid >> 32); }
 
+/* Where a SNAP's snapshot stream ends. A leader sends the SNAP packet,
+ * then the snapshot (sessions, ACL cache, nodes up to the path "/") with no
+ * length in front, then the string "BenWasHere". The scan resumes where it
+ * stopped as more bytes arrive: 1 when the signature has been read (the
+ * snapshot is the first body_len bytes, the whole thing pos bytes), 0 for
+ * more bytes, -1 if the stream cannot be a snapshot. */
+typedef struct {
+    int phase;
+    int32_t outer, inner;
+    size_t pos;
+    size_t body_len;
+} snap_scan_t;
+int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len);
+
 /* dataDir/acceptedEpoch and dataDir/currentEpoch: one decimal number each,
  * replaced atomically. read returns the value, or `missing` if the file does
  * not exist; -2 if it exists but is not a number. */

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
     suite_snapshot();
     suite_txnlog();
     suite_election();
+    suite_quorum();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -13,4 +13,6 @@ void suite_snapshot(void); /* test_snapshot.c: snapshot files, damaged and hosti
 void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, damage */
 void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */
 
+void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, history */
+
 #endif

@@ -1,0 +1,146 @@
+/* test_quorum.c -- quorum packets, the SNAP stream scanner, the history. */
+#include "keeper/history.h"
+#include "keeper/quorum.h"
+#include "keeper/snapshot.h"
+#include "keeper/tree.h"
+#include "suites.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void test_quorum_packet_round_trip_and_partial_input(void)
+{
+    buf_t b;
+    buf_init(&b);
+    auth_set_t auth;
+    auth_set_init(&auth);
+    auth_set_add(&auth, "digest", "u:hash");
+    quorum_packet_write(&b, QP_REQUEST, -1, "abc", 3, &auth);
+    quorum_packet_write(&b, QP_COMMIT, 0x100000007LL, NULL, -1, NULL);
+    quorum_packet_t p;
+    /* Every strict prefix of the first packet asks for more bytes. */
+    size_t first_len = 4 + 8 + 4 + 3 + 4 + 4 + 6 + 4 + 6;
+    for (size_t cut = 0; cut < first_len; cut++)
+        CHECK_EQ(quorum_packet_parse(b.data, cut, &p), 0);
+    long used = quorum_packet_parse(b.data, b.len, &p);
+    CHECK_EQ(used, (long)first_len);
+    CHECK_EQ(p.type, QP_REQUEST);
+    CHECK_EQ(p.zxid, -1);
+    CHECK(p.data_len == 3 && memcmp(p.data, "abc", 3) == 0);
+    CHECK(p.auth.count == 1 && strcmp(p.auth.items[0].id, "u:hash") == 0);
+    auth_set_free(&p.auth);
+    long used2 = quorum_packet_parse(b.data + used, b.len - (size_t)used, &p);
+    CHECK(used2 > 0 && p.type == QP_COMMIT && p.zxid == 0x100000007LL && p.data == NULL);
+    auth_set_free(&p.auth);
+    /* An impossible data length is malformed, not "wait for more". */
+    uint8_t bad[16] = {0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf0};
+    CHECK_EQ(quorum_packet_parse(bad, sizeof(bad), &p), -1);
+    auth_set_free(&auth);
+    buf_free(&b);
+}
+
+static int to_buf(void *arg, const void *data, size_t len)
+{
+    buf_append(arg, data, len);
+    return 0;
+}
+
+static void add_node(tree_t *t, const char *path, int64_t zxid, int64_t owner)
+{
+    txn_header_t hdr = {owner, 1, zxid, 1000, OP_CREATE};
+    txn_t txn;
+    txn_init(&txn, OP_CREATE);
+    txn.path = strdup(path);
+    txn.data = malloc(3);
+    memcpy(txn.data, "xyz", 3);
+    txn.data_len = 3;
+    txn.acl.items = calloc(1, sizeof(acl_t));
+    txn.acl.items[0].perms = PERM_ALL;
+    txn.acl.items[0].scheme = strdup("world");
+    txn.acl.items[0].id = strdup("anyone");
+    txn.acl.count = 1;
+    txn.ephemeral = owner != 0;
+    txn.parent_cversion = (int32_t)zxid;
+    txn_result_t r;
+    tree_apply(t, &hdr, &txn, &r);
+    txn_result_free(&r);
+    txn_free(&txn);
+}
+
+static void test_snap_scan_finds_the_end_of_a_snapshot_stream(void)
+{
+    tree_t *t = tree_create(NULL);
+    add_node(t, "/a", 1, 0);
+    add_node(t, "/a/b", 2, 0);
+    add_node(t, "/e", 3, 0x42);
+    snapshot_session_t sessions[] = {{0x42, 4000}, {0x43, 6000}};
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(snapshot_serialize(t, sessions, 2, to_buf, &b), 0);
+    size_t body = b.len;
+    jute_put_string(&b, "BenWasHere");
+    jute_put_int(&b, 12345);   /* the next packet's first bytes */
+    /* Fed one byte at a time, it ends exactly after the signature. */
+    snap_scan_t s;
+    memset(&s, 0, sizeof(s));
+    int rc = 0;
+    for (size_t have = 0; have <= b.len && rc == 0; have++)
+        rc = snap_scan(&s, b.data, have);
+    CHECK_EQ(rc, 1);
+    CHECK_EQ(s.body_len, body);
+    CHECK_EQ(s.pos, body + 14);
+    /* The body loads as the same tree. */
+    tree_t *copy;
+    snapshot_session_t *got;
+    size_t n;
+    char err[256];
+    CHECK_EQ(snapshot_load_buffer(b.data, s.body_len, NULL, &copy, &got, &n, err, sizeof(err)), 0);
+    CHECK_EQ(n, 2u);
+    CHECK_EQ(tree_node_count(copy), tree_node_count(t));
+    CHECK(tree_lookup(copy, "/a/b") != NULL);
+    free(got);
+    tree_destroy(copy);
+    /* A wrong signature is refused. */
+    memcpy(b.data + body + 4, "BenWasHera", 10);
+    memset(&s, 0, sizeof(s));
+    CHECK_EQ(snap_scan(&s, b.data, b.len), -1);
+    /* A hostile count is refused, not waited on forever. */
+    uint8_t hostile[8] = {0xff, 0xff, 0xff, 0xf0, 0, 0, 0, 0};
+    memset(&s, 0, sizeof(s));
+    CHECK_EQ(snap_scan(&s, hostile, sizeof(hostile)), -1);
+    buf_free(&b);
+    tree_destroy(t);
+}
+
+static void test_history_finds_diff_and_trunc_points(void)
+{
+    history_t h;
+    history_init(&h, 4, 1 << 20, 10);
+    txn_header_t hdr = {1, 1, 0, 0, OP_ERROR};
+    txn_t txn;
+    txn_init(&txn, OP_ERROR);
+    int64_t zxids[] = {11, 12, 0x100000001LL, 0x100000002LL, 0x100000003LL};
+    for (int i = 0; i < 5; i++) {
+        hdr.zxid = zxids[i];
+        history_add(&h, &hdr, &txn);
+    }
+    CHECK_EQ(h.count, 4u);   /* the oldest fell off */
+    CHECK_EQ(h.base_zxid, 11);
+    CHECK_EQ(history_last_zxid(&h), 0x100000003LL);
+    CHECK_EQ(history_find(&h, 12), 0);
+    CHECK_EQ(history_find(&h, 13), -1);
+    CHECK_EQ(history_find_before(&h, 13), 0);   /* a follower at 13 (never committed) truncates to 12 */
+    CHECK_EQ(history_find_before(&h, 12), -1);
+    history_truncate_after(&h, 0x100000001LL);
+    CHECK_EQ(h.count, 2u);
+    CHECK_EQ(history_last_zxid(&h), 0x100000001LL);
+    history_free(&h);
+}
+
+void suite_quorum(void)
+{
+    RUN(test_quorum_packet_round_trip_and_partial_input);
+    RUN(test_snap_scan_finds_the_end_of_a_snapshot_stream);
+    RUN(test_history_finds_diff_and_trunc_points);
+}
