@@ -17,7 +17,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps test unit integration run clean bench-keeper
+.PHONY: all deps test-deps test unit integration run clean bench-keeper bench-keeper-ensemble
 
 all: deps bin/kipper
 
@@ -64,6 +64,10 @@ run: deps bin/kipper
 # kipper's keeper vs Apache ZooKeeper 3.8, side by side (bench/README.md); about 2 minutes.
 bench-keeper: test-deps bin/kipper
 	./bench/keeper/run.sh
+
+# 3-member kipper ensemble vs 3-member Apache ZooKeeper ensemble, one after the other; about 3 minutes.
+bench-keeper-ensemble: test-deps bin/kipper
+	./bench/keeper/run.sh --ensemble
 
 clean:
 	rm -rf build bin

@@ -26,7 +26,16 @@
  * when not, 2 on a usage or connection error.
  *
  * With -P <server pid> it also reports the server's CPU time (utime+stime from
- * /proc/<pid>/stat) over the measured phase, and per op.
+ * /proc/<pid>/stat) over the measured phase, and per op. -P also takes a
+ * comma-separated list (the members of an ensemble): the CPU is summed, and
+ * each process's share is listed as server_cpu_s_each=a,b,c.
+ *
+ * -s takes a host list, host:port[,host:port...], passed to zookeeper_init as
+ * it is (the client library picks one member per session, at random). With -S
+ * (spread) session i is given only the (i mod n)-th host of the list instead,
+ * so the sessions are dealt round-robin over the members of an ensemble; the
+ * sessions then also `sync` after the parents and after the K data nodes are
+ * created, so that no member reads before it has applied them.
  *
  * Build: cc -O2 -o load load.c -lzookeeper_mt -lpthread
  */
@@ -119,9 +128,12 @@ static double opt_warmup;
 static long opt_warmup_ops;       /* -X: warm-up by op count instead of seconds */
 static double opt_drain_timeout = 30.0;
 static const char *opt_tag;
-static long opt_server_pid;
-static int opt_resolve_ms = -1;
-static int opt_timeline;          /* -I: per-second ops and max latency on stderr */   /* zoo_set_servers_resolution_delay; see main() */       /* -P: report this process's CPU time over the measured phase */
+#define MAX_PIDS 16
+static long opt_server_pids[MAX_PIDS];  /* -P: report these processes' CPU time over the measured phase */
+static int opt_npids;
+static int opt_spread;            /* -S: session i connects only to host i mod n of the -s list */
+static int opt_resolve_ms = -1;   /* zoo_set_servers_resolution_delay; see main() */
+static int opt_timeline;          /* -I: per-second ops and max latency on stderr */
 static int opt_verbose;
 
 static char *databuf;
@@ -379,6 +391,7 @@ static void issue(slot_t *s)
 typedef struct {
     uint64_t start, end;
     double cpu, server_cpu;
+    double server_cpu_each[MAX_PIDS];
     int drained;
 } phase_result_t;
 
@@ -393,7 +406,9 @@ static phase_result_t run_phase(int workload, double duration, long limit, int r
     for (int i = 0; i < opt_outstanding; i++)
         slots[i].record = record;
     double cpu0 = cpu_seconds();
-    double scpu0 = opt_server_pid ? proc_cpu_seconds(opt_server_pid) : -1;
+    double scpu0[MAX_PIDS];
+    for (int i = 0; i < opt_npids; i++)
+        scpu0[i] = proc_cpu_seconds(opt_server_pids[i]);
     r.start = now_ns();
     ph_start = r.start;
     ph_deadline = r.start + (uint64_t)(duration * 1e9);
@@ -415,8 +430,15 @@ static phase_result_t run_phase(int workload, double duration, long limit, int r
     if (!r.drained)
         r.end = now_ns();
     r.cpu = cpu_seconds() - cpu0;
-    double scpu1 = opt_server_pid ? proc_cpu_seconds(opt_server_pid) : -1;
-    r.server_cpu = (scpu0 >= 0 && scpu1 >= 0) ? scpu1 - scpu0 : -1;
+    r.server_cpu = opt_npids ? 0 : -1;
+    for (int i = 0; i < opt_npids; i++) {
+        double scpu1 = proc_cpu_seconds(opt_server_pids[i]);
+        r.server_cpu_each[i] = (scpu0[i] >= 0 && scpu1 >= 0) ? scpu1 - scpu0[i] : -1;
+        if (r.server_cpu_each[i] < 0 || r.server_cpu < 0)
+            r.server_cpu = -1;
+        else
+            r.server_cpu += r.server_cpu_each[i];
+    }
     return r;
 }
 
@@ -448,10 +470,71 @@ static int sync_create(zhandle_t *zh, const char *path)
     return 0;
 }
 
+/* -S: `sync` every session (each on its own member) and wait, bounded */
+static pthread_mutex_t sync_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t sync_cv = PTHREAD_COND_INITIALIZER;
+static int sync_pending, sync_failed;
+
+static void sync_done(int rc, const char *value, const void *data)
+{
+    (void)value;
+    pthread_mutex_lock(&sync_mu);
+    if (rc != ZOK) {
+        sync_failed++;
+        fprintf(stderr, "load: sync on session %d: %d (%s)\n", ((const conn_t *)data)->idx, rc, zerror(rc));
+    }
+    sync_pending--;
+    pthread_cond_broadcast(&sync_cv);
+    pthread_mutex_unlock(&sync_mu);
+}
+
+static int sync_all(const char *path)
+{
+    pthread_mutex_lock(&sync_mu);
+    sync_pending = 0;
+    sync_failed = 0;
+    for (int i = 0; i < opt_conns; i++) {
+        int rc = zoo_async(conns[i].zh, path, sync_done, &conns[i]);
+        if (rc != ZOK) {
+            fprintf(stderr, "load: sync on session %d refused: %d (%s)\n", i, rc, zerror(rc));
+            sync_failed++;
+        } else {
+            sync_pending++;
+        }
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 30;
+    while (sync_pending > 0)
+        if (pthread_cond_timedwait(&sync_cv, &sync_mu, &until) == ETIMEDOUT)
+            break;
+    int bad = sync_failed || sync_pending > 0;
+    if (sync_pending > 0)
+        fprintf(stderr, "load: %d syncs unanswered after 30 s\n", sync_pending);
+    pthread_mutex_unlock(&sync_mu);
+    return bad ? -1 : 0;
+}
+
+/* -P a[,b,...] */
+static int parse_pids(const char *arg)
+{
+    const char *p = arg;
+    opt_npids = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v <= 0 || opt_npids == MAX_PIDS || (*end && *end != ','))
+            return -1;
+        opt_server_pids[opt_npids++] = v;
+        p = *end ? end + 1 : end;
+    }
+    return opt_npids ? 0 : -1;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: load -s host:port -w create|create-seq|set|get|mixed [options]\n"
+            "usage: load -s host:port[,host:port...] -w create|create-seq|set|get|mixed [options]\n"
             "  -c N   sessions (4)                     -o N   requests outstanding in total (64)\n"
             "  -d S   measured seconds (10)            -n N   measured op count instead of -d\n"
             "  -W S   untimed warm-up seconds first (0) -z N   data bytes (100)\n"
@@ -459,7 +542,10 @@ static void usage(FILE *f)
             "  -k N   nodes for set/get/mixed (1000)   -r P   mixed: read percent (90)\n"
             "  -b P   base path (/kbench)              -t MS  session timeout (30000)\n"
             "  -T tag printed as tag=...               -v     verbose (client log at WARN)\n"
-            "  -P PID report that process's CPU seconds over the measured phase (server_cpu_s=)\n"
+            "  -P PID report that process's CPU seconds over the measured phase (server_cpu_s=);\n"
+            "         a list PID,PID,... is summed (server_cpu_s_each= lists the shares)\n"
+            "  -S     spread: session i connects only to host (i mod n) of the -s list, and\n"
+            "         every session syncs after the nodes are created (an ensemble's members)\n"
             "  -R MS  client's host re-resolution delay (-1: off, the default; 0: the library's\n"
             "         default, re-resolving on every poll)\n"
             "  -I     timeline: per second of the measured phase, ops and max latency (stderr)\n");
@@ -476,7 +562,7 @@ static int parse_workload(const char *s)
 int main(int argc, char **argv)
 {
     int ch;
-    while ((ch = getopt(argc, argv, "s:w:c:o:d:n:W:X:z:k:r:b:t:T:P:R:Ivh")) != -1) {
+    while ((ch = getopt(argc, argv, "s:w:c:o:d:n:W:X:z:k:r:b:t:T:P:R:SIvh")) != -1) {
         switch (ch) {
         case 's': opt_servers = optarg; break;
         case 'w': opt_workload = parse_workload(optarg); break;
@@ -492,7 +578,13 @@ int main(int argc, char **argv)
         case 'b': opt_base = optarg; break;
         case 't': opt_session_ms = atoi(optarg); break;
         case 'T': opt_tag = optarg; break;
-        case 'P': opt_server_pid = atol(optarg); break;
+        case 'P':
+            if (parse_pids(optarg) < 0) {
+                fprintf(stderr, "load: -P wants a pid or a comma-separated list of at most %d pids\n", MAX_PIDS);
+                return 2;
+            }
+            break;
+        case 'S': opt_spread = 1; break;
         case 'R': opt_resolve_ms = atoi(optarg); break;
         case 'I': opt_timeline = 1; break;
         case 'v': opt_verbose = 1; break;
@@ -513,12 +605,28 @@ int main(int argc, char **argv)
         databuf[i] = (char)('a' + i % 26);
     snprintf(run_id, sizeof(run_id), "%ld%04lx", (long)getpid(), (unsigned long)(now_ns() & 0xffff));
 
+    /* -S: the host list, split; session i gets host i mod n */
+    char **hosts = NULL;
+    int nhosts = 0;
+    if (opt_spread) {
+        char *copy = strdup(opt_servers), *save = NULL;
+        for (char *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+            hosts = realloc(hosts, (size_t)(nhosts + 1) * sizeof(*hosts));
+            hosts[nhosts++] = h;
+        }
+        if (nhosts == 0) {
+            usage(stderr);
+            return 2;
+        }
+    }
+
     conns = calloc((size_t)opt_conns, sizeof(*conns));
     for (int i = 0; i < opt_conns; i++) {
+        const char *where = opt_spread ? hosts[i % nhosts] : opt_servers;
         conns[i].idx = i;
-        conns[i].zh = zookeeper_init(opt_servers, watcher, opt_session_ms, NULL, &conns[i], 0);
+        conns[i].zh = zookeeper_init(where, watcher, opt_session_ms, NULL, &conns[i], 0);
         if (!conns[i].zh) {
-            fprintf(stderr, "load: zookeeper_init(%s): %s\n", opt_servers, strerror(errno));
+            fprintf(stderr, "load: zookeeper_init(%s): %s\n", where, strerror(errno));
             return 2;
         }
         /* By default the client re-resolves the server list every time its I/O
@@ -566,6 +674,8 @@ int main(int argc, char **argv)
         if (sync_create(zh0, p) < 0)
             return 2;
     }
+    if (opt_spread && sync_all(opt_base) < 0)
+        return 2;
     if (opt_workload == W_SET || opt_workload == W_GET || opt_workload == W_MIXED) {
         atomic_store(&prep_next, 0);
         phase_result_t pr = run_phase(W_PREP, 0, 0, 0);
@@ -578,6 +688,8 @@ int main(int argc, char **argv)
                     pr.drained ? "" : ", not drained");
             return 2;
         }
+        if (opt_spread && sync_all(opt_base) < 0)
+            return 2;
     }
     long warmup_errs = 0;
     if (opt_warmup > 0 || opt_warmup_ops > 0) {
@@ -641,16 +753,21 @@ int main(int argc, char **argv)
            opt_outstanding, opt_datasize, opt_keys);
     if (opt_workload == W_MIXED)
         printf(" read_pct=%d", opt_read_pct);
+    if (opt_spread)
+        printf(" spread=%d", nhosts);
     printf(" duration_s=%.3f ops=%zu ops_per_s=%.1f errors=%ld valid=%d", secs, n, secs > 0 ? n / secs : 0.0,
            total_errs, valid);
     printf(" p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f p999_ms=%.3f max_ms=%.3f mean_ms=%.3f", pct_ms(all, n, 0.50),
            pct_ms(all, n, 0.90), pct_ms(all, n, 0.99), pct_ms(all, n, 0.999), n ? (double)all[n - 1] / 1e6 : 0.0,
            n ? sum / (double)n / 1e6 : 0.0);
     printf(" client_cpu_s=%.2f", r.cpu);
-    if (opt_server_pid) {
+    if (opt_npids) {
         printf(" server_cpu_s=%.2f", r.server_cpu);
         if (r.server_cpu >= 0 && n > 0)
             printf(" server_cpu_us_per_op=%.2f", r.server_cpu * 1e6 / (double)n);
+        if (opt_npids > 1)
+            for (int i = 0; i < opt_npids; i++)
+                printf("%s%.2f", i ? "," : " server_cpu_s_each=", r.server_cpu_each[i]);
     }
     if (warmup_errs)
         printf(" warmup_errors=%ld", warmup_errs);

@@ -3,6 +3,7 @@
 # `zookeeper` package), side by side, in one run, on loopback.
 #
 #   bench/keeper/run.sh            (or: make bench-keeper)
+#   bench/keeper/run.sh --ensemble (or: BENCH_MODE=ensemble, make bench-keeper-ensemble)
 #
 # Builds bench/keeper/load.c (Apache ZooKeeper's C client, asynchronous API),
 # starts a standalone kipper keeper and a standalone Apache ZooKeeper (each
@@ -13,11 +14,17 @@
 # printed beside the ratios; they are reported, never asserted: the exit status
 # is 0 whenever the benchmark ran, whatever the numbers.
 #
+# --ensemble: a 3-member kipper ensemble against a 3-member Apache ZooKeeper
+# ensemble instead (server.N lines and myid, on loopback), one ensemble after
+# the other, never both at once; the sessions are dealt round-robin over the
+# members; same workloads, same table, CPU and memory summed over the members.
+# See bench/keeper/ensemble.sh (sourced from here) for what differs.
+#
 # Settings (environment):
 #   BENCH_DURATION=10        measured seconds per workload and server
 #   BENCH_WARMUP=3           untimed seconds of the same workload just before each measurement
 #   BENCH_SERVER_WARMUP=5    seconds of mixed load on each server after start-up
-#   BENCH_CONNS=4            client sessions
+#   BENCH_CONNS=4            client sessions (ensemble mode: 3, one per member)
 #   BENCH_OUTSTANDING=64     requests outstanding in total
 #   BENCH_DATA=100           bytes of data per node
 #   BENCH_KEYS=1000          nodes for set/get/mixed
@@ -32,15 +39,34 @@
 #   BENCH_TIMELINE=0         1: per-second ops and max latency of every run into the work
 #                            folder's load-<server>.log (implies BENCH_KEEP=1)
 #   BENCH_CLIENT_CPUS= / BENCH_SERVER_CPUS=   optional taskset CPU lists (e.g. 0 and 1)
+#   BENCH_MODE=standalone    or ensemble (the same as --ensemble)
+# Ensemble mode only:
+#   BENCH_MEMBERS=3          members per ensemble
+#   BENCH_ORDER="kipper zookeeper"   which ensemble runs first
+#   BENCH_RUN_TIMEOUT=120    seconds after which one load run is stopped (and counted invalid)
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 
+MODE=${BENCH_MODE:-standalone}
+for arg in "$@"; do
+    case $arg in
+        --ensemble) MODE=ensemble ;;
+        --standalone) MODE=standalone ;;
+        -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
+        *) printf 'bench/keeper: unknown argument %s (try --help)\n' "$arg" >&2; exit 2 ;;
+    esac
+done
+case $MODE in
+    standalone | ensemble) ;;
+    *) printf 'bench/keeper: BENCH_MODE must be standalone or ensemble, not %s\n' "$MODE" >&2; exit 2 ;;
+esac
+
 DURATION=${BENCH_DURATION:-10}
 WARMUP=${BENCH_WARMUP:-3}
 SERVER_WARMUP=${BENCH_SERVER_WARMUP:-5}
-CONNS=${BENCH_CONNS:-4}
+if [ "$MODE" = ensemble ]; then CONNS=${BENCH_CONNS:-3}; else CONNS=${BENCH_CONNS:-4}; fi
 OUTSTANDING=${BENCH_OUTSTANDING:-64}
 DATA=${BENCH_DATA:-100}
 KEYS=${BENCH_KEYS:-1000}
@@ -162,53 +188,6 @@ write_cfg() {    # dir port extra-lines...
     } >"$dir/zoo.cfg"
 }
 
-# ---- kipper -----------------------------------------------------------------
-KDIR=$WORK/kipper
-KPORT=$(free_port)
-# forceSync is left at its default (yes), as the brief asks
-write_cfg "$KDIR" "$KPORT"
-# shellcheck disable=SC2046
-$(server_taskset) "$KIPPER" keeper "$KDIR/zoo.cfg" >"$KDIR/kipper.log" 2>&1 &
-KPID=$!
-PIDS+=("$KPID")
-
-# ---- Apache ZooKeeper ---------------------------------------------------------
-ZDIR=$WORK/zookeeper
-ZPORT=$(free_port)
-write_cfg "$ZDIR" "$ZPORT" "forceSync=yes"
-cat >"$ZDIR/log4j.properties" <<EOF
-log4j.rootLogger=INFO, FILE
-log4j.appender.FILE=org.apache.log4j.FileAppender
-log4j.appender.FILE.File=$ZDIR/zookeeper.log
-log4j.appender.FILE.Append=true
-log4j.appender.FILE.layout=org.apache.log4j.PatternLayout
-log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} - %-5p [%t:%C{1}@%L] - %m%n
-EOF
-# Classpath as tests/integration/apache_zk.py: zookeeper.jar (its manifest names
-# its dependencies) plus an slf4j binding and log4j so the server logs to a file.
-ZK_CP=$ZK_JAR
-for j in slf4j-log4j12.jar log4j-1.2.jar; do
-    [ -e "$JAVA_DIR/$j" ] && ZK_CP=$ZK_CP:$JAVA_DIR/$j
-done
-# JVM flags as Debian's zkServer.sh start-foreground passes them (JMX local, the
-# OOM flags, no heap size), plus the log set-up; ZK_JVMFLAGS is appended.
-# shellcheck disable=SC2086,SC2046
-(cd "$ZDIR" && exec $(server_taskset) "$JAVA" \
-    "-Dzookeeper.log.dir=$ZDIR" "-Dzookeeper.log.file=zookeeper.log" \
-    -XX:+HeapDumpOnOutOfMemoryError "-XX:OnOutOfMemoryError=kill -9 %p" \
-    "-Dlog4j.configuration=file:$ZDIR/log4j.properties" -Dzookeeper.root.logger=INFO,FILE \
-    -Djava.net.preferIPv4Stack=true \
-    -cp "$ZK_CP" $ZK_JVMFLAGS \
-    -Dcom.sun.management.jmxremote -Dcom.sun.management.jmxremote.local.only=true \
-    $ZK_MAIN "$ZDIR/zoo.cfg" >"$ZDIR/console.log" 2>&1) &
-ZPID=$!
-PIDS+=("$ZPID")
-
-wait_ready kipper "$KPID" "$KPORT"
-wait_ready zookeeper "$ZPID" "$ZPORT"
-ZK_VERSION=$(four_letter "$ZPORT" srvr | sed -n 's/^Zookeeper version: \([^-,]*\).*/\1/p')
-KIPPER_SRVR_VERSION=$(four_letter "$KPORT" srvr | sed -n 's/^Zookeeper version: \(.*\)/\1/p')
-
 # ---- resident memory: VmRSS every 200 ms, peak kept in a file -------------------
 rss_now() {      # pid -> VmRSS in kB (0 if gone)
     local k v _
@@ -249,6 +228,70 @@ sample_rss() {   # pid outfile: "peak VmRSS, peak VmRSS + children's private kB"
         sleep 0.2
     done
 }
+# ---- Apache ZooKeeper: how a server (standalone or ensemble member) is started ----
+# Classpath as tests/integration/apache_zk.py: zookeeper.jar (its manifest names
+# its dependencies) plus an slf4j binding and log4j so the server logs to a file.
+ZK_CP=$ZK_JAR
+for j in slf4j-log4j12.jar log4j-1.2.jar; do
+    [ -e "$JAVA_DIR/$j" ] && ZK_CP=$ZK_CP:$JAVA_DIR/$j
+done
+zk_prepare() {   # dir: a log4j file appender at INFO into dir/zookeeper.log
+    cat >"$1/log4j.properties" <<EOF
+log4j.rootLogger=INFO, FILE
+log4j.appender.FILE=org.apache.log4j.FileAppender
+log4j.appender.FILE.File=$1/zookeeper.log
+log4j.appender.FILE.Append=true
+log4j.appender.FILE.layout=org.apache.log4j.PatternLayout
+log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} - %-5p [%t:%C{1}@%L] - %m%n
+EOF
+}
+zk_launch() {    # dir: java ... QuorumPeerMain dir/zoo.cfg in the background; its pid in $!
+    local dir=$1
+    # JVM flags as Debian's zkServer.sh start-foreground passes them (JMX local, the
+    # OOM flags, no heap size), plus the log set-up; ZK_JVMFLAGS is appended.
+    # shellcheck disable=SC2086,SC2046
+    (cd "$dir" && exec $(server_taskset) "$JAVA" \
+        "-Dzookeeper.log.dir=$dir" "-Dzookeeper.log.file=zookeeper.log" \
+        -XX:+HeapDumpOnOutOfMemoryError "-XX:OnOutOfMemoryError=kill -9 %p" \
+        "-Dlog4j.configuration=file:$dir/log4j.properties" -Dzookeeper.root.logger=INFO,FILE \
+        -Djava.net.preferIPv4Stack=true \
+        -cp "$ZK_CP" $ZK_JVMFLAGS \
+        -Dcom.sun.management.jmxremote -Dcom.sun.management.jmxremote.local.only=true \
+        $ZK_MAIN "$dir/zoo.cfg" >"$dir/console.log" 2>&1) &
+}
+
+# ---- ensemble mode: bench/keeper/ensemble.sh does the rest ---------------------------
+if [ "$MODE" = ensemble ]; then
+    # shellcheck source=bench/keeper/ensemble.sh
+    . "$HERE/ensemble.sh"
+    OK=1
+    exit 0
+fi
+
+# ---- kipper -----------------------------------------------------------------
+KDIR=$WORK/kipper
+KPORT=$(free_port)
+# forceSync is left at its default (yes), as the brief asks
+write_cfg "$KDIR" "$KPORT"
+# shellcheck disable=SC2046
+$(server_taskset) "$KIPPER" keeper "$KDIR/zoo.cfg" >"$KDIR/kipper.log" 2>&1 &
+KPID=$!
+PIDS+=("$KPID")
+
+# ---- Apache ZooKeeper ---------------------------------------------------------
+ZDIR=$WORK/zookeeper
+ZPORT=$(free_port)
+write_cfg "$ZDIR" "$ZPORT" "forceSync=yes"
+zk_prepare "$ZDIR"
+zk_launch "$ZDIR"
+ZPID=$!
+PIDS+=("$ZPID")
+
+wait_ready kipper "$KPID" "$KPORT"
+wait_ready zookeeper "$ZPID" "$ZPORT"
+ZK_VERSION=$(four_letter "$ZPORT" srvr | sed -n 's/^Zookeeper version: \([^-,]*\).*/\1/p')
+KIPPER_SRVR_VERSION=$(four_letter "$KPORT" srvr | sed -n 's/^Zookeeper version: \(.*\)/\1/p')
+
 K_RSS_START=$(rss_now "$KPID")
 Z_RSS_START=$(rss_now "$ZPID")
 echo 0 0 >"$WORK/kipper.rss"

@@ -106,6 +106,8 @@ int loop_watch(loop_t *loop, int fd, unsigned events, loop_io_fn fn, void *arg)
     if (fd < 0 || ensure_slot(loop, fd) < 0)
         return -1;
     io_slot_t *slot = &loop->slots[fd];
+    if (slot->fn && slot->fn == fn && slot->arg == arg && slot->events == events)
+        return 0;   /* nothing changes: spare the system call */
     struct epoll_event ev = {0};
     ev.events = ((events & LOOP_READABLE) ? EPOLLIN : 0) | ((events & LOOP_WRITABLE) ? EPOLLOUT : 0);
     ev.data.fd = fd;

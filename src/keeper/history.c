@@ -61,7 +61,10 @@ void history_add(history_t *h, const txn_header_t *hdr, const txn_t *txn)
         drop_oldest(h);
     history_entry_t *e = slot(h, h->count);
     e->zxid = hdr->zxid;
-    e->bytes = b.data;   /* the buffer's memory moves into the entry */
+    /* The buffer's memory moves into the entry, trimmed to its length so
+     * the byte bound counts what is really held. */
+    uint8_t *trimmed = realloc(b.data, b.len ? b.len : 1);
+    e->bytes = trimmed ? trimmed : b.data;
     e->len = b.len;
     h->bytes += b.len;
     h->count++;

@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HISTORY_MAX_ENTRIES 100000
-#define HISTORY_MAX_BYTES (64u << 20)
+/* Enough for a follower that was away for a while to come back with a
+ * DIFF; one further behind gets a SNAP. (ZooKeeper keeps 500 in memory
+ * and reads older ones from its log files.) */
+#define HISTORY_MAX_ENTRIES 20000
+#define HISTORY_MAX_BYTES (16u << 20)
 
 int peer_quorum_size(const keeper_t *k)
 {
