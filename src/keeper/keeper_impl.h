@@ -152,6 +152,7 @@ struct keeper {
     leader_t *leader;
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
+    uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (conn.walk_mark) */
 };
 
 /* server.c */
@@ -249,7 +250,7 @@ const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
 /* leader.c */
 int leader_start(keeper_t *k, char *err, size_t errlen);
 void leader_stop(keeper_t *k);
-void leader_propose(keeper_t *k, const txn_header_t *hdr, const txn_t *txn);
+void leader_propose(keeper_t *k, const txn_header_t *hdr);
 void leader_on_durable(keeper_t *k, int64_t durable_zxid);
 void leader_answer_sync(keeper_t *k, int64_t learner_sid);
 void leader_counts(const keeper_t *k, int *followers, int *synced);

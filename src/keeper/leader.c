@@ -171,16 +171,16 @@ void leader_on_durable(keeper_t *k, int64_t durable_zxid)
         recompute_commit(ld);
 }
 
-void leader_propose(keeper_t *k, const txn_header_t *hdr, const txn_t *txn)
+/* The txn was just logged and added to the history: send its serialized
+ * form from there, so it is encoded once. */
+void leader_propose(keeper_t *k, const txn_header_t *hdr)
 {
     leader_t *ld = k->leader;
     if (!ld)
         return;
     const history_entry_t *e = history_at(&k->history, k->history.count - 1);
-    if (!e || e->zxid != hdr->zxid) {
-        (void)txn;
+    if (!e || e->zxid != hdr->zxid)
         return;
-    }
     for (learner_t *l = ld->learners; l; l = l->next)
         if (learner_in_broadcast(l)) {
             send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);

@@ -58,7 +58,7 @@ void pipeline_submit(keeper_t *k, pending_t *p)
         if (k->role != ROLE_STANDALONE)
             history_add(&k->history, &p->hdr, &p->txn);
         if (k->role == ROLE_LEADING)
-            leader_propose(k, &p->hdr, &p->txn);
+            leader_propose(k, &p->hdr);
         persist_after_append(k);
     }
     if (k->pending_tail)
@@ -265,8 +265,7 @@ void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t faile
  * every earlier entry of its connection has been. */
 static void follower_flush(keeper_t *k)
 {
-    static uint64_t walk;
-    walk++;
+    uint64_t walk = ++k->reply_walks;
     pending_t **pp = &k->pending_head, *prev = NULL;
     while (*pp) {
         pending_t *p = *pp;
