@@ -10,7 +10,7 @@ LDLIBS = -lisal -lcrypto -lz -lpthread
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-SRC := $(wildcard src/base/*.c src/keeper/*.c src/cli/*.c)
+SRC := $(wildcard src/base/*.c src/keeper/*.c src/broker/*.c src/cli/*.c)
 LIB_SRC := $(filter-out src/cli/main.c,$(SRC))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 

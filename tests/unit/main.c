@@ -49,6 +49,8 @@ int main(int argc, char **argv)
     suite_txnlog();
     suite_election();
     suite_quorum();
+    suite_partition_log();
+    suite_kafka_codec();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -14,5 +14,7 @@ void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, da
 void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */
 
 void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, history */
+void suite_partition_log(void); /* test_partition_log.c: segments, indexes, recovery, checkpoints */
+void suite_kafka_codec(void); /* test_kafka_codec.c: Kafka wire codec, every API and version */
 
 #endif

@@ -1,0 +1,163 @@
+/* record_batch.c -- v2 record batch headers: parse, validate, patch in place.
+ * Records are never decompressed here; only uncompressed batches are walked
+ * record by record (for ListOffsets by timestamp). */
+#include "partition_log.h"
+#include "../base/crc32c.h"
+
+#include <string.h>
+
+const char *plog_strerror(int err)
+{
+    switch (err) {
+    case PLOG_OK: return "ok";
+    case PLOG_ERR_CORRUPT: return "corrupt record batch";
+    case PLOG_ERR_TOO_LARGE: return "record batch too large";
+    case PLOG_ERR_OUT_OF_RANGE: return "offset out of range";
+    case PLOG_ERR_IO: return "i/o error";
+    case PLOG_ERR_INVALID: return "invalid argument or malformed file";
+    case PLOG_ERR_NOT_FOUND: return "not found";
+    default: return "unknown error";
+    }
+}
+
+int record_batch_parse_header(const uint8_t *p, size_t avail, record_batch_t *b)
+{
+    if (avail < BATCH_HEADER_LEN)
+        return PLOG_ERR_CORRUPT;
+    b->base_offset = (int64_t)plog_get_be64(p + BATCH_OFF_BASE_OFFSET);
+    b->batch_length = (int32_t)plog_get_be32(p + BATCH_OFF_LENGTH);
+    b->leader_epoch = (int32_t)plog_get_be32(p + BATCH_OFF_LEADER_EPOCH);
+    b->magic = (int8_t)p[BATCH_OFF_MAGIC];
+    b->crc = plog_get_be32(p + BATCH_OFF_CRC);
+    b->attributes = (int16_t)plog_get_be16(p + BATCH_OFF_ATTRIBUTES);
+    b->last_offset_delta = (int32_t)plog_get_be32(p + BATCH_OFF_LAST_OFFSET_DELTA);
+    b->first_timestamp = (int64_t)plog_get_be64(p + BATCH_OFF_FIRST_TIMESTAMP);
+    b->max_timestamp = (int64_t)plog_get_be64(p + BATCH_OFF_MAX_TIMESTAMP);
+    b->producer_id = (int64_t)plog_get_be64(p + BATCH_OFF_PRODUCER_ID);
+    b->producer_epoch = (int16_t)plog_get_be16(p + BATCH_OFF_PRODUCER_EPOCH);
+    b->base_sequence = (int32_t)plog_get_be32(p + BATCH_OFF_BASE_SEQUENCE);
+    b->record_count = (int32_t)plog_get_be32(p + BATCH_OFF_RECORD_COUNT);
+    if (b->magic != 2)
+        return PLOG_ERR_CORRUPT;
+    if (b->batch_length < BATCH_HEADER_LEN - BATCH_LOG_OVERHEAD)
+        return PLOG_ERR_CORRUPT;
+    if ((uint64_t)record_batch_size(b) > avail)
+        return PLOG_ERR_CORRUPT;
+    return PLOG_OK;
+}
+
+uint32_t record_batch_compute_crc(const uint8_t *batch, size_t batch_size)
+{
+    if (batch_size < BATCH_HEADER_LEN)
+        return 0;
+    return crc32c(0, batch + BATCH_OFF_ATTRIBUTES, batch_size - BATCH_OFF_ATTRIBUTES);
+}
+
+int record_batch_validate(const uint8_t *p, size_t avail, record_batch_t *b)
+{
+    int rc = record_batch_parse_header(p, avail, b);
+    if (rc != PLOG_OK)
+        return rc;
+    if (record_batch_compute_crc(p, (size_t)record_batch_size(b)) != b->crc)
+        return PLOG_ERR_CORRUPT;
+    /* Negative counts or deltas would make offsets run backwards. A count of
+     * zero is legal on disk (compaction can empty a batch) but then the
+     * delta still names the batch's last offset. */
+    if (b->record_count < 0 || b->last_offset_delta < 0)
+        return PLOG_ERR_CORRUPT;
+    if (b->base_offset < 0 || b->base_offset > INT64_MAX - b->last_offset_delta)
+        return PLOG_ERR_CORRUPT;
+    return PLOG_OK;
+}
+
+void record_batch_set_base_offset(uint8_t *batch, int64_t base_offset)
+{
+    plog_put_be64(batch + BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
+}
+
+void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch)
+{
+    plog_put_be32(batch + BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
+}
+
+/* Zigzag varint of at most 10 bytes (varlong); 0 on success. */
+static int read_varlong(const uint8_t **pp, const uint8_t *end, int64_t *out)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+        if (*pp >= end)
+            return -1;
+        uint8_t byte = *(*pp)++;
+        v |= (uint64_t)(byte & 0x7f) << shift;
+        if (!(byte & 0x80)) {
+            *out = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Skip a varint length and that many bytes (-1 means null). */
+static int skip_bytes(const uint8_t **pp, const uint8_t *end)
+{
+    int64_t n;
+    if (read_varlong(pp, end, &n) != 0 || n < -1 || n > end - *pp)
+        return -1;
+    if (n > 0)
+        *pp += n;
+    return 0;
+}
+
+/* One record: returns its timestamp and offset deltas, advances *pp. */
+static int read_record(const uint8_t **pp, const uint8_t *end, int64_t *ts_delta,
+                       int64_t *off_delta)
+{
+    int64_t len, nheaders;
+    if (read_varlong(pp, end, &len) != 0 || len < 1 || len > end - *pp)
+        return -1;
+    const uint8_t *rend = *pp + len;
+    const uint8_t *p = *pp + 1; /* attributes */
+    if (read_varlong(&p, rend, ts_delta) != 0 || read_varlong(&p, rend, off_delta) != 0)
+        return -1;
+    if (skip_bytes(&p, rend) != 0 || skip_bytes(&p, rend) != 0)
+        return -1;
+    if (read_varlong(&p, rend, &nheaders) != 0 || nheaders < 0 || nheaders > rend - p)
+        return -1;
+    for (int64_t i = 0; i < nheaders; i++)
+        if (skip_bytes(&p, rend) != 0 || skip_bytes(&p, rend) != 0)
+            return -1;
+    if (p != rend)
+        return -1;
+    *pp = rend;
+    return 0;
+}
+
+int record_batch_find_timestamp(const uint8_t *batch, size_t batch_size, int64_t ts,
+                                int64_t *offset, int64_t *timestamp)
+{
+    record_batch_t b;
+    if (record_batch_parse_header(batch, batch_size, &b) != PLOG_OK)
+        return PLOG_ERR_CORRUPT;
+    if (b.attributes & BATCH_ATTR_COMPRESSION_MASK)
+        return PLOG_ERR_INVALID;
+    const uint8_t *p = batch + BATCH_HEADER_LEN;
+    const uint8_t *end = batch + record_batch_size(&b);
+    for (int32_t i = 0; i < b.record_count; i++) {
+        int64_t ts_delta, off_delta;
+        if (read_record(&p, end, &ts_delta, &off_delta) != 0)
+            return PLOG_ERR_CORRUPT;
+        if (off_delta < 0 || off_delta > b.last_offset_delta || b.base_offset < 0 ||
+            b.base_offset > INT64_MAX - off_delta)
+            return PLOG_ERR_CORRUPT;
+        /* With LogAppendTime every record carries the batch's max timestamp. */
+        int64_t rts = (b.attributes & BATCH_ATTR_LOG_APPEND_TIME)
+                          ? b.max_timestamp
+                          : (int64_t)((uint64_t)b.first_timestamp + (uint64_t)ts_delta);
+        if (rts >= ts) {
+            *offset = b.base_offset + off_delta;
+            *timestamp = rts;
+            return PLOG_OK;
+        }
+    }
+    return PLOG_ERR_NOT_FOUND;
+}

@@ -1,0 +1,592 @@
+/* test_kafka_codec.c -- the table-driven Kafka codec.
+ *
+ * Every version of every request and response is filled with non-default
+ * values (and again with nulls wherever the version allows them), encoded,
+ * decoded, compared and re-encoded byte for byte; every truncation of every
+ * frame must be rejected.  Known-answer frames are written out by hand from
+ * Kafka's protocol definitions, the way the Java client and kafka-python put
+ * them on the wire. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broker/kafka_codec.h"
+#include "suites.h"
+#include "unit.h"
+
+/* ---- helpers ---- */
+
+static size_t from_hex(const char *hex, uint8_t *out, size_t cap)
+{
+    size_t n = 0;
+    while (*hex && n < cap) {
+        if (*hex == ' ') {
+            hex++;
+            continue;
+        }
+        unsigned v = 0;
+        for (int i = 0; i < 2; i++) {
+            char c = hex[i];
+            v = v * 16 + (unsigned)(c <= '9' ? c - '0' : c - 'a' + 10);
+        }
+        out[n++] = (uint8_t)v;
+        hex += 2;
+    }
+    return n;
+}
+
+static int counter;
+static const uint8_t record_bytes[] = "opaque-record-batch";
+
+static int in_ver(const kafka_field_t *f, int16_t v) { return v >= f->vmin && v <= f->vmax; }
+static int nullable_in(const kafka_field_t *f, int16_t v) { return f->nullable && v >= f->nmin; }
+
+static void fill_value(kafka_arena_t *a, const kafka_field_t *f, int16_t v, int nulls, kafka_value_t *out);
+
+static void fill_struct(kafka_arena_t *a, const kafka_struct_t *s, int16_t v, int nulls, kafka_value_t *st)
+{
+    for (int i = 0; i < s->nfields; i++)
+        if (in_ver(&s->fields[i], v))
+            fill_value(a, &s->fields[i], v, nulls, &st->u.items[i]);
+}
+
+/* A value different from the field's default (so tagged fields are sent),
+ * or null when asked and the version allows it. */
+static void fill_value(kafka_arena_t *a, const kafka_field_t *f, int16_t v, int nulls, kafka_value_t *out)
+{
+    int c = ++counter;
+    if (nulls && nullable_in(f, v) && f->type != KT_STRUCT) {
+        out->is_null = 1;
+        out->n = 0;
+        out->u.b = NULL;
+        return;
+    }
+    out->is_null = 0;
+    switch (f->type) {
+    case KT_BOOL: out->u.i = !f->def; break;
+    case KT_INT8: out->u.i = c % 100 + 1; break;
+    case KT_INT16: out->u.i = -(c % 30000) - 2; break;
+    case KT_UINT16: out->u.i = 65535 - c % 1000; break;
+    case KT_INT32: case KT_VARINT: out->u.i = 100000 + c; break;
+    case KT_INT64: case KT_VARLONG: out->u.i = (int64_t)0x0102030405060708LL + c; break;
+    case KT_FLOAT64: out->u.f = 1.5 + c; break;
+    case KT_UUID:
+        for (int i = 0; i < 16; i++)
+            out->u.uuid[i] = (uint8_t)(c + i);
+        break;
+    case KT_STRING: {
+        char *s = kafka_arena_alloc(a, 24);
+        snprintf(s, 24, "s%d", c);
+        out->u.s = s;
+        out->n = (uint32_t)strlen(s);
+        break;
+    }
+    case KT_BYTES: case KT_RECORDS:
+        out->u.b = record_bytes;
+        out->n = (uint32_t)(c % 10 + 5);
+        break;
+    case KT_STRUCT:
+        fill_struct(a, f->sub, v, nulls, out);
+        break;
+    case KT_ARRAY: {
+        kafka_field_t e = {.name = f->name, .type = f->elem, .sub = f->sub, .vmax = KAFKA_VMAX};
+        out->n = 2;
+        out->schema = f->sub;
+        out->u.items = kafka_arena_alloc(a, 2 * sizeof(kafka_value_t));
+        for (int i = 0; i < 2; i++) {
+            out->u.items[i].type = f->elem;
+            if (f->elem == KT_STRUCT) {
+                kafka_value_t *st = kv_new_struct(a, f->sub);
+                out->u.items[i] = *st;
+            }
+            fill_value(a, &e, v, nulls, &out->u.items[i]);
+        }
+        break;
+    }
+    }
+}
+
+static int values_equal(const kafka_value_t *x, const kafka_value_t *y)
+{
+    if (x->type != y->type || x->is_null != y->is_null)
+        return 0;
+    if (x->is_null)
+        return 1;
+    switch (x->type) {
+    case KT_STRING:
+        return x->n == y->n && memcmp(x->u.s, y->u.s, x->n) == 0 && y->u.s[y->n] == '\0';
+    case KT_BYTES: case KT_RECORDS:
+        return x->n == y->n && (x->n == 0 || memcmp(x->u.b, y->u.b, x->n) == 0);
+    case KT_UUID:
+        return memcmp(x->u.uuid, y->u.uuid, 16) == 0;
+    case KT_FLOAT64:
+        return x->u.f == y->u.f;
+    case KT_ARRAY: case KT_STRUCT:
+        if (x->n != y->n)
+            return 0;
+        for (uint32_t i = 0; i < x->n; i++)
+            if (!values_equal(&x->u.items[i], &y->u.items[i]))
+                return 0;
+        return 1;
+    default:
+        return x->u.i == y->u.i;
+    }
+}
+
+/* Every strict prefix of a frame must be rejected, never read past. */
+static int all_prefixes_rejected(const uint8_t *p, size_t n, const kafka_struct_t *s, int16_t v, int flex)
+{
+    for (size_t k = 0; k < n; k++) {
+        uint8_t *copy = malloc(k ? k : 1);   /* exact-size copy so ASan sees overreads */
+        memcpy(copy, p, k);
+        kafka_arena_t a;
+        kafka_arena_init(&a, kafka_decode_budget(k));
+        kafka_value_t *out;
+        int rc = kafka_decode(copy, k, s, v, flex, &a, &out);
+        kafka_arena_free(&a);
+        free(copy);
+        if (rc != KAFKA_EMALFORMED)
+            return 0;
+    }
+    return 1;
+}
+
+/* Fill, encode, decode, compare, re-encode, compare bytes; then truncate. */
+static int roundtrip_body(const kafka_api_t *api, const kafka_struct_t *s, int16_t v, int nulls, int *frames)
+{
+    int ok = 1, flex = kafka_api_flexible(api, v);
+    kafka_arena_t a, d;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *val = kv_new_struct(&a, s);
+    fill_struct(&a, s, v, nulls, val);
+    buf_t b1, b2;
+    buf_init(&b1);
+    buf_init(&b2);
+    ok &= kafka_encode(&b1, s, v, flex, val) == KAFKA_OK;
+    kafka_arena_init(&d, kafka_decode_budget(b1.len));
+    kafka_value_t *got = NULL;
+    ok &= kafka_decode(b1.data, b1.len, s, v, flex, &d, &got) == KAFKA_OK;
+    ok = ok && values_equal(val, got);
+    ok = ok && kafka_encode(&b2, s, v, flex, got) == KAFKA_OK;
+    ok = ok && b1.len == b2.len && (b1.len == 0 || memcmp(b1.data, b2.data, b1.len) == 0);
+    ok = ok && all_prefixes_rejected(b1.data, b1.len, s, v, flex);
+    if (!ok)
+        fprintf(stderr, "  roundtrip %s %s v%d nulls=%d failed\n", api->name, s->name, v, nulls);
+    (*frames)++;
+    buf_free(&b1);
+    buf_free(&b2);
+    kafka_arena_free(&a);
+    kafka_arena_free(&d);
+    return ok;
+}
+
+/* ---- tests ---- */
+
+static void test_kafka_roundtrip_every_version(void)
+{
+    int frames = 0;
+    for (int i = 0; i < kafka_napis; i++) {
+        const kafka_api_t *api = &kafka_apis[i];
+        for (int16_t v = api->min; v <= api->max; v++)
+            for (int nulls = 0; nulls < 2; nulls++) {
+                CHECK(roundtrip_body(api, api->request, v, nulls, &frames));
+                CHECK(roundtrip_body(api, api->response, v, nulls, &frames));
+            }
+    }
+    CHECK(frames > 300);
+}
+
+/* Whole frames: size prefix, the right header version, then the body. */
+static void test_kafka_frames_every_version(void)
+{
+    for (int i = 0; i < kafka_napis; i++) {
+        const kafka_api_t *api = &kafka_apis[i];
+        for (int16_t v = api->min; v <= api->max; v++) {
+            kafka_arena_t a, d;
+            kafka_arena_init(&a, 0);
+            kafka_value_t *req = kv_new_struct(&a, api->request);
+            kafka_value_t *resp = kv_new_struct(&a, api->response);
+            fill_struct(&a, api->request, v, 0, req);
+            fill_struct(&a, api->response, v, 0, resp);
+            buf_t b;
+            buf_init(&b);
+            CHECK_EQ(kafka_request_encode(&b, api, v, 77, "cid", req), KAFKA_OK);
+            uint32_t size = (uint32_t)b.data[0] << 24 | (uint32_t)b.data[1] << 16 | b.data[2] << 8 | b.data[3];
+            CHECK_EQ(size, b.len - 4);
+            kafka_arena_init(&d, kafka_decode_budget(b.len));
+            kafka_request_t r;
+            CHECK_EQ(kafka_request_decode(b.data + 4, b.len - 4, &d, &r), KAFKA_OK);
+            CHECK(r.api == api && r.api_version == v && r.correlation_id == 77);
+            CHECK_STR(r.client_id, "cid");
+            CHECK(r.body && values_equal(req, r.body));
+            /* header v2 carries a tagged-field byte after the client id */
+            if (kafka_api_flexible(api, v))
+                CHECK(b.len > 17 && b.data[17] == 0);
+            buf_clear(&b);
+            CHECK_EQ(kafka_response_encode(&b, api, v, 78, resp), KAFKA_OK);
+            int32_t corr = 0;
+            kafka_value_t *got = NULL;
+            CHECK_EQ(kafka_response_decode(b.data + 4, b.len - 4, api, v, &d, &corr, &got), KAFKA_OK);
+            CHECK(corr == 78 && got && values_equal(resp, got));
+            buf_free(&b);
+            kafka_arena_free(&a);
+            kafka_arena_free(&d);
+        }
+    }
+}
+
+/* ApiVersions v3 as the Java client (3.9) opens a connection. */
+static void test_kafka_known_api_versions_v3_request(void)
+{
+    uint8_t frame[128];
+    size_t n = from_hex("00000031"                        /* size 49 */
+                        "0012 0003 00000001"              /* key 18, v3, correlation 1 */
+                        "000d 61646d696e636c69656e742d31" /* "adminclient-1", int16 length */
+                        "00"                              /* header tagged fields */
+                        "12 6170616368652d6b61666b612d6a617661" /* compact "apache-kafka-java" */
+                        "06 332e392e30"                   /* compact "3.9.0" */
+                        "00",                             /* body tagged fields */
+                        frame, sizeof(frame));
+    CHECK_EQ(n, 53u);
+    kafka_arena_t a;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_request_t r;
+    CHECK_EQ(kafka_request_decode(frame + 4, n - 4, &a, &r), KAFKA_OK);
+    CHECK_EQ(r.api_key, 18);
+    CHECK_EQ(r.api_version, 3);
+    CHECK_EQ(r.correlation_id, 1);
+    CHECK_STR(r.client_id, "adminclient-1");
+    CHECK_STR(kv_str(r.body, "ClientSoftwareName"), "apache-kafka-java");
+    CHECK_STR(kv_str(r.body, "ClientSoftwareVersion"), "3.9.0");
+
+    /* and we put the same bytes on the wire */
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(kafka_request_encode(&b, r.api, 3, 1, "adminclient-1", r.body), KAFKA_OK);
+    CHECK(b.len == n && memcmp(b.data, frame, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* kafka-python 2.0.2 probes with Metadata v0 for all topics (empty array). */
+static void test_kafka_known_metadata_v0_request(void)
+{
+    uint8_t frame[64];
+    size_t n = from_hex("00000020 0003 0000 00000002"
+                        "0012 6b61666b612d707974686f6e2d322e302e32" /* "kafka-python-2.0.2" */
+                        "00000000",
+                        frame, sizeof(frame));
+    kafka_arena_t a;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_request_t r;
+    CHECK_EQ(kafka_request_decode(frame + 4, n - 4, &a, &r), KAFKA_OK);
+    CHECK(r.api_key == KAFKA_API_METADATA && r.api_version == 0 && r.correlation_id == 2);
+    CHECK_STR(r.client_id, "kafka-python-2.0.2");
+    const kafka_value_t *topics = kv_get(r.body, "Topics");
+    CHECK(!topics->is_null && topics->n == 0);
+    /* fields newer than v0 read as Kafka's defaults */
+    CHECK_EQ(kv_int(r.body, "AllowAutoTopicCreation"), 1);
+    kafka_arena_free(&a);
+}
+
+/* ApiVersions responses: v0 bytes exactly, and v3 keeps header v0 (KIP-511). */
+static void test_kafka_known_api_versions_responses(void)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_API_VERSIONS);
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *body = kv_new_struct(&a, api->response);
+    kafka_value_t *keys = kv_set_array(&a, body, "ApiKeys", 2);
+    kv_set_int(kv_at(keys, 0), "ApiKey", 0);
+    kv_set_int(kv_at(keys, 0), "MaxVersion", 9);
+    kv_set_int(kv_at(keys, 1), "ApiKey", 18);
+    kv_set_int(kv_at(keys, 1), "MaxVersion", 3);
+    uint8_t want[64];
+    buf_t b;
+    buf_init(&b);
+
+    CHECK_EQ(kafka_response_encode(&b, api, 0, 5, body), KAFKA_OK);
+    size_t n = from_hex("00000016 00000005 0000 00000002 0000 0000 0009 0012 0000 0003", want, sizeof(want));
+    CHECK(b.len == n && memcmp(b.data, want, n) == 0);
+
+    buf_clear(&b);
+    CHECK_EQ(kafka_response_encode(&b, api, 3, 5, body), KAFKA_OK);
+    /* header v0 (no tagged fields), then a compact array of entries that
+     * each end in an empty tagged-field section */
+    n = from_hex("0000001a 00000005 0000 03 0000 0000 0009 00 0012 0000 0003 00 00000000 00", want, sizeof(want));
+    CHECK(b.len == n && memcmp(b.data, want, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* KIP-511: a newer ApiVersions than ours is still read far enough to answer
+ * it, with v0 and UNSUPPORTED_VERSION. */
+static void test_kafka_api_versions_fallback(void)
+{
+    uint8_t frame[64];
+    /* ApiVersions v9 with a body we cannot know */
+    size_t n = from_hex("0012 0009 0000002a 0003 616263 00 ff ee dd", frame, sizeof(frame));
+    kafka_arena_t a;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_request_t r;
+    CHECK_EQ(kafka_request_decode(frame, n, &a, &r), KAFKA_EUNSUPPORTED);
+    CHECK(r.api_key == 18 && r.api_version == 9 && r.correlation_id == 42 && r.body == NULL);
+    CHECK_STR(r.client_id, "abc");
+    CHECK_EQ(kafka_api_versions_response_version(9), 0);
+    CHECK_EQ(kafka_api_versions_response_version(3), 3);
+    CHECK_EQ(kafka_api_versions_response_version(-1), 0);
+
+    /* unknown API key: header still read, answer possible */
+    n = from_hex("7fff 0000 00000007 ffff", frame, sizeof(frame));
+    CHECK_EQ(kafka_request_decode(frame, n, &a, &r), KAFKA_EUNSUPPORTED);
+    CHECK(r.api == NULL && r.correlation_id == 7 && r.client_id == NULL);
+    /* a version below our minimum of a known API */
+    n = from_hex("0003 ffff 00000008 ffff", frame, sizeof(frame));
+    CHECK_EQ(kafka_request_decode(frame, n, &a, &r), KAFKA_EUNSUPPORTED);
+    kafka_arena_free(&a);
+}
+
+static int decode_req(const char *hex, kafka_arena_t *a, kafka_request_t *r)
+{
+    uint8_t frame[256];
+    size_t n = from_hex(hex, frame, sizeof(frame));
+    uint8_t *copy = malloc(n);
+    memcpy(copy, frame, n);
+    kafka_arena_init(a, kafka_decode_budget(n));
+    int rc = kafka_request_decode(copy, n, a, r);
+    free(copy);   /* strings were copied; bodies here hold no records */
+    return rc;
+}
+
+/* Lengths and counts that the frame cannot back are refused before any
+ * allocation of that size. */
+static void test_kafka_hostile_lengths(void)
+{
+    static const char *bad[] = {
+        "0003 0000 00000001 ffff 7fffffff 0001 61",          /* Metadata v0: 2^31-1 topics */
+        "0003 0000 00000001 ffff 00000001 7fff 61",          /* topic name longer than the frame */
+        "0003 0000 00000001 ffff 00000001 fffe",             /* negative string length */
+        "0003 0000 00000001 ffff fffffffe",                  /* negative count */
+        "0003 0000 00000001 ffff ffffffff",                  /* null topics in v0 */
+        "0003 0000 00000001 fff0",                           /* client id length -16 */
+        "0003 0009 00000001 ffff 00 ffffffff0f 00 00 00 00", /* compact count 2^32-2 */
+        "0003 0009 00000001 ffff 00 ffffffffff01",           /* varint longer than 5 bytes */
+        "0003 0009 00000001 ffff 00 02 00 0000 00 00 00 00", /* compact string len+1 = 0 (null name) in v9 */
+        "0000 0003 00000001 ffff ffff 0001 00000000 00000001 0003 616263 00000001 00000000 7ffffff0",
+        /* Produce v3: records length beyond the frame */
+        "0012 0003 00000001 ffff 00 01 01 01 05 7f 00",      /* tagged field size beyond the frame */
+        "0012 0003 00000001 ffff 00 01 01 05",               /* tagged count 5 with none present */
+        "0003 0000 00000001 ffff 00000000 00",               /* a trailing byte */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        kafka_arena_t a;
+        kafka_request_t r;
+        int rc = decode_req(bad[i], &a, &r);
+        if (rc != KAFKA_EMALFORMED)
+            fprintf(stderr, "  hostile case %zu: rc %d\n", i, rc);
+        CHECK_EQ(rc, KAFKA_EMALFORMED);
+        CHECK(a.used < 8192);
+        kafka_arena_free(&a);
+    }
+    /* A generous budget still holds: tiny budget, real frame -> refused. */
+    kafka_arena_t a;
+    kafka_arena_init(&a, 64);
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_METADATA);
+    uint8_t frame[32];
+    size_t n = from_hex("00000002 0001 61 0001 62", frame, sizeof(frame));
+    kafka_value_t *out;
+    CHECK_EQ(kafka_decode(frame, n, api->request, 0, 0, &a, &out), KAFKA_EMALFORMED);
+    CHECK(a.used <= 64);
+    kafka_arena_free(&a);
+}
+
+/* Tags we do not know are skipped; known ones are read from their slot. */
+static void test_kafka_tagged_fields(void)
+{
+    kafka_arena_t a;
+    kafka_request_t r;
+    /* ApiVersions v3: body tagged fields carry tag 7 (3 bytes) and tag 100 (0 bytes) */
+    CHECK_EQ(decode_req("0012 0003 00000001 ffff 00 02 61 02 62 02 07 03 aabbcc 64 00", &a, &r), KAFKA_OK);
+    CHECK_STR(kv_str(r.body, "ClientSoftwareName"), "a");
+    CHECK_STR(kv_str(r.body, "ClientSoftwareVersion"), "b");
+    kafka_arena_free(&a);
+    /* ... and in the request header too */
+    CHECK_EQ(decode_req("0012 0003 00000001 ffff 01 05 02 0102 02 61 02 62 00", &a, &r), KAFKA_OK);
+    kafka_arena_free(&a);
+
+    /* Fetch v12 with ClusterId (tag 0) = "c" and an unknown tag 9 */
+    CHECK_EQ(decode_req("0001 000c 00000001 ffff 00"
+                        "ffffffff 00000064 00000001 00100000 00 00000000 ffffffff"
+                        "01 01 01"  /* Topics [], ForgottenTopicsData [], RackId "" */
+                        "02 00 02 02 63 09 01 ff", /* tags: 0 -> "c", 9 -> skipped */
+                        &a, &r),
+             KAFKA_OK);
+    CHECK_STR(kv_str(r.body, "ClusterId"), "c");
+    CHECK_EQ(kv_int(r.body, "MaxWaitMs"), 100);
+    CHECK_EQ(kv_int(r.body, "ReplicaId"), -1);
+    kafka_arena_free(&a);
+
+    /* a known tag whose value does not fill its declared size */
+    CHECK_EQ(decode_req("0001 000c 00000001 ffff 00"
+                        "ffffffff 00000064 00000001 00100000 00 00000000 ffffffff"
+                        "01 01 01 01 00 03 02 63 63",
+                        &a, &r),
+             KAFKA_EMALFORMED);
+    kafka_arena_free(&a);
+}
+
+/* Types no table above uses yet: varint, varlong, uint16, float64. */
+static const kafka_field_t prim_fields[] = {
+    {.name = "vi", .type = KT_VARINT, .vmax = KAFKA_VMAX},
+    {.name = "vl", .type = KT_VARLONG, .vmax = KAFKA_VMAX},
+    {.name = "u16", .type = KT_UINT16, .vmax = KAFKA_VMAX},
+    {.name = "f", .type = KT_FLOAT64, .vmax = KAFKA_VMAX},
+    {.name = "b", .type = KT_BYTES, .vmax = KAFKA_VMAX, .nullable = 1},
+};
+static const kafka_struct_t prim_struct = {"Prims", prim_fields, 5};
+
+static void test_kafka_primitives(void)
+{
+    static const int64_t vis[] = {0, -1, 1, 63, -64, 64, INT32_MAX, INT32_MIN};
+    static const int64_t vls[] = {0, -1, 300, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof(vis) / sizeof(vis[0]); i++)
+        for (size_t j = 0; j < sizeof(vls) / sizeof(vls[0]); j++)
+            for (int flex = 0; flex < 2; flex++) {
+                kafka_arena_t a;
+                kafka_arena_init(&a, 0);
+                kafka_value_t *v = kv_new_struct(&a, &prim_struct), *got;
+                kv_set_int(v, "vi", vis[i]);
+                kv_set_int(v, "vl", vls[j]);
+                kv_set_int(v, "u16", 65535);
+                kv_get(v, "f")->u.f = -2.25;
+                kv_set_bytes(v, "b", flex ? NULL : "xy", 2);
+                buf_t b;
+                buf_init(&b);
+                CHECK_EQ(kafka_encode(&b, &prim_struct, 0, flex, v), KAFKA_OK);
+                CHECK_EQ(kafka_decode(b.data, b.len, &prim_struct, 0, flex, &a, &got), KAFKA_OK);
+                CHECK(values_equal(v, got));
+                buf_free(&b);
+                kafka_arena_free(&a);
+            }
+    /* zigzag: -1 is 01, 1 is 02, INT32_MIN is ffffffff0f */
+    uint8_t want[32];
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *v = kv_new_struct(&a, &prim_struct);
+    kv_set_int(v, "vi", INT32_MIN);
+    kv_set_int(v, "vl", -1);
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(kafka_encode(&b, &prim_struct, 0, 0, v), KAFKA_OK);
+    size_t n = from_hex("ffffffff0f 01 0000 0000000000000000 00000000", want, sizeof(want));
+    CHECK(b.len == n && memcmp(b.data, want, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* Values that do not fit the schema are refused, and the output is unchanged. */
+static void test_kafka_encode_refuses(void)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_METADATA);
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *body = kv_new_struct(&a, api->request);
+    kv_get(body, "Topics")->is_null = 1;   /* null topics: v1+ only */
+    buf_t b;
+    buf_init(&b);
+    buf_append(&b, "x", 1);
+    CHECK_EQ(kafka_encode(&b, api->request, 0, 0, body), KAFKA_EINVAL);
+    CHECK_EQ(kafka_request_encode(&b, api, 0, 1, "c", body), KAFKA_EINVAL);
+    CHECK_EQ(b.len, 1u);
+    CHECK_EQ(kafka_encode(&b, api->request, 1, 0, body), KAFKA_OK);
+    CHECK_EQ(kafka_encode(&b, api->response, 1, 0, body), KAFKA_EINVAL);   /* wrong schema */
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* Random bytes after a valid header: any result but a crash or overread. */
+static void test_kafka_garbage(void)
+{
+    uint32_t seed = 12345;
+    for (int i = 0; i < kafka_napis; i++) {
+        const kafka_api_t *api = &kafka_apis[i];
+        for (int16_t v = api->min; v <= api->max; v++)
+            for (int round = 0; round < 50; round++) {
+                size_t n = 11 + (size_t)(round * 3);
+                uint8_t *p = malloc(n);
+                for (size_t k = 0; k < n; k++) {
+                    seed = seed * 1103515245u + 12345u;
+                    p[k] = (uint8_t)(seed >> 16);
+                }
+                p[0] = (uint8_t)(api->key >> 8);
+                p[1] = (uint8_t)api->key;
+                p[2] = 0;
+                p[3] = (uint8_t)v;
+                p[8] = p[9] = 0xff;   /* null client id, so the body is what gets fuzzed */
+                if (kafka_api_flexible(api, v))
+                    p[10] = 0;
+                kafka_arena_t a;
+                kafka_arena_init(&a, kafka_decode_budget(n));
+                kafka_request_t r;
+                int rc = kafka_request_decode(p, n, &a, &r);
+                CHECK(rc == KAFKA_OK || rc == KAFKA_EMALFORMED);
+                CHECK(a.used <= kafka_decode_budget(n));
+                kafka_arena_free(&a);
+                free(p);
+            }
+    }
+}
+
+/* Schema sanity: tagged fields ascending, element types set, ranges sane. */
+static int struct_ok(const kafka_struct_t *s)
+{
+    int last_tag = -1;
+    for (int i = 0; i < s->nfields; i++) {
+        const kafka_field_t *f = &s->fields[i];
+        if (f->vmin > f->vmax || (f->nullable && f->nmin > f->vmax && f->vmax != KAFKA_VMAX))
+            return 0;
+        if (f->tagged) {
+            if (f->tag <= last_tag)
+                return 0;
+            last_tag = f->tag;
+        }
+        if (f->type == KT_ARRAY && !f->elem)
+            return 0;
+        if ((f->type == KT_STRUCT || (f->type == KT_ARRAY && f->elem == KT_STRUCT)) && !struct_ok(f->sub))
+            return 0;
+    }
+    return 1;
+}
+
+static void test_kafka_schema_tables(void)
+{
+    for (int i = 0; i < kafka_napis; i++) {
+        CHECK(struct_ok(kafka_apis[i].request));
+        CHECK(struct_ok(kafka_apis[i].response));
+        CHECK(kafka_api_find(kafka_apis[i].key) == &kafka_apis[i]);
+    }
+    CHECK_EQ(kafka_napis, 12);
+    CHECK(kafka_api_find(12345) == NULL);
+    const kafka_api_t *fetch = kafka_api_find(KAFKA_API_FETCH);
+    CHECK_EQ(kafka_request_header_version(fetch, 11), 1);
+    CHECK_EQ(kafka_request_header_version(fetch, 12), 2);
+    CHECK_EQ(kafka_response_header_version(fetch, 12), 1);
+    CHECK_EQ(kafka_response_header_version(kafka_api_find(KAFKA_API_API_VERSIONS), 3), 0);
+    CHECK_EQ(kafka_request_header_version(kafka_api_find(KAFKA_API_DESCRIBE_CLUSTER), 0), 2);
+}
+
+void suite_kafka_codec(void)
+{
+    RUN(test_kafka_schema_tables);
+    RUN(test_kafka_roundtrip_every_version);
+    RUN(test_kafka_frames_every_version);
+    RUN(test_kafka_known_api_versions_v3_request);
+    RUN(test_kafka_known_metadata_v0_request);
+    RUN(test_kafka_known_api_versions_responses);
+    RUN(test_kafka_api_versions_fallback);
+    RUN(test_kafka_hostile_lengths);
+    RUN(test_kafka_tagged_fields);
+    RUN(test_kafka_primitives);
+    RUN(test_kafka_encode_refuses);
+    RUN(test_kafka_garbage);
+}
