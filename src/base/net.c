@@ -79,3 +79,22 @@ int net_local_port(int fd)
         return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     return -1;
 }
+
+int net_write_buffer(int fd, buf_t *out)
+{
+    while (buf_unread(out) > 0) {
+        ssize_t n = send(fd, buf_read_ptr(out), buf_unread(out), MSG_NOSIGNAL);
+        if (n > 0) {
+            buf_consume(out, (size_t)n);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            errno = EIO;
+        return -1;
+    }
+    return 0;
+}

@@ -2,6 +2,7 @@
  * strictly: "0", a count, then exactly that many lines of fields separated
  * by single spaces. Anything else is reported, never guessed at. */
 #include "partition_log.h"
+#include "../base/fsutil.h"
 #include "../base/buf.h"
 
 #include <errno.h>
@@ -42,12 +43,7 @@ static int sync_parent_dir(const char *path)
         return -1;
     else
         snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
+    return fs_sync_dir(dir);
 }
 
 /* tmp + fsync + rename + fsync(dir): readers see the old or the new file. */

@@ -8,6 +8,7 @@
  * its position; a time index entry (T, O) says no record before offset O's
  * batch has a timestamp above T. */
 #include "partition_log.h"
+#include "../base/fsutil.h"
 #include "../base/crc32c.h"
 #include "../base/log.h"
 
@@ -1321,13 +1322,10 @@ void partition_log_flush_run(log_flush_t *job)
     }
     if (job->result == PLOG_OK && job->nfds > 0) {
         /* New segment files must survive too: sync their directory entries. */
-        int dfd = open(job->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || fsync(dfd) != 0) {
+        if (fs_sync_dir(job->dir) != 0) {
             job->result = PLOG_ERR_IO;
             job->saved_errno = errno;
         }
-        if (dfd >= 0)
-            close(dfd);
     }
     if (job->result == PLOG_OK && job->write_epochs) {
         char path[4200];

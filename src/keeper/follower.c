@@ -13,6 +13,7 @@
 #include "quorum.h"
 #include "snapshot.h"
 #include "../base/log.h"
+#include "../base/net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,16 +55,8 @@ static void flush(follower_t *f)
 {
     if (f->fd < 0)
         return;
-    while (buf_unread(&f->out) > 0) {
-        ssize_t n = send(f->fd, buf_read_ptr(&f->out), buf_unread(&f->out), MSG_NOSIGNAL);
-        if (n > 0) {
-            buf_consume(&f->out, (size_t)n);
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-            break;
+    if (net_write_buffer(f->fd, &f->out) < 0)
         return;   /* the read side sees the failure and goes LOOKING */
-    }
     unsigned ev = LOOP_READABLE | (buf_unread(&f->out) ? LOOP_WRITABLE : 0);
     if (f->state == F_CONNECTING)
         ev = LOOP_WRITABLE;

@@ -87,16 +87,9 @@ static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg);
 
 static void learner_flush(learner_t *l)
 {
-    while (!l->dead && buf_unread(&l->out) > 0) {
-        ssize_t n = send(l->fd, buf_read_ptr(&l->out), buf_unread(&l->out), MSG_NOSIGNAL);
-        if (n > 0) {
-            buf_consume(&l->out, (size_t)n);
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        if (n < 0 && errno == EINTR)
-            continue;
+    if (l->dead)
+        return;
+    if (net_write_buffer(l->fd, &l->out) < 0) {
         l->dead = 1;   /* reaped by the next tick */
         return;
     }

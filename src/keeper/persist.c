@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "snapshot.h"
+#include "../base/fsutil.h"
 #include "../base/log.h"
 
 #include <dirent.h>
@@ -22,21 +23,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static int make_dirs(const char *path)
-{
-    char tmp[600];
-    snprintf(tmp, sizeof(tmp), "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
 
 /* A snapshot.*.tmp is what a crash left of a snapshot being written. */
 static void remove_stale_temporaries(const char *dir)
@@ -106,7 +92,7 @@ int persist_recover(keeper_t *k, char *err, size_t errlen)
 {
     snprintf(k->snap_dir, sizeof(k->snap_dir), "%s/version-2", k->cfg.data_dir);
     snprintf(k->log_dir, sizeof(k->log_dir), "%s/version-2", k->cfg.data_log_dir);
-    if (make_dirs(k->snap_dir) < 0 || make_dirs(k->log_dir) < 0) {
+    if (fs_make_dirs(k->snap_dir) < 0 || fs_make_dirs(k->log_dir) < 0) {
         snprintf(err, errlen, "cannot create %s or %s: %s", k->snap_dir, k->log_dir, strerror(errno));
         return -1;
     }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "quorum.h"
 #include "jute.h"
+#include "../base/fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -112,13 +113,8 @@ int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
     close(fd);
     if (rc == 0 && rename(tmp, path) < 0)
         rc = -1;
-    if (rc == 0) {
-        int dfd = open(data_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
+    if (rc == 0 && fs_sync_dir(data_dir) < 0)
+        rc = -1;
     return rc;
 }
 

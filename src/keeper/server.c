@@ -55,17 +55,8 @@ void conn_queued(conn_t *c)
 /* Write what the socket takes. Returns -1 if the connection was closed. */
 static int conn_flush(conn_t *c)
 {
-    while (buf_unread(&c->out) > 0) {
-        ssize_t n = write(c->fd, buf_read_ptr(&c->out), buf_unread(&c->out));
-        if (n > 0) {
-            buf_consume(&c->out, (size_t)n);
-            continue;
-        }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        if (n < 0 && errno == EINTR)
-            continue;
-        conn_close(c, n < 0 ? strerror(errno) : "write returned 0");
+    if (net_write_buffer(c->fd, &c->out) < 0) {
+        conn_close(c, strerror(errno));
         return -1;
     }
     if (buf_unread(&c->out) == 0) {

@@ -31,6 +31,7 @@
  * FileSnap.deserialize (which verifies the Adler-32) read our files, and
  * ours reads the files it writes once their digest section is cut off. */
 #include "snapshot.h"
+#include "../base/fsutil.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -375,17 +376,6 @@ static int write_contents(file_sink_t *f, const tree_t *tree, const snapshot_ses
     return file_sink(f, seal, sizeof(seal));
 }
 
-static int fsync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc < 0 && errno != EINVAL ? -1 : 0;   /* EINVAL: the filesystem cannot sync folders */
-}
 
 int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const snapshot_session_t *sessions,
                         size_t nsessions, char *err, size_t errlen)
@@ -424,7 +414,7 @@ int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const
         snprintf(err, errlen, "cannot write %s (%s): %s", final_path, step, saved ? strerror(saved) : "out of memory");
         return -1;
     }
-    if (fsync_dir(dir) < 0) {
+    if (fs_sync_dir(dir) < 0) {
         snprintf(err, errlen, "wrote %s but cannot fsync %s: %s", final_path, dir, strerror(errno));
         return -1;
     }

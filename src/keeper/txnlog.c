@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "txnlog.h"
 #include "../base/buf.h"
+#include "../base/fsutil.h"
 #include "../base/log.h"
 
 #include <dirent.h>
@@ -262,16 +263,6 @@ static int sync_file(txnlog_t *log, int fd)
     return log->force_sync ? fdatasync(fd) : 0;
 }
 
-static int sync_dir(const char *dir)
-{
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 /* Close the current file (synced) and start log.<first_zxid>. */
 static int start_file(txnlog_t *log, int64_t first_zxid)
 {
@@ -294,7 +285,7 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
     log->file_end = 0;
     log->file_alloc = 0;
     if (write_all(fd, header, sizeof(header), 0) < 0 || sync_file(log, fd) < 0 ||
-        (log->force_sync && sync_dir(log->dir) < 0)) {
+        (log->force_sync && fs_sync_dir(log->dir) < 0)) {
         int saved = errno;
         close(fd);
         log->fd = -1;
@@ -447,25 +438,10 @@ static void on_writer_event(loop_t *loop, int fd, unsigned events, void *arg)
 
 /* ---- open / close ---- */
 
-static int make_dirs(const char *path)
-{
-    char tmp[512];
-    snprintf(tmp, sizeof(tmp), "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = 0;
-        if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    return mkdir(tmp, 0755) < 0 && errno != EEXIST ? -1 : 0;
-}
-
 txnlog_t *txnlog_open(loop_t *loop, const txnlog_options_t *opts, txnlog_done_fn done, void *arg, char *err,
                       size_t errlen)
 {
-    if (strlen(opts->dir) >= 512 || make_dirs(opts->dir) < 0) {
+    if (strlen(opts->dir) >= 512 || fs_make_dirs(opts->dir) < 0) {
         snprintf(err, errlen, "cannot create %s: %s", opts->dir, strerror(errno));
         return NULL;
     }
@@ -812,6 +788,6 @@ int txnlog_truncate_after(const char *dir, int64_t zxid, char *err, size_t errle
     }
     free(starts);
     if (rc == 0)
-        sync_dir(dir);
+        fs_sync_dir(dir);
     return rc;
 }
