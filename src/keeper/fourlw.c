@@ -87,9 +87,9 @@ static void server_stats(keeper_t *k, buf_t *out, int with_clients)
     }
     out_printf(out, "Latency min/avg/max: %llu/%.4f/%llu\n", (unsigned long long)min_latency(&k->stats),
                avg_latency(&k->stats), (unsigned long long)k->stats.latency_max_ms);
-    out_printf(out, "Received: %llu\nSent: %llu\nConnections: %zu\nOutstanding: 0\nZxid: 0x%llx\n",
+    out_printf(out, "Received: %llu\nSent: %llu\nConnections: %zu\nOutstanding: %zu\nZxid: 0x%llx\n",
                (unsigned long long)k->stats.packets_received, (unsigned long long)k->stats.packets_sent,
-               k->nconns, (unsigned long long)tree_last_zxid(k->tree));
+               k->nconns, k->npending, (unsigned long long)tree_last_zxid(k->tree));
     out_printf(out, "Mode: %s\nNode count: %zu\n", server_state(k), zookeeper_node_count(k));
 }
 
@@ -121,7 +121,7 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_packets_received\t%llu\n", (unsigned long long)k->stats.packets_received);
     out_printf(out, "zk_packets_sent\t%llu\n", (unsigned long long)k->stats.packets_sent);
     out_printf(out, "zk_num_alive_connections\t%zu\n", k->nconns);
-    out_printf(out, "zk_outstanding_requests\t0\n");
+    out_printf(out, "zk_outstanding_requests\t%zu\n", k->npending);   /* in the pipeline */
     out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(loop_wall_ms() - k->started_wall_ms));
     out_printf(out, "zk_znode_count\t%zu\n", zookeeper_node_count(k));
     out_printf(out, "zk_watch_count\t%zu\n", ws.watch_count);
