@@ -6,7 +6,7 @@ set -eu
 
 build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev"
 # test: real clients and a real Apache ZooKeeper 3.8 to compare against.
-test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo zookeeper zookeeper-bin libzookeeper-mt-dev"
+test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo zookeeper zookeeper-bin libzookeeper-mt-dev kcat"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;

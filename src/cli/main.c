@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "dev.h"
 #include "../base/log.h"
+#include "../broker/broker.h"
 #include "../keeper/keeper.h"
 
 #include <stdio.h>
@@ -15,6 +16,7 @@ static void usage(FILE *f)
             "\n"
             "commands:\n"
             "  keeper zoo.cfg   run one ZooKeeper-compatible keeper node (zkServer.sh start-foreground)\n"
+            "  broker server.properties  run one Kafka-compatible broker (kafka-server-start.sh)\n"
             "  dev [dir]        run a local development cluster on loopback (Ctrl-C stops it)\n"
             "  help             show this text\n"
             "\n"
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "keeper") == 0)
         return keeper_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "broker") == 0)
+        return broker_main(argc - 1, argv + 1);
     if (strcmp(cmd, "dev") == 0)
         return dev_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {

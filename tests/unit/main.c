@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     suite_quorum();
     suite_partition_log();
     suite_kafka_codec();
+    suite_broker_config();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

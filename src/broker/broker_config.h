@@ -1,0 +1,56 @@
+/* broker_config.h -- server.properties with Kafka's property names and
+ * defaults, and the per-log-dir meta.properties (cluster id, broker id). */
+#ifndef KIPPER_BROKER_BROKER_CONFIG_H
+#define KIPPER_BROKER_BROKER_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../base/config.h"
+
+#define BROKER_MAX_LOG_DIRS 16
+#define BROKER_PATH_MAX 1024
+#define BROKER_HOST_MAX 256
+
+typedef struct {
+    char host[BROKER_HOST_MAX];   /* "" = every address */
+    int port;                     /* 0 = any free port */
+} broker_endpoint_t;
+
+typedef struct {
+    int32_t broker_id;
+    broker_endpoint_t listener;
+    broker_endpoint_t advertised;
+    int advertised_set;           /* advertised.listeners given (else = listeners) */
+    char log_dirs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];
+    int n_log_dirs;
+    char zk_connect[1024];        /* as given: host:port[,host:port...][/chroot] */
+    char zk_chroot[BROKER_PATH_MAX];   /* "" when none */
+    int num_partitions;
+    int default_replication_factor;
+    int min_insync_replicas;
+    int64_t log_segment_bytes;
+    int64_t log_retention_ms;     /* -1 = forever */
+    int64_t log_retention_bytes;  /* -1 = unbounded */
+    int auto_create_topics;
+    int32_t socket_request_max_bytes;
+} broker_config_t;
+
+/* Read server.properties from cfg (already loaded or parsed). Unknown keys
+ * are warned about; Kafka keys kipper does not act on yet get an info line.
+ * 0, or -1 with err naming the key. */
+int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t errlen);
+/* config_load + broker_config_read. */
+int broker_config_load(broker_config_t *bc, const char *path, char *err, size_t errlen);
+
+/* "PLAINTEXT://host:port" (host may be empty or [v6]). 0 or -1 with err. */
+int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep, char *err, size_t errlen);
+/* host:port[,host:port...][/chroot]; fills chroot ("" if none). 0 or -1 with err. */
+int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen);
+
+/* Reads meta.properties in every log dir; they must agree with each other and
+ * with broker_id. Fills cluster_id (a new random one when no dir has it) and
+ * writes meta.properties where missing. 0, or -1 with err. */
+int broker_meta_load(const broker_config_t *bc, char *cluster_id, size_t idlen, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,105 @@
+/* test_broker_config.c -- server.properties parsing: Kafka defaults, the
+ * listener and zookeeper.connect forms, and errors that name the key. */
+#include <stdio.h>
+#include <string.h>
+
+#include "broker/broker_config.h"
+#include "suites.h"
+#include "unit.h"
+
+/* Parses text; 0 or -1 with err filled. */
+static int parse(const char *text, broker_config_t *bc, char *err, size_t errlen)
+{
+    config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    if (config_parse(&cfg, text) < 0) {
+        snprintf(err, errlen, "%s", cfg.error);
+        return -1;
+    }
+    int rc = broker_config_read(&cfg, bc, err, errlen);
+    config_free(&cfg);
+    return rc;
+}
+
+static void test_defaults(void)
+{
+    broker_config_t bc;
+    char err[1024];
+    CHECK_EQ(parse("broker.id=3\nzookeeper.connect=zk1:2181,zk2:2181/kafka\n", &bc, err, sizeof(err)), 0);
+    CHECK_EQ(bc.broker_id, 3);
+    CHECK_STR(bc.listener.host, "");
+    CHECK_EQ(bc.listener.port, 9092);
+    CHECK_EQ(bc.advertised.port, 9092);
+    CHECK_EQ(bc.n_log_dirs, 1);
+    CHECK_STR(bc.log_dirs[0], "/tmp/kafka-logs");
+    CHECK_STR(bc.zk_chroot, "/kafka");
+    CHECK_EQ(bc.num_partitions, 1);
+    CHECK_EQ(bc.default_replication_factor, 1);
+    CHECK_EQ(bc.min_insync_replicas, 1);
+    CHECK_EQ(bc.log_segment_bytes, 1073741824);
+    CHECK_EQ(bc.log_retention_ms, 168LL * 3600 * 1000);
+    CHECK_EQ(bc.log_retention_bytes, -1);
+    CHECK_EQ(bc.auto_create_topics, 1);
+    CHECK_EQ(bc.socket_request_max_bytes, 104857600);
+}
+
+static void test_values(void)
+{
+    broker_config_t bc;
+    char err[1024];
+    const char *text = "broker.id=0\nzookeeper.connect=127.0.0.1:2181\n"
+                       "listeners=PLAINTEXT://[::1]:9093\nadvertised.listeners=PLAINTEXT://localhost:19093\n"
+                       "log.dirs=/a, /b ,/c\nlog.retention.hours=1\nlog.retention.minutes=2\n"
+                       "auto.create.topics.enable=false\n";
+    CHECK_EQ(parse(text, &bc, err, sizeof(err)), 0);
+    CHECK_STR(bc.listener.host, "::1");
+    CHECK_EQ(bc.listener.port, 9093);
+    CHECK_STR(bc.advertised.host, "localhost");
+    CHECK_EQ(bc.advertised.port, 19093);
+    CHECK_EQ(bc.n_log_dirs, 3);
+    CHECK_STR(bc.log_dirs[1], "/b");
+    CHECK_EQ(bc.log_retention_ms, 120000);   /* minutes win over hours */
+    CHECK_EQ(bc.auto_create_topics, 0);
+    CHECK_STR(bc.zk_chroot, "");
+    CHECK_EQ(parse("broker.id=0\nzookeeper.connect=z:1\nlog.retention.ms=-1\nlog.retention.hours=5\n", &bc, err,
+                   sizeof(err)), 0);
+    CHECK_EQ(bc.log_retention_ms, -1);
+}
+
+/* Each bad text fails with an error naming key. */
+static void expect_error(const char *text, const char *key)
+{
+    broker_config_t bc;
+    char err[1024] = "";
+    CHECK_EQ(parse(text, &bc, err, sizeof(err)), -1);
+    CHECK(strstr(err, key) != NULL);
+}
+
+static void test_errors(void)
+{
+    expect_error("zookeeper.connect=z:1\n", "broker.id");
+    expect_error("broker.id=abc\nzookeeper.connect=z:1\n", "broker.id");
+    expect_error("broker.id=-1\nzookeeper.connect=z:1\n", "broker.id");
+    expect_error("broker.id=1\n", "zookeeper.connect");
+    expect_error("broker.id=1\nzookeeper.connect=z\n", "zookeeper.connect");
+    expect_error("broker.id=1\nzookeeper.connect=z:1/a/\n", "zookeeper.connect");
+    expect_error("broker.id=1\nzookeeper.connect=z:1,:2\n", "zookeeper.connect");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlisteners=SSL://h:1\n", "listeners");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlisteners=PLAINTEXT://h:1,PLAINTEXT://h:2\n", "listeners");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlisteners=PLAINTEXT://h:70000\n", "listeners");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nadvertised.listeners=PLAINTEXT://:9092\n",
+                 "advertised.listeners");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nnum.partitions=0\n", "num.partitions");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.segment.bytes=13\n", "log.segment.bytes");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.retention.ms=x\n", "log.retention.ms");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nauto.create.topics.enable=2\n", "auto.create.topics.enable");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.dirs=/a,,/b\n", "log.dirs");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nsocket.request.max.bytes=0\n", "socket.request.max.bytes");
+}
+
+void suite_broker_config(void)
+{
+    RUN(test_defaults);
+    RUN(test_values);
+    RUN(test_errors);
+}
