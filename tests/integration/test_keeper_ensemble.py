@@ -529,7 +529,7 @@ def majority_serves(e, base, cut):
     stale = [o for w in w_cut for o in w.ops if o.start >= t_cut and o.status == "ok" and o.end < t_heal]
     assert not stale, "writes through paused members succeeded: %s" % stale[:5]
     n = sum(1 for w in w_rest for o in w.acked() if t_cut < o.start and o.end < t_heal)
-    errors = sorted({o.error for w in w_cut for o in w.ops if o.end and t_cut <= o.end < t_heal})
+    errors = sorted({o.error for w in w_cut for o in w.ops if o.end and t_cut <= o.end < t_heal and o.error})
     print("majority %s committed %d writes in %.1f s while %s were cut off (leader noticed after %.1f s); "
           "their clients got %s" % ([m.sid for m in rest], n, t_heal - t_cut, [m.sid for m in cut],
                                     t_dropped - t_cut, errors))
