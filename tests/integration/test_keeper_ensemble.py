@@ -482,7 +482,7 @@ def isolate(e, base, alone, tag):
         errors = [o for o in w.ops if o.end and t_cut <= o.end < t_heal and o.status != "ok"]
         print("cut off %s for %.1f s: %d errors (%s), no success"
               % ([m.sid for m in alone], t_heal - t_cut, len(errors),
-                 sorted({o.error for o in errors})))
+                 sorted({str(o.error) for o in errors})))
     acked = [o.key for w in writers for o in w.acked()]
     assert_same_everywhere(e, parent, must_have=acked)
     assert_zxids_equal(e)
