@@ -112,6 +112,8 @@ static void complete(keeper_t *k, pending_t *p)
     conn_t *owner = p->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, session_id) : NULL;
     keeper_commit(k, &p->hdr, &p->txn, &result);
     conn_t *c = p->conn;
+    if (c && (p->kind == PENDING_WRITE || p->kind == PENDING_CLOSE_SESSION) && c->in_flight)
+        c->in_flight--;
     switch (p->kind) {
     case PENDING_WRITE:
     case PENDING_CLOSE_SESSION:
@@ -148,6 +150,8 @@ static void refuse(keeper_t *k, pending_t *p)
         if (s)
             s->closing = 0;
     }
+    if (c && (p->kind == PENDING_WRITE || p->kind == PENDING_CLOSE_SESSION) && c->in_flight)
+        c->in_flight--;
     if (!c || c->dead)
         return;
     switch (p->kind) {

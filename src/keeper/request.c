@@ -535,9 +535,9 @@ int request_is_read(int32_t type)
 }
 
 /* One request frame of a connected client. Writes are prepared now, in
- * arrival order, and answered once their transaction is durable; anything
- * else is answered now unless writes are still in flight, in which case it
- * waits in the pipeline behind them (so a client always reads its writes). */
+ * arrival order, and answered once their transaction is committed; anything
+ * else is answered now unless this connection has writes in flight, in which
+ * case it waits in the pipeline behind them. */
 void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
 {
     jute_in_t in;
@@ -592,10 +592,14 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
             prep_origin_t origin = {c->session_id, &c->auth, who};
             prep_write(k, &origin, type, xid, &in, &p->hdr, &p->txn);
         }
+        c->in_flight++;
         pipeline_submit(k, p);
         return;
     }
-    if (!pipeline_idle(k)) {
+    /* A read waits only behind this connection's own writes, so a client
+     * always reads its writes, in order; other clients' writes in flight are
+     * not committed yet, so it may not see them anyway. */
+    if (c->in_flight > 0) {
         pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
         pipeline_keep_frame(p, frame, len);
         pipeline_submit(k, p);
