@@ -51,7 +51,7 @@ struct conn {
     int32_t session_timeout;
     auth_set_t auth;         /* ("ip", address) plus what addAuth proved */
     uint32_t unsent_replies; /* replies in out, counted for the outstanding bound */
-    uint32_t in_flight;      /* its writes (forwarded ones on a follower) not answered yet */
+    uint32_t in_flight;      /* its requests queued in the pipeline (a read may not overtake them) */
     uint64_t walk_mark;      /* follower: reply walk that found it blocked */
     /* for cons / stat */
     uint64_t established_wall_ms;

@@ -112,8 +112,6 @@ static void complete(keeper_t *k, pending_t *p)
     conn_t *owner = p->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, session_id) : NULL;
     keeper_commit(k, &p->hdr, &p->txn, &result);
     conn_t *c = p->conn;
-    if (c && (p->kind == PENDING_WRITE || p->kind == PENDING_CLOSE_SESSION) && c->in_flight)
-        c->in_flight--;
     switch (p->kind) {
     case PENDING_WRITE:
     case PENDING_CLOSE_SESSION:
@@ -150,8 +148,6 @@ static void refuse(keeper_t *k, pending_t *p)
         if (s)
             s->closing = 0;
     }
-    if (c && (p->kind == PENDING_WRITE || p->kind == PENDING_CLOSE_SESSION) && c->in_flight)
-        c->in_flight--;
     if (!c || c->dead)
         return;
     switch (p->kind) {
@@ -182,6 +178,13 @@ static void answer_read(keeper_t *k, pending_t *p)
     keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
 }
 
+/* p leaves the pipeline: its connection has one request less queued. */
+static void release(pending_t *p)
+{
+    if (p->conn && p->conn->in_flight)
+        p->conn->in_flight--;
+}
+
 /* Answer or apply, in order, everything up to zxid (committed: durable
  * here when standalone, acknowledged by a quorum when leading). */
 void pipeline_commit_upto(keeper_t *k, int64_t zxid)
@@ -197,6 +200,7 @@ void pipeline_commit_upto(keeper_t *k, int64_t zxid)
         } else {
             answer_read(k, p);
         }
+        release(p);
         k->pending_head = p->next;
         if (!k->pending_head)
             k->pending_tail = NULL;
@@ -216,6 +220,7 @@ static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
         } else if (p->kind == PENDING_READ) {
             answer_read(k, p);
         }
+        release(p);
         k->pending_head = p->next;
         if (!k->pending_head)
             k->pending_tail = NULL;

@@ -602,6 +602,7 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
     if (c->in_flight > 0) {
         pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
         pipeline_keep_frame(p, frame, len);
+        c->in_flight++;   /* counts every queued request of the connection */
         pipeline_submit(k, p);
         return;
     }

@@ -137,3 +137,83 @@ def test_many_short_connections(shared_keeper, zk):
     wait_until(lambda: four_letter_word(shared_keeper.port, "ruok") == "imok", timeout=10,
                what="the server to answer ruok after the churn")
     assert zk.exists("/") is not None
+
+
+def test_pipelined_writes_and_reads_keep_order_under_other_writers(shared_keeper, wire_factory, zk, base):
+    """Writes and reads pipelined on one connection, while another connection writes too,
+    are answered in request order and every read sees the write sent just before it."""
+    zk.create(base + "/mine", b"0")
+    zk.create(base + "/theirs", b"0")
+    mine = wire_factory(shared_keeper)
+    theirs = wire_factory(shared_keeper)
+    rounds = 300
+    # The other connection keeps writes in flight the whole time.
+    other = b"".join(len(p).to_bytes(4, "big") + p
+                     for p in (Writer().int(xid).int(OP.SET_DATA).raw(enc_set_data(base + "/theirs", b"%d" % xid)).bytes()
+                               for xid in range(1, 2 * rounds + 1)))
+    theirs.sock.sendall(other)
+    packets = []
+    for i in range(1, rounds + 1):
+        packets.append(Writer().int(2 * i - 1).int(OP.SET_DATA).raw(enc_set_data(base + "/mine", b"%d" % i)).bytes())
+        packets.append(Writer().int(2 * i).int(OP.GET_DATA).raw(enc_path_watch(base + "/mine")).bytes())
+    mine.sock.sendall(b"".join(len(p).to_bytes(4, "big") + p for p in packets))
+    for i in range(1, rounds + 1):
+        hdr, _ = mine.read_reply(2 * i - 1, timeout=20)   # raises if a reply overtook another
+        assert hdr.err == 0
+        hdr, rest = mine.read_reply(2 * i, timeout=20)
+        assert hdr.err == 0 and Reader(rest).buffer() == b"%d" % i
+    for xid in range(1, 2 * rounds + 1):
+        hdr, _ = theirs.read_reply(xid, timeout=20)
+        assert hdr.err == 0
+
+
+def test_replies_stay_in_order_with_many_clients_keeping_requests_in_flight(shared_keeper, wire_factory, zk, base):
+    """Four connections each keep 16 mixed reads and writes in flight: every reply comes back in
+    request order, and each read sees its own connection's latest write."""
+    import random
+    import threading
+    clients = [wire_factory(shared_keeper) for _ in range(4)]
+    for i in range(len(clients)):
+        zk.create("%s/k%d" % (base, i), b"0")
+    failures = []
+
+    def run(i, c, seed):
+        rnd = random.Random(seed)
+        path = "%s/k%d" % (base, i)
+        total, window, last_written = 1500, 16, 0
+        expect = []   # (xid, value the reply must show, or None for a write)
+        sent = 0
+
+        def send_one():
+            nonlocal sent, last_written
+            sent += 1
+            if rnd.random() < 0.3:
+                last_written = sent
+                c.send(OP.SET_DATA, enc_set_data(path, b"%d" % sent), xid=sent)
+                expect.append((sent, None))
+            else:
+                c.send(OP.GET_DATA, enc_path_watch(path), xid=sent)
+                expect.append((sent, b"%d" % last_written if last_written else b"0"))
+        try:
+            while sent < window:
+                send_one()
+            done = 0
+            while done < total:
+                xid, want = expect.pop(0)
+                hdr, rest = c.read_reply(xid, timeout=20)   # AssertionError if a reply overtook
+                assert hdr.err == 0, hdr
+                if want is not None:
+                    assert Reader(rest).buffer() == want, (xid, want)
+                done += 1
+                if sent < total:
+                    send_one()
+        except Exception as exc:   # reported by the main thread
+            failures.append("client %d: %r" % (i, exc))
+
+    threads = [threading.Thread(target=run, args=(i, c, 1000 + i)) for i, c in enumerate(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "a client hung"
+    assert not failures, failures
