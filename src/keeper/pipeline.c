@@ -185,6 +185,18 @@ static void release(pending_t *p)
         p->conn->in_flight--;
 }
 
+/* The head of the pipeline has been answered: remove and free it. */
+static void drop_head(keeper_t *k)
+{
+    pending_t *p = k->pending_head;
+    release(p);
+    k->pending_head = p->next;
+    if (!k->pending_head)
+        k->pending_tail = NULL;
+    k->npending--;
+    free_pending(p);
+}
+
 /* Answer or apply, in order, everything up to zxid (committed: durable
  * here when standalone, acknowledged by a quorum when leading). */
 void pipeline_commit_upto(keeper_t *k, int64_t zxid)
@@ -200,12 +212,7 @@ void pipeline_commit_upto(keeper_t *k, int64_t zxid)
         } else {
             answer_read(k, p);
         }
-        release(p);
-        k->pending_head = p->next;
-        if (!k->pending_head)
-            k->pending_tail = NULL;
-        k->npending--;
-        free_pending(p);
+        drop_head(k);
     }
 }
 
@@ -220,12 +227,7 @@ static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
         } else if (p->kind == PENDING_READ) {
             answer_read(k, p);
         }
-        release(p);
-        k->pending_head = p->next;
-        if (!k->pending_head)
-            k->pending_tail = NULL;
-        k->npending--;
-        free_pending(p);
+        drop_head(k);
     }
     k->log_failures++;
     prep_rollback(k, failed_zxid);
