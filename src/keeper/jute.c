@@ -119,6 +119,20 @@ void jute_get_stat(jute_in_t *in, zstat_t *st)
     st->pzxid = jute_get_long(in);
 }
 
+void jute_get_stat_persisted(jute_in_t *in, zstat_t *st)
+{
+    memset(st, 0, sizeof(*st));
+    st->czxid = jute_get_long(in);
+    st->mzxid = jute_get_long(in);
+    st->ctime = jute_get_long(in);
+    st->mtime = jute_get_long(in);
+    st->version = jute_get_int(in);
+    st->cversion = jute_get_int(in);
+    st->aversion = jute_get_int(in);
+    st->ephemeral_owner = jute_get_long(in);
+    st->pzxid = jute_get_long(in);
+}
+
 int jute_get_acl_list(jute_in_t *in, acl_list_t *out)
 {
     out->items = NULL;

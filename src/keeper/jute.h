@@ -41,6 +41,9 @@ int32_t jute_get_vector_count(jute_in_t *in, size_t min_element_size);
 /* Decode Stat / a vector of ACL into out (owned strings). */
 void jute_get_stat(jute_in_t *in, zstat_t *out);
 int jute_get_acl_list(jute_in_t *in, acl_list_t *out);   /* 0 or -1 */
+/* StatPersisted, the stat as snapshots store it: no dataLength or
+ * numChildren (those two are left 0 in out). */
+void jute_get_stat_persisted(jute_in_t *in, zstat_t *out);
 
 /* Writers append to a buf_t; they return 0 or -1 when out of memory. */
 int jute_put_int(buf_t *b, int32_t v);

@@ -715,19 +715,8 @@ static int read_node_body(reader_t *r, node_record_t *rec)
 {
     if (read_bytes(r, "node data", &rec->data, &rec->data_len) < 0 || need(r, 8 + STAT_PERSISTED_LEN, "node stat") < 0)
         return -1;
-    jute_in_t *in = &r->in;
-    zstat_t *st = &rec->stat;
-    memset(st, 0, sizeof(*st));
-    rec->acl_id = jute_get_long(in);
-    st->czxid = jute_get_long(in);
-    st->mzxid = jute_get_long(in);
-    st->ctime = jute_get_long(in);
-    st->mtime = jute_get_long(in);
-    st->version = jute_get_int(in);
-    st->cversion = jute_get_int(in);
-    st->aversion = jute_get_int(in);
-    st->ephemeral_owner = jute_get_long(in);
-    st->pzxid = jute_get_long(in);
+    rec->acl_id = jute_get_long(&r->in);
+    jute_get_stat_persisted(&r->in, &rec->stat);
     return 0;
 }
 
