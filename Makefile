@@ -6,7 +6,7 @@ CC ?= cc
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wshadow \
                 -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -MMD -MP
 CFLAGS ?= -O2 -g
-LDLIBS = -lisal -lcrypto -lz -lpthread
+LDLIBS = -lzookeeper_mt -ljansson -lsnappy -llz4 -lzstd -lisal -lcrypto -lz -lpthread
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

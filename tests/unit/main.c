@@ -52,6 +52,9 @@ int main(int argc, char **argv)
     suite_partition_log();
     suite_kafka_codec();
     suite_broker_config();
+    suite_coord_data();
+    suite_compression();
+    suite_producer_state();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

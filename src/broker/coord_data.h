@@ -1,0 +1,117 @@
+/* coord_data.h -- the cluster state the brokers keep in the coordinator
+ * (seed 000, section 1): the paths, the small JSON documents stored at them,
+ * and the pure functions both the broker and `kipper topics` use to build and
+ * read them. Nothing here talks to the coordinator.
+ *
+ * Paths (relative to the chroot of zookeeper.connect):
+ *   /cluster/id                          {"version":"1","id":"<cluster id>"}
+ *   /brokers/ids/[id]        ephemeral   {"version":4,"host":"h","port":9092,
+ *                                         "endpoints":["PLAINTEXT://h:9092"],"timestamp":"<ms>"}
+ *   /brokers/topics/[topic]              {"version":1,"topic_id":"<22-char base64url>",
+ *                                         "config":{"retention.ms":"1000",...}}
+ *   /brokers/topics/[topic]/[partition]  (no data)
+ *     .../replicas                       {"replicas":[2,1,3]}   first = preferred replica
+ *     .../leader             ephemeral   {"leader":2,"leader_epoch":7}
+ *     .../ISR                            {"isr":[2,1],"leader_epoch":7}
+ *   /brokers/partitions_reassigned/[topic]/[partition]   {"replicas":[...]}
+ *   /latest_producer_id_block            {"version":1,"broker":0,"block_start":"0","block_end":"999"}
+ *
+ * Parsers accept extra keys (forward compatibility) but reject anything
+ * missing, of the wrong type or out of range, with a reason in err. Every
+ * document is bounded by COORD_DOC_MAX bytes. */
+#ifndef KIPPER_BROKER_COORD_DATA_H
+#define KIPPER_BROKER_COORD_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COORD_DOC_MAX 65536          /* largest document we write or accept */
+#define COORD_MAX_REPLICAS 64        /* replicas (and ISR members) per partition */
+#define COORD_MAX_PARTITIONS 10000   /* partitions per topic */
+#define COORD_MAX_TOPIC_CONFIGS 64
+#define COORD_TOPIC_NAME_MAX 249
+#define COORD_HOST_MAX 256
+
+/* Path builders: snprintf into out; -1 if it does not fit. */
+int coord_path_topic(char *out, size_t n, const char *topic);
+int coord_path_partition(char *out, size_t n, const char *topic, int32_t partition);
+/* leaf is "replicas", "leader" or "ISR". */
+int coord_path_partition_leaf(char *out, size_t n, const char *topic, int32_t partition, const char *leaf);
+int coord_path_broker(char *out, size_t n, int32_t broker_id);
+
+/* Kafka's rule: 1..249 characters of [a-zA-Z0-9._-], not "." or "..". */
+int coord_topic_name_valid(const char *name, char *err, size_t errlen);
+/* A child name of /brokers/topics/[topic] that is a partition number
+ * (canonical decimal, 0..COORD_MAX_PARTITIONS-1); -1 otherwise. */
+int32_t coord_parse_partition_name(const char *name);
+/* A child of /brokers/ids: canonical decimal 0..INT32_MAX; -1 otherwise. */
+int32_t coord_parse_broker_id_name(const char *name);
+
+/* ---- documents ----
+ * Writers return the length written into out (NUL-terminated), or -1 if
+ * it does not fit. Parsers take (data, len) as the coordinator returns
+ * them (not NUL-terminated) and return 0, or -1 with err. */
+
+typedef struct {
+    char host[COORD_HOST_MAX];
+    int32_t port;
+} coord_broker_t;
+
+int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int64_t timestamp_ms);
+int coord_broker_parse(const char *data, size_t len, coord_broker_t *out, char *err, size_t errlen);
+
+typedef struct {
+    char key[128];
+    char value[1024];
+} coord_config_entry_t;
+
+typedef struct {
+    uint8_t topic_id[16];
+    int nconfigs;
+    coord_config_entry_t configs[COORD_MAX_TOPIC_CONFIGS];
+} coord_topic_t;
+
+/* topic_id as Kafka prints it: unpadded base64url of the 16 bytes. */
+void coord_topic_id_format(const uint8_t id[16], char out[23]);
+int coord_topic_id_parse(const char *s, uint8_t id[16]);   /* 0 or -1 */
+/* A fresh random id (getrandom), never all zeros (Kafka's "no id"). */
+void coord_topic_id_generate(uint8_t id[16]);
+int coord_topic_write(char *out, size_t n, const coord_topic_t *t);
+int coord_topic_parse(const char *data, size_t len, coord_topic_t *out, char *err, size_t errlen);
+
+/* "replicas" and partitions_reassigned documents; *nreplicas <= COORD_MAX_REPLICAS,
+ * no duplicate ids, ids >= 0. */
+int coord_replicas_write(char *out, size_t n, const int32_t *replicas, int nreplicas);
+int coord_replicas_parse(const char *data, size_t len, int32_t *replicas, int *nreplicas, char *err,
+                         size_t errlen);
+
+int coord_leader_write(char *out, size_t n, int32_t leader, int32_t leader_epoch);
+int coord_leader_parse(const char *data, size_t len, int32_t *leader, int32_t *leader_epoch, char *err,
+                       size_t errlen);
+
+/* ISR may be empty (all replicas lost); same bounds as replicas. */
+int coord_isr_write(char *out, size_t n, const int32_t *isr, int nisr, int32_t leader_epoch);
+int coord_isr_parse(const char *data, size_t len, int32_t *isr, int *nisr, int32_t *leader_epoch, char *err,
+                    size_t errlen);
+
+int coord_cluster_id_write(char *out, size_t n, const char *cluster_id);
+int coord_cluster_id_parse(const char *data, size_t len, char *cluster_id, size_t idlen, char *err,
+                           size_t errlen);
+
+/* block_start/block_end are decimal strings, as in Kafka. */
+int coord_producer_block_write(char *out, size_t n, int32_t broker, int64_t block_start, int64_t block_end);
+int coord_producer_block_parse(const char *data, size_t len, int64_t *block_start, int64_t *block_end,
+                               char *err, size_t errlen);
+
+/* ---- replica assignment ----
+ * Kafka's rack-unaware assignment (AdminUtils.assignReplicasToBrokers):
+ * brokers sorted; partition p's first replica is brokers[(start + p) % n],
+ * the others follow at a shift that grows every n partitions. Fills
+ * out[p * rf + r] for p in [first_partition, first_partition + count) (so
+ * CreatePartitions continues the pattern). start and shift come from the
+ * caller (random in production, fixed in tests). -1 with err if rf < 1,
+ * rf > nbrokers or count < 1. */
+int coord_assign_replicas(const int32_t *brokers, int nbrokers, int32_t first_partition, int count, int rf,
+                          int start, int shift, int32_t *out, char *err, size_t errlen);
+
+#endif
