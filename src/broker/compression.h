@@ -1,0 +1,90 @@
+/* compression.h -- the records inside a v2 record batch, for every codec
+ * Kafka clients use: checking them when a batch is produced, and finding a
+ * timestamp among them for ListOffsets.
+ *
+ * The broker stores batches opaque; only these two questions need the
+ * records. Records are decompressed as a stream into a fixed window
+ * (COMPRESSION_WINDOW_BYTES) and parsed as they arrive; keys, values and
+ * headers are skipped, never held, so a record may be far larger than the
+ * window. What a codec itself keeps is bounded by the codec, not by the data:
+ *   gzip    RFC 1952 (concatenated members accepted), zlib's 32 KiB window.
+ *   snappy  raw snappy (librdkafka) or xerial framing (the Java client:
+ *           "\x82SNAPPY\0", version, compatible version, then blocks of
+ *           [int32 length][raw snappy]; concatenated streams accepted).
+ *           libsnappy decodes whole blocks only, so one decompressed block
+ *           is held: 32 KiB for the Java client, but for raw snappy all the
+ *           records, which is why the size is checked against the bound
+ *           before anything is allocated.
+ *   lz4     LZ4 frames (concatenated frames accepted): at most one 4 MiB
+ *           block plus 64 KiB of history.
+ *   zstd    zstd frames, with or without content size: the window the frame
+ *           declares, refused above 2^27 bytes (zstd's default, the limit
+ *           Kafka's zstd-jni applies too).
+ * Every error writes a reason into err (when err is not NULL), e.g.
+ * "gzip: invalid stored block lengths" or "record 3: offset delta 7,
+ * expected 3". */
+#ifndef KIPPER_BROKER_COMPRESSION_H
+#define KIPPER_BROKER_COMPRESSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Attributes bits 0-2 of a v2 batch; 5-7 are not defined by Kafka. */
+typedef enum {
+    COMPRESSION_NONE = 0,
+    COMPRESSION_GZIP = 1,
+    COMPRESSION_SNAPPY = 2,
+    COMPRESSION_LZ4 = 3,
+    COMPRESSION_ZSTD = 4
+} compression_codec_t;
+
+/* Results. The values stay clear of plog_err_t (partition_log.h), since
+ * batch_find_timestamp_any also returns PLOG_ERR_NOT_FOUND.
+ * COMPRESSION_ERR_CORRUPT -> CORRUPT_MESSAGE (2),
+ * COMPRESSION_ERR_UNSUPPORTED -> UNSUPPORTED_COMPRESSION_TYPE (76),
+ * COMPRESSION_ERR_TOO_LARGE -> the decompressed size exceeds the caller's
+ * bound. */
+typedef enum {
+    COMPRESSION_OK = 0,
+    COMPRESSION_ERR_CORRUPT = -20,
+    COMPRESSION_ERR_UNSUPPORTED = -21,
+    COMPRESSION_ERR_TOO_LARGE = -22
+} compression_err_t;
+
+#define COMPRESSION_WINDOW_BYTES (64 * 1024)
+/* The decompressed bytes batch_find_timestamp_any reads at most before
+ * giving up with COMPRESSION_ERR_TOO_LARGE. Stored batches passed
+ * batch_validate_records with the broker's (smaller) bound; this only keeps
+ * a damaged or unvalidated one from running forever. */
+#define COMPRESSION_FIND_MAX_DECOMPRESSED ((size_t)1 << 30)
+
+const char *compression_strerror(int err);
+
+/* Validate the records inside one whole v2 batch (batch points at its base
+ * offset, size is at least the whole batch) whose header and CRC the caller
+ * has already checked. As Kafka's LogValidator, the header must declare at
+ * least one record and last_offset_delta must be record_count - 1. The
+ * records are decompressed (at most max_decompressed bytes, else
+ * COMPRESSION_ERR_TOO_LARGE; an uncompressed batch is its own records and is
+ * not held to the bound) and each must parse: varint length, attributes
+ * int8, varlong timestamp delta, varint offset delta, varint key length
+ * (-1 null) and key, varint value length (-1 null) and value, varint header
+ * count, headers of varint key length (>= 0) and key, varint value length
+ * (-1 null) and value, exactly filling the length. Varints are at most 5
+ * bytes, varlongs 10, as Kafka reads them. The offset deltas must run
+ * 0, 1, 2, ..., there must be exactly record_count records and nothing after
+ * the last, and the codec's own checks (gzip CRC, lz4 and zstd checksums)
+ * must pass. Returns COMPRESSION_OK or a COMPRESSION_ERR_*. */
+int batch_validate_records(const uint8_t *batch, size_t size, size_t max_decompressed,
+                           char *err, size_t errlen);
+
+/* ListOffsets by timestamp inside one whole v2 batch, compressed or not: the
+ * offset (base offset + offset delta) and timestamp (first timestamp +
+ * timestamp delta, or the batch's max timestamp under LogAppendTime) of the
+ * first record whose timestamp >= ts. Records after it are not read.
+ * Returns COMPRESSION_OK, PLOG_ERR_NOT_FOUND when no record is that late,
+ * or a COMPRESSION_ERR_* when the batch cannot be read that far. */
+int batch_find_timestamp_any(const uint8_t *batch, size_t size, int64_t ts, int64_t *offset,
+                             int64_t *timestamp);
+
+#endif
