@@ -1063,20 +1063,55 @@ static int read_header_at(const segment_t *s, int64_t pos, record_batch_t *b)
     return PLOG_OK;
 }
 
+/* Called for each batch of a header walk with its position in the segment;
+ * nonzero stops the walk. */
+typedef int (*header_visit_fn)(const segment_t *s, int64_t pos, const record_batch_t *b,
+                               void *arg);
+
+/* The one walk over batch headers, from position pos to the end of s: one
+ * pread of the 61-byte header per batch (lookups stop after a few batches,
+ * and a full scan has no use for the records). Returns what visit returned
+ * to stop it, PLOG_OK at the end, or a read error. */
+static int walk_headers(const segment_t *s, int64_t pos, header_visit_fn visit, void *arg)
+{
+    while (pos < s->size) {
+        record_batch_t b;
+        int rc = read_header_at(s, pos, &b);
+        if (rc != PLOG_OK)
+            return rc;
+        if ((rc = visit(s, pos, &b, arg)) != 0)
+            return rc;
+        pos += record_batch_size(&b);
+    }
+    return PLOG_OK;
+}
+
+typedef struct {
+    int64_t offset;
+    int64_t pos;
+    record_batch_t *batch;
+} seek_t;
+
+static int visit_seek(const segment_t *s, int64_t pos, const record_batch_t *b, void *arg)
+{
+    seek_t *seek = arg;
+    (void)s;
+    if (record_batch_last_offset(b) < seek->offset)
+        return 0;
+    seek->pos = pos;
+    *seek->batch = *b;
+    return 1;
+}
+
 /* Position of the first batch in s whose last offset >= offset, and its
  * header; *pos = s->size when there is none. */
 static int position_of(const segment_t *s, int64_t offset, int64_t *pos, record_batch_t *b)
 {
-    int64_t p = index_floor(s, offset);
-    while (p < s->size) {
-        int rc = read_header_at(s, p, b);
-        if (rc != PLOG_OK)
-            return rc;
-        if (record_batch_last_offset(b) >= offset)
-            break;
-        p += record_batch_size(b);
-    }
-    *pos = p;
+    seek_t seek = {.offset = offset, .pos = s->size, .batch = b};
+    int rc = walk_headers(s, index_floor(s, offset), visit_seek, &seek);
+    if (rc < 0)
+        return rc;
+    *pos = seek.pos;
     return PLOG_OK;
 }
 
@@ -1160,9 +1195,26 @@ static int offset_in_batch(const segment_t *s, int64_t pos, const record_batch_t
     return rc;
 }
 
+typedef struct {
+    int64_t ts;
+    int64_t offset, timestamp;
+    int result;
+} time_search_t;
+
+/* Stops at the first batch with a record as late as ts. */
+static int visit_time(const segment_t *s, int64_t pos, const record_batch_t *b, void *arg)
+{
+    time_search_t *search = arg;
+    if (b->max_timestamp < search->ts)
+        return 0;
+    search->result = offset_in_batch(s, pos, b, search->ts, &search->offset, &search->timestamp);
+    return 1;
+}
+
 int partition_log_offset_for_time(partition_log_t *log, int64_t ts, int64_t *offset,
                                   int64_t *timestamp)
 {
+    time_search_t search = {.ts = ts};
     for (size_t i = 0; i < log->nsegs; i++) {
         const segment_t *s = &log->segs[i];
         if (s->max_ts < ts)
@@ -1170,16 +1222,53 @@ int partition_log_offset_for_time(partition_log_t *log, int64_t ts, int64_t *off
         int64_t pos;
         record_batch_t b;
         int rc = position_of(s, time_floor_offset(s, ts), &pos, &b);
-        for (; rc == PLOG_OK && pos < s->size; pos += record_batch_size(&b)) {
-            if ((rc = read_header_at(s, pos, &b)) != PLOG_OK)
-                break;
-            if (b.max_timestamp >= ts)
-                return offset_in_batch(s, pos, &b, ts, offset, timestamp);
+        if (rc == PLOG_OK)
+            rc = walk_headers(s, pos, visit_time, &search);
+        if (rc == 1) {
+            *offset = search.offset;
+            *timestamp = search.timestamp;
+            return search.result;
         }
         if (rc != PLOG_OK)
             return rc;
     }
     return PLOG_ERR_NOT_FOUND;
+}
+
+/* ---- Scanning batch headers ---------------------------------------------------------- */
+
+typedef struct {
+    int64_t from;
+    int (*fn)(const record_batch_t *batch, void *arg);
+    void *arg;
+} header_scan_t;
+
+static int visit_scan(const segment_t *s, int64_t pos, const record_batch_t *b, void *arg)
+{
+    header_scan_t *scan = arg;
+    (void)s;
+    (void)pos;
+    if (record_batch_last_offset(b) < scan->from)
+        return 0; /* before the batch holding from: the index only got us close */
+    return scan->fn(b, scan->arg);
+}
+
+int partition_log_scan_batches(partition_log_t *log, int64_t from,
+                               int (*fn)(const record_batch_t *batch, void *arg), void *arg)
+{
+    header_scan_t scan = {.from = from < log->log_start ? log->log_start : from, .fn = fn,
+                          .arg = arg};
+    if (scan.from >= partition_log_end_offset(log))
+        return PLOG_OK;
+    size_t first = find_segment(log, scan.from);
+    for (size_t i = first; i < log->nsegs; i++) {
+        const segment_t *s = &log->segs[i];
+        int64_t pos = i == first ? index_floor(s, scan.from) : 0;
+        int rc = walk_headers(s, pos, visit_scan, &scan);
+        if (rc != PLOG_OK)
+            return rc;
+    }
+    return PLOG_OK;
 }
 
 /* ---- Truncation and retention ------------------------------------------------------ */

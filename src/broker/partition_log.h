@@ -236,6 +236,15 @@ int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
  * PLOG_ERR_NOT_FOUND when no record is that late. */
 int partition_log_offset_for_time(partition_log_t *log, int64_t ts, int64_t *offset,
                                   int64_t *timestamp);
+/* Calls fn for every batch header from the batch holding offset `from` (log
+ * start if lower) up to LEO, in order; stops early when fn returns nonzero
+ * (and returns that). Reads only the 61-byte headers (pread), so it costs one
+ * read per batch. Returns PLOG_OK when every batch was seen (nothing is seen
+ * when from >= LEO), or a PLOG_ERR_* when a header cannot be read: let fn
+ * stop with a positive value so the two cannot be confused. fn must not
+ * change the log. For rebuilding state kept per batch (producer_state.h). */
+int partition_log_scan_batches(partition_log_t *log, int64_t from,
+                               int (*fn)(const record_batch_t *batch, void *arg), void *arg);
 
 /* Remove every offset >= offset (replica divergence). No-op if >= LEO;
  * offset < log start truncates everything and restarts the log at offset. */

@@ -954,6 +954,112 @@ static void test_partition_log_offset_for_time(void)
     teardown();
 }
 
+/* ---- Scanning batch headers ------------------------------------------------------------ */
+
+typedef struct {
+    const shadow_t *sh;
+    size_t next;   /* index in sh of the batch expected next */
+    size_t seen;
+    size_t stop_after; /* 0: never stop */
+    int mismatches;
+} scan_probe_t;
+
+/* Field by field: the struct has padding. */
+static int same_header(const record_batch_t *a, const record_batch_t *b)
+{
+    return a->base_offset == b->base_offset && a->batch_length == b->batch_length &&
+           a->leader_epoch == b->leader_epoch && a->magic == b->magic && a->crc == b->crc &&
+           a->attributes == b->attributes && a->last_offset_delta == b->last_offset_delta &&
+           a->first_timestamp == b->first_timestamp && a->max_timestamp == b->max_timestamp &&
+           a->producer_id == b->producer_id && a->producer_epoch == b->producer_epoch &&
+           a->base_sequence == b->base_sequence && a->record_count == b->record_count;
+}
+
+/* Each header must be the next batch of the shadow. */
+static int scan_visit(const record_batch_t *b, void *arg)
+{
+    scan_probe_t *p = arg;
+    record_batch_t want;
+    if (p->next >= p->sh->n ||
+        record_batch_parse_header(p->sh->data + p->sh->pos[p->next],
+                                  p->sh->len - (size_t)p->sh->pos[p->next], &want) != PLOG_OK ||
+        !same_header(&want, b))
+        p->mismatches++;
+    p->next++;
+    p->seen++;
+    return p->stop_after && p->seen == p->stop_after ? 7 : 0;
+}
+
+/* Scan from offset: every batch from the one holding it (or the log start)
+ * to the end, in order. */
+static void check_scan_from(partition_log_t *log, const shadow_t *sh, int64_t from)
+{
+    int64_t start = from < partition_log_start_offset(log) ? partition_log_start_offset(log) : from;
+    size_t first = start >= partition_log_end_offset(log) ? sh->n : shadow_find(sh, start);
+    scan_probe_t p = {.sh = sh, .next = first};
+    CHECK_EQ(partition_log_scan_batches(log, from, scan_visit, &p), PLOG_OK);
+    CHECK_EQ(p.mismatches, 0);
+    CHECK_EQ(p.next, sh->n);
+}
+
+static void test_partition_log_scan_batches(void)
+{
+    setup();
+    partition_log_config_t cfg;
+    small_config(&cfg);
+    partition_log_t *log = open_log(&cfg, 0, 0);
+    shadow_t sh = {0};
+    scan_probe_t p = {.sh = &sh};
+    CHECK_EQ(partition_log_scan_batches(log, 0, scan_visit, &p), PLOG_OK);
+    CHECK_EQ(p.seen, 0); /* empty log */
+    append_many(log, &sh, 400, 3, 2);
+    CHECK(partition_log_segment_count(log) > 3);
+    int64_t leo = partition_log_end_offset(log);
+    /* From every offset of a stretch crossing a segment boundary, and from
+     * the first and last batch of each segment. */
+    int64_t seg1 = partition_log_segment_base(log, 1);
+    for (int64_t off = seg1 - 12; off <= seg1 + 12; off++)
+        check_scan_from(log, &sh, off);
+    for (size_t i = 0; i < partition_log_segment_count(log); i++) {
+        int64_t base = partition_log_segment_base(log, i);
+        check_scan_from(log, &sh, base);
+        check_scan_from(log, &sh, base - 1);
+    }
+    check_scan_from(log, &sh, -5);
+    check_scan_from(log, &sh, leo - 1);
+    check_scan_from(log, &sh, leo);     /* nothing */
+    check_scan_from(log, &sh, leo + 9); /* nothing */
+    /* Early stop: fn's value comes back and nothing more is visited. */
+    p = (scan_probe_t){.sh = &sh, .next = shadow_find(&sh, 100), .stop_after = 5};
+    CHECK_EQ(partition_log_scan_batches(log, 100, scan_visit, &p), 7);
+    CHECK_EQ(p.seen, 5);
+    CHECK_EQ(p.mismatches, 0);
+    p = (scan_probe_t){.sh = &sh, .next = 0, .stop_after = sh.n};
+    CHECK_EQ(partition_log_scan_batches(log, 0, scan_visit, &p), 7); /* stops on the last */
+    CHECK_EQ(p.seen, sh.n);
+    /* Below a log start moved by retention: from the log start. */
+    partition_log_set_high_watermark(log, leo);
+    cfg.retention_bytes = 30000;
+    partition_log_close(log);
+    log = open_log(&cfg, leo, 1); /* clean: indexes come from disk */
+    check_scan_from(log, &sh, 0);
+    check_scan_from(log, &sh, seg1 + 3);
+    partition_log_set_high_watermark(log, leo);
+    CHECK(partition_log_apply_retention(log, T0) > 0);
+    CHECK(partition_log_start_offset(log) > 0);
+    check_scan_from(log, &sh, 0);
+    check_scan_from(log, &sh, partition_log_start_offset(log) + 1);
+    /* After a truncation the scan ends at the new LEO. */
+    int64_t cut = sh.base[sh.n - 30];
+    CHECK_EQ(partition_log_truncate_to(log, cut), PLOG_OK);
+    shadow_cut(&sh, sh.n - 30);
+    check_scan_from(log, &sh, 0);
+    check_scan_from(log, &sh, cut - 1);
+    partition_log_close(log);
+    shadow_free(&sh);
+    teardown();
+}
+
 void suite_partition_log(void)
 {
     RUN(test_partition_log_batch_header);
@@ -971,4 +1077,5 @@ void suite_partition_log(void)
     RUN(test_partition_log_truncate_to);
     RUN(test_partition_log_epochs);
     RUN(test_partition_log_offset_for_time);
+    RUN(test_partition_log_scan_batches);
 }
