@@ -1,8 +1,11 @@
 /* test_coord_data.c -- coordinator paths, names, JSON documents and Kafka's
- * replica assignment (src/broker/coord_data.c). */
+ * replica assignment (src/broker/coord_data.c), and the topic config rules of
+ * coord_admin.c (pure; the rest of coord_admin is covered by
+ * tests/integration/test_topics_cli.py). */
 #include "suites.h"
 #include "unit.h"
 
+#include "broker/coord_admin.h"
 #include "broker/coord_data.h"
 
 #include <stdio.h>
@@ -517,6 +520,66 @@ static void test_assignment_is_even(void)
     }
 }
 
+/* coord_admin_config_valid is pure (no coordinator), so it is checked here:
+ * Kafka's value rules and messages for the topic configs kipper honours. */
+static void test_topic_config_validation(void)
+{
+    const char *good[][2] = {
+        {"retention.ms", "-1"}, {"retention.ms", "9223372036854775807"}, {"retention.bytes", "+5"},
+        {"segment.bytes", "14"}, {"segment.bytes", "2147483647"}, {"segment.ms", "1"},
+        {"max.message.bytes", "0"}, {"min.insync.replicas", "1"}, {"cleanup.policy", "delete"},
+        {"message.timestamp.type", "CreateTime"}, {"message.timestamp.type", "LogAppendTime"},
+        {"unclean.leader.election.enable", "true"}, {"unclean.leader.election.enable", "FALSE"},
+        {"compression.type", "producer"}, {"compression.type", "uncompressed"}, {"compression.type", "lz4"},
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        CHECK_EQ(coord_admin_config_valid(good[i][0], good[i][1], err, sizeof(err)), 0);
+    struct {
+        const char *key, *value, *message;
+    } bad[] = {
+        {"retention.ms", "-2", "Invalid value -2 for configuration retention.ms: Value must be at least -1"},
+        {"retention.ms", "9223372036854775808",
+         "Invalid value 9223372036854775808 for configuration retention.ms: Not a number of type LONG"},
+        {"retention.ms", "", "Invalid value  for configuration retention.ms: Not a number of type LONG"},
+        {"retention.ms", " 5", "Invalid value  5 for configuration retention.ms: Not a number of type LONG"},
+        {"retention.bytes", "-", "Invalid value - for configuration retention.bytes: Not a number of type LONG"},
+        {"segment.bytes", "13", "Invalid value 13 for configuration segment.bytes: Value must be at least 14"},
+        {"segment.bytes", "2147483648",
+         "Invalid value 2147483648 for configuration segment.bytes: Not a number of type INT"},
+        {"segment.ms", "0", "Invalid value 0 for configuration segment.ms: Value must be at least 1"},
+        {"max.message.bytes", "-1", "Invalid value -1 for configuration max.message.bytes: Value must be at least 0"},
+        {"min.insync.replicas", "0",
+         "Invalid value 0 for configuration min.insync.replicas: Value must be at least 1"},
+        {"message.timestamp.type", "createtime",
+         "Invalid value createtime for configuration message.timestamp.type: String must be one of: CreateTime, "
+         "LogAppendTime"},
+        {"unclean.leader.election.enable", "1",
+         "Invalid value 1 for configuration unclean.leader.election.enable: Expected value to be either true or "
+         "false"},
+        {"compression.type", "zst",
+         "Invalid value zst for configuration compression.type: String must be one of: uncompressed, zstd, lz4, "
+         "snappy, gzip, producer"},
+        {"cleanup.policy", "compact",
+         "Invalid value compact for configuration cleanup.policy: compacted topics are not supported by kipper "
+         "(only delete)"},
+        {"cleanup.policy", "delete,compact",
+         "Invalid value delete,compact for configuration cleanup.policy: compacted topics are not supported by "
+         "kipper (only delete)"},
+        {"cleanup.policy", "none",
+         "Invalid value none for configuration cleanup.policy: String must be one of: compact, delete"},
+        {"retention.hours", "1", "Unknown topic config name: retention.hours"},
+        {"", "1", "Unknown topic config name: "},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        CHECK_EQ(coord_admin_config_valid(bad[i].key, bad[i].value, err, sizeof(err)), -1);
+        CHECK_STR(err, bad[i].message);
+    }
+    static char huge[2000];
+    memset(huge, '1', sizeof(huge) - 1);
+    CHECK_EQ(coord_admin_config_valid("retention.ms", huge, err, sizeof(err)), -1);
+}
+
 void suite_coord_data(void)
 {
     RUN(test_paths);
@@ -534,4 +597,5 @@ void suite_coord_data(void)
     RUN(test_assignment_matches_kafka);
     RUN(test_assignment_rejects);
     RUN(test_assignment_is_even);
+    RUN(test_topic_config_validation);
 }
