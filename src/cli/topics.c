@@ -531,9 +531,22 @@ static int alter_topic(zhandle_t *zh, const topics_opts_t *o)
     return EXIT_OK;
 }
 
+/* kafka-topics.sh's own checks of the counts (TopicCommand), before anything
+ * is asked of the coordinator; -1 would otherwise mean "the default". */
+static int check_counts(const topics_opts_t *o)
+{
+    if ((o->given & OPT_PARTITIONS) && o->partitions < 1)
+        return failed("The partitions must be greater than 0");
+    if ((o->given & OPT_REPLICATION_FACTOR) && (o->replication_factor < 1 || o->replication_factor > 32767))
+        return failed("The replication factor must be between 1 and 32767");
+    return EXIT_OK;
+}
+
 static int run_action(const topics_opts_t *o)
 {
     char err[512];
+    if (check_counts(o) != EXIT_OK)
+        return EXIT_FAILED;
     zhandle_t *zh = coord_admin_connect(o->zookeeper, CONNECT_TIMEOUT_MS, err, sizeof(err));
     if (!zh)
         return failed(err);

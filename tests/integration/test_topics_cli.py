@@ -219,10 +219,16 @@ def test_many_partitions_in_one_transaction(cluster):
     assert not cluster.exists("/brokers/topics/huge")
     error(cluster.topics("--create", "--topic", "huge", "--partitions", "10001"),
           "Number of partitions 10001 is larger than kipper's limit of 10000.")
-    error(cluster.topics("--create", "--topic", "huge", "--partitions", "0"),
-          "Number of partitions must be larger than 0.")
+    # kafka-topics.sh's own checks of the counts come first.
+    error(cluster.topics("--create", "--topic", "huge", "--partitions", "0"), "The partitions must be greater than 0")
+    error(cluster.topics("--create", "--topic", "huge", "--partitions", "-1"), "The partitions must be greater than 0")
+    error(cluster.topics("--alter", "--topic", "big", "--partitions", "-1"), "The partitions must be greater than 0")
     error(cluster.topics("--create", "--topic", "huge", "--replication-factor", "0"),
-          "Replication factor must be larger than 0.")
+          "The replication factor must be between 1 and 32767")
+    error(cluster.topics("--create", "--topic", "huge", "--replication-factor", "32768"),
+          "The replication factor must be between 1 and 32767")
+    error(cluster.topics("--create", "--topic", "huge", "--replication-factor", "65"),
+          "Replication factor 65 is larger than kipper's limit of 64.")
 
 
 # ---- list and describe ----
