@@ -61,8 +61,8 @@ int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char 
  * partitions*rf ids (explicit --replica-assignment / CreateTopics Assignments: ids must be distinct within a
  * partition, same count for every partition, brokers need not be live). partitions/rf of -1 mean the
  * defaults passed in default_partitions/default_rf. configs are checked with coord_admin_config_valid.
- * topic_id_out (may be NULL) gets the new id (all zeros with validate_only). The whole transaction must fit ZooKeeper's default request
- * limit (jute.maxbuffer, 1 MiB), else INVALID_PARTITIONS. 0, or -1 with res. */
+ * topic_id_out (may be NULL) gets the new id (all zeros with validate_only). The whole transaction must fit
+ * ZooKeeper's default request limit (jute.maxbuffer, 1 MiB), else INVALID_PARTITIONS. 0, or -1 with res. */
 int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, int rf, const int32_t *assignment,
                              int default_partitions, int default_rf, const coord_config_entry_t *configs,
                              int nconfigs, int validate_only, uint8_t topic_id_out[16], coord_admin_result_t *res);
@@ -77,8 +77,9 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
                                int assignment_rf, int validate_only, coord_admin_result_t *res);
 
 /* Delete: first each partition's replicas node (brokers watching it stop the replica and delete its log),
- * then the whole subtree depth-first; a NOTEMPTY/NONODE race with a broker re-creating leader/ISR is retried
- * a bounded number of times by re-listing. UNKNOWN_TOPIC_OR_PARTITION if absent. 0, or -1 with res. */
+ * then the whole subtree depth-first, each node in one zoo_multi with its leaf children (so a broker
+ * re-creating leader/ISR cannot slip a child in between); a NOTEMPTY/NONODE race is retried a bounded number
+ * of times (20 per node) by re-listing. UNKNOWN_TOPIC_OR_PARTITION if absent. 0, or -1 with res. */
 int coord_admin_delete_topic(zhandle_t *zh, const char *topic, coord_admin_result_t *res);
 
 /* Known topic-level configs kipper honours, with Kafka's validation of values: cleanup.policy (only "delete";
