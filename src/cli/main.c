@@ -1,6 +1,7 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
 #include "dev.h"
+#include "topics.h"
 #include "../base/log.h"
 #include "../broker/broker.h"
 #include "../keeper/keeper.h"
@@ -18,6 +19,8 @@ static void usage(FILE *f)
             "  keeper zoo.cfg   run one ZooKeeper-compatible keeper node (zkServer.sh start-foreground)\n"
             "  broker server.properties  run one Kafka-compatible broker (kafka-server-start.sh)\n"
             "  dev [dir]        run a local development cluster on loopback (Ctrl-C stops it)\n"
+            "  topics ...       create, list, describe, alter and delete topics (kafka-topics.sh;\n"
+            "                   kipper topics --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -45,6 +48,8 @@ int main(int argc, char **argv)
         return broker_main(argc - 1, argv + 1);
     if (strcmp(cmd, "dev") == 0)
         return dev_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "topics") == 0)
+        return topics_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

@@ -1,0 +1,120 @@
+/* coord_admin.h -- topic administration in the coordinator (seed 000,
+ * section 4), with the ZooKeeper C client's synchronous API.
+ *
+ * Used by `kipper topics` and by the broker (CreateTopics, CreatePartitions,
+ * DeleteTopics), which calls these on a helper thread with its own connected
+ * handle. Paths are relative to the handle's chroot. Every function is
+ * bounded; a malformed document in the coordinator is an error naming its
+ * path, never a crash. */
+#ifndef KIPPER_BROKER_COORD_ADMIN_H
+#define KIPPER_BROKER_COORD_ADMIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The synchronous calls are declared only for the multi-threaded client
+ * (libzookeeper_mt), which is the one we link. */
+#ifndef THREADED
+#define THREADED
+#endif
+#include <zookeeper/zookeeper.h>
+
+#include "coord_data.h"
+
+/* error is a Kafka error code: 0 NONE, 3 UNKNOWN_TOPIC_OR_PARTITION, 17 INVALID_TOPIC_EXCEPTION,
+ * 36 TOPIC_ALREADY_EXISTS, 37 INVALID_PARTITIONS, 38 INVALID_REPLICATION_FACTOR,
+ * 39 INVALID_REPLICA_ASSIGNMENT, 40 INVALID_CONFIG, 7 REQUEST_TIMED_OUT / -1 UNKNOWN_SERVER_ERROR
+ * for coordinator failures (message says which ZooKeeper error). Kafka's own messages where it has them,
+ * e.g. "Replication factor: 3 larger than available brokers: 1." */
+typedef struct {
+    int16_t error;
+    char message[256];
+} coord_admin_result_t;
+
+#define COORD_ERR_NONE 0
+#define COORD_ERR_UNKNOWN_SERVER_ERROR (-1)
+#define COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION 3
+#define COORD_ERR_REQUEST_TIMED_OUT 7
+#define COORD_ERR_INVALID_TOPIC_EXCEPTION 17
+#define COORD_ERR_TOPIC_ALREADY_EXISTS 36
+#define COORD_ERR_INVALID_PARTITIONS 37
+#define COORD_ERR_INVALID_REPLICATION_FACTOR 38
+#define COORD_ERR_INVALID_REPLICA_ASSIGNMENT 39
+#define COORD_ERR_INVALID_CONFIG 40
+
+/* Blocking connect for tools: zookeeper_init on hosts+chroot (the connect string as in server.properties),
+ * creating the chroot node (and parents) first if missing, waiting up to timeout_ms for a connected session.
+ * Sets zoo_set_servers_resolution_delay(zh, -1) and silences the C client's stderr logging unless
+ * KIPPER_ZK_DEBUG is set. NULL with err on failure. */
+zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, size_t errlen);
+
+/* Creates /brokers, /brokers/ids, /brokers/topics, /brokers/partitions_reassigned if missing. 0 or -1 with err. */
+int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen);
+
+/* Live broker ids (children of /brokers/ids), sorted. *n = count (at most max; more is an error).
+ * No /brokers/ids yet means no brokers. 0 or -1. */
+int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char *err, size_t errlen);
+
+/* Validate then (unless validate_only) create the topic: one zoo_multi creating /brokers/topics/[t] (topic doc
+ * with a new topic id and the configs), every /brokers/topics/[t]/[p] and its replicas node, so brokers never
+ * see half a topic. assignment: NULL = automatic over the live brokers (random start and shift), else
+ * partitions*rf ids (explicit --replica-assignment / CreateTopics Assignments: ids must be distinct within a
+ * partition, same count for every partition, brokers need not be live). partitions/rf of -1 mean the
+ * defaults passed in default_partitions/default_rf. configs are checked with coord_admin_config_valid.
+ * topic_id_out (may be NULL) gets the new id (all zeros with validate_only). The whole transaction must fit
+ * ZooKeeper's default request limit (jute.maxbuffer, 1 MiB), else INVALID_PARTITIONS. 0, or -1 with res. */
+int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, int rf, const int32_t *assignment,
+                             int default_partitions, int default_rf, const coord_config_entry_t *configs,
+                             int nconfigs, int validate_only, uint8_t topic_id_out[16], coord_admin_result_t *res);
+
+/* Add partitions up to total_count (INVALID_PARTITIONS if not larger than now), continuing the assignment
+ * pattern with the existing topic's replication factor (read from partition 0's replicas) as Kafka's
+ * AdminZkClient.addPartitions does, or the explicit assignment: (total_count - current count) partitions of
+ * assignment_rf ids each, for the new partitions only; assignment_rf must equal the topic's replication
+ * factor (INVALID_REPLICA_ASSIGNMENT otherwise) and every id must be a live broker, as in Kafka.
+ * assignment_rf is ignored when assignment is NULL. One zoo_multi. 0, or -1 with res. */
+int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count, const int32_t *assignment,
+                               int assignment_rf, int validate_only, coord_admin_result_t *res);
+
+/* Delete: first each partition's replicas node (brokers watching it stop the replica and delete its log),
+ * then the whole subtree depth-first, each node in one zoo_multi with its leaf children (so a broker
+ * re-creating leader/ISR cannot slip a child in between); a NOTEMPTY/NONODE race is retried a bounded number
+ * of times (20 per node) by re-listing. UNKNOWN_TOPIC_OR_PARTITION if absent. 0, or -1 with res. */
+int coord_admin_delete_topic(zhandle_t *zh, const char *topic, coord_admin_result_t *res);
+
+/* Known topic-level configs kipper honours, with Kafka's validation of values: cleanup.policy (only "delete";
+ * "compact" → INVALID_CONFIG "not supported"), retention.ms (long >= -1), retention.bytes (long >= -1),
+ * segment.bytes (int >= 14), segment.ms (long >= 1), max.message.bytes (int >= 0), message.timestamp.type
+ * (CreateTime|LogAppendTime), min.insync.replicas (int >= 1), unclean.leader.election.enable (true|false),
+ * compression.type (uncompressed|zstd|lz4|snappy|gzip|producer). Numbers are plain decimals with an optional
+ * sign (no spaces); booleans are true/false in any case, as Java reads them. Unknown name → INVALID_CONFIG.
+ * 0 or -1 with err (Kafka's message). */
+int coord_admin_config_valid(const char *key, const char *value, char *err, size_t errlen);
+
+typedef struct {
+    int32_t partition;
+    int32_t replicas[COORD_MAX_REPLICAS];
+    int nreplicas;
+    int32_t leader;        /* -1 when no leader node */
+    int32_t leader_epoch;  /* from ISR (or leader) node, -1 if none */
+    int32_t isr[COORD_MAX_REPLICAS];
+    int nisr;              /* 0 when no ISR node */
+} coord_partition_desc_t;
+
+typedef struct {
+    char name[COORD_TOPIC_NAME_MAX + 1];
+    coord_topic_t topic;                 /* id and configs */
+    coord_partition_desc_t *partitions;  /* malloc'd, sorted by partition; free with coord_admin_topic_desc_free */
+    int npartitions;
+} coord_topic_desc_t;
+
+/* 0, or -1 with res (UNKNOWN_TOPIC_OR_PARTITION if absent); out needs freeing only on success. */
+int coord_admin_describe_topic(zhandle_t *zh, const char *topic, coord_topic_desc_t *out, coord_admin_result_t *res);
+void coord_admin_topic_desc_free(coord_topic_desc_t *d);
+
+/* Topic names, sorted; *names malloc'd array of malloc'd strings (free with coord_admin_names_free).
+ * No /brokers/topics yet means no topics. 0 or -1 with err. */
+int coord_admin_list_topics(zhandle_t *zh, char ***names, int *n, char *err, size_t errlen);
+void coord_admin_names_free(char **names, int n);
+
+#endif

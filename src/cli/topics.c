@@ -1,0 +1,580 @@
+/* topics.c -- `kipper topics`, in the manner of the ZooKeeper-based
+ * kafka-topics.sh: it talks to the coordinator directly (coord_admin.h), so
+ * it works with no broker running, and the brokers pick the changes up from
+ * their watches.
+ *
+ * Output follows kafka-topics.sh ("Created topic T.", its describe lines,
+ * "Error while executing topic command : ..." on failure). Exit codes: 0 done,
+ * 1 the operation failed, 2 the command line is wrong. */
+#define _GNU_SOURCE
+#include "topics.h"
+#include "../broker/broker_config.h"
+#include "../broker/coord_admin.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONNECT_TIMEOUT_MS 15000
+#define DEFAULT_PARTITIONS 1            /* Kafka's num.partitions default */
+#define DEFAULT_REPLICATION_FACTOR 1    /* Kafka's default.replication.factor default */
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+typedef enum { NO_ACTION, CREATE, LIST, DESCRIBE, DELETE, ALTER } action_t;
+
+/* Options, as bits, to check which ones an action accepts. */
+enum {
+    OPT_TOPIC = 1 << 0,
+    OPT_PARTITIONS = 1 << 1,
+    OPT_REPLICATION_FACTOR = 1 << 2,
+    OPT_REPLICA_ASSIGNMENT = 1 << 3,
+    OPT_CONFIG = 1 << 4,
+    OPT_IF_NOT_EXISTS = 1 << 5,
+    OPT_IF_EXISTS = 1 << 6,
+};
+
+typedef struct {
+    action_t action;
+    unsigned given;                  /* OPT_* bits seen */
+    const char *zookeeper;
+    const char *topic;
+    int partitions;                  /* -1: not given */
+    int replication_factor;          /* -1: not given */
+    const char *replica_assignment;  /* as given; parsed into assignment */
+    int32_t *assignment;             /* malloc'd, npartitions_assigned * assigned_rf */
+    int npartitions_assigned, assigned_rf;
+    coord_config_entry_t configs[COORD_MAX_TOPIC_CONFIGS];
+    int nconfigs;
+} topics_opts_t;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: kipper topics [--zookeeper host:port[,host:port...][/chroot]]\n"
+            "                     (--create | --list | --describe | --delete | --alter) [options]\n"
+            "\n"
+            "  --create --topic T [--partitions N] [--replication-factor R] [--config k=v]... [--if-not-exists]\n"
+            "  --create --topic T --replica-assignment 1:2,2:3,... [--config k=v]... [--if-not-exists]\n"
+            "  --list [--topic T]\n"
+            "  --describe [--topic T] [--if-exists]\n"
+            "  --alter --topic T --partitions N [--replica-assignment ...] [--if-exists]\n"
+            "  --delete --topic T [--if-exists]\n"
+            "\n"
+            "  --zookeeper           the coordinator, as zookeeper.connect in server.properties\n"
+            "                        (default 127.0.0.1:2181)\n"
+            "  --partitions          partitions of a new topic (default %d), or the new total for --alter\n"
+            "  --replication-factor  replicas of each partition (default %d)\n"
+            "  --replica-assignment  broker ids: partitions separated by commas, replicas by colons, the\n"
+            "                        first replica preferred; with --alter it lists every partition and\n"
+            "                        the existing ones are skipped, as in kafka-topics.sh\n"
+            "  --config              a topic config (retention.ms, retention.bytes, segment.bytes,\n"
+            "                        segment.ms, max.message.bytes, message.timestamp.type,\n"
+            "                        min.insync.replicas, unclean.leader.election.enable,\n"
+            "                        compression.type, cleanup.policy=delete); repeatable\n"
+            "  --if-not-exists       --create does nothing if the topic exists\n"
+            "  --if-exists           --alter, --delete and --describe do nothing if it does not\n"
+            "\n"
+            "KIPPER_ZK_DEBUG=1 shows the ZooKeeper client's own log.\n",
+            DEFAULT_PARTITIONS, DEFAULT_REPLICATION_FACTOR);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "kipper topics: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return -1;
+}
+
+static int failed(const char *message)
+{
+    fprintf(stderr, "Error while executing topic command : %s\n", message);
+    return EXIT_FAILED;
+}
+
+/* ---- the command line ---- */
+
+/* A decimal int (optional '-'), the whole string. */
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    if (!*s || (*s != '-' && (*s < '0' || *s > '9')))
+        return -1;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*end || errno || v < INT32_MIN || v > INT32_MAX)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int count_char(const char *s, size_t n, char c)
+{
+    int count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += s[i] == c;
+    return count;
+}
+
+/* One partition's "a:b:c" (len bytes at p) into replicas[rf]. 0, EXIT_USAGE
+ * for bad syntax, or EXIT_FAILED with kafka-topics.sh's messages for another
+ * replica count or a broker listed twice. */
+static int parse_partition_replicas(const char *p, size_t len, int partition, int rf, int32_t *replicas)
+{
+    if (count_char(p, len, ':') + 1 != rf) {
+        fprintf(stderr, "Error while executing topic command : Partition %d has different replication factor: %.*s\n",
+                partition, (int)len, p);
+        return EXIT_FAILED;
+    }
+    for (int r = 0; r < rf; r++) {
+        char id[16];
+        size_t idlen = strcspn(p, ":,");
+        int value;
+        if (idlen == 0 || idlen >= sizeof(id))
+            return EXIT_USAGE;
+        memcpy(id, p, idlen);
+        id[idlen] = 0;
+        if (parse_int(id, &value) < 0)
+            return EXIT_USAGE;
+        for (int q = 0; q < r; q++) {
+            if (replicas[q] == value) {
+                fprintf(stderr, "Error while executing topic command : Partition replica lists may not contain "
+                                "duplicate entries: %d\n",
+                        value);
+                return EXIT_FAILED;
+            }
+        }
+        replicas[r] = value;
+        p += idlen + (p[idlen] ? 1 : 0);
+    }
+    return 0;
+}
+
+/* --replica-assignment "1:2,2:3": partitions separated by commas, replicas
+ * by colons. 0, or the exit code. */
+static int parse_assignment(topics_opts_t *o)
+{
+    const char *s = o->replica_assignment;
+    int partitions = count_char(s, strlen(s), ',') + 1;
+    int rf = count_char(s, strcspn(s, ","), ':') + 1;
+    if (partitions > COORD_MAX_PARTITIONS || rf > COORD_MAX_REPLICAS) {
+        usage_error("--replica-assignment: too many partitions or replicas in '%.200s'", s);
+        return EXIT_USAGE;
+    }
+    o->assignment = malloc(sizeof(int32_t) * (size_t)partitions * (size_t)rf);
+    if (!o->assignment)
+        return failed("out of memory");
+    const char *p = s;
+    for (int i = 0; i < partitions; i++) {
+        size_t len = strcspn(p, ",");
+        int rc = parse_partition_replicas(p, len, i, rf, o->assignment + (size_t)i * (size_t)rf);
+        if (rc == EXIT_USAGE)
+            usage_error("--replica-assignment: bad broker id list '%.200s'", s);
+        if (rc != 0)
+            return rc;
+        p += len + (p[len] ? 1 : 0);
+    }
+    o->npartitions_assigned = partitions;
+    o->assigned_rf = rf;
+    return 0;
+}
+
+/* "k=v"; a name given twice keeps the last value, as kafka-topics.sh's
+ * Properties do. */
+static int add_config(topics_opts_t *o, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg)
+        return usage_error("--config must be key=value, got '%s'", arg);
+    size_t keylen = (size_t)(eq - arg);
+    coord_config_entry_t entry;
+    if (keylen >= sizeof(entry.key) || strlen(eq + 1) >= sizeof(entry.value))
+        return usage_error("--config '%.200s' is too long", arg);
+    memcpy(entry.key, arg, keylen);
+    entry.key[keylen] = 0;
+    strcpy(entry.value, eq + 1);
+    for (int i = 0; i < o->nconfigs; i++) {
+        if (strcmp(o->configs[i].key, entry.key) == 0) {
+            o->configs[i] = entry;
+            return 0;
+        }
+    }
+    if (o->nconfigs == COORD_MAX_TOPIC_CONFIGS)
+        return usage_error("too many --config names at '%s' (at most 64)", arg);
+    o->configs[o->nconfigs++] = entry;
+    return 0;
+}
+
+/* "--name value" or "--name=value": 1 if arg is option name (value set,
+ * consuming the next argument if needed), 0 if not, -1 if the value is missing. */
+static int option_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) != 0)
+        return 0;
+    if (argv[*i][n] == '=') {
+        *value = argv[*i] + n + 1;
+        return 1;
+    }
+    if (argv[*i][n] != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        usage_error("%s needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+static int set_action(topics_opts_t *o, action_t action, const char *arg)
+{
+    if (o->action != NO_ACTION)
+        return usage_error("give only one of --create, --list, --describe, --delete, --alter (also got %s)", arg);
+    o->action = action;
+    return 0;
+}
+
+static int parse_number(const char *name, const char *v, int *out)
+{
+    if (parse_int(v, out) == 0)
+        return 0;
+    char fmt[96];
+    snprintf(fmt, sizeof(fmt), "%s must be a number, got '%%s'", name);
+    return usage_error(fmt, v);
+}
+
+/* Stores the value of the option name. 0, or -1 after a usage error. */
+static int apply_valued(topics_opts_t *o, const char *name, const char *v)
+{
+    if (strcmp(name, "--zookeeper") == 0) {
+        o->zookeeper = v;
+    } else if (strcmp(name, "--topic") == 0) {
+        o->topic = v;
+        o->given |= OPT_TOPIC;
+    } else if (strcmp(name, "--partitions") == 0) {
+        o->given |= OPT_PARTITIONS;
+        return parse_number(name, v, &o->partitions);
+    } else if (strcmp(name, "--replication-factor") == 0) {
+        o->given |= OPT_REPLICATION_FACTOR;
+        return parse_number(name, v, &o->replication_factor);
+    } else if (strcmp(name, "--replica-assignment") == 0) {
+        o->replica_assignment = v;
+        o->given |= OPT_REPLICA_ASSIGNMENT;
+    } else {
+        o->given |= OPT_CONFIG;
+        return add_config(o, v);
+    }
+    return 0;
+}
+
+static int parse_arg(topics_opts_t *o, int argc, char **argv, int *i)
+{
+    static const struct {
+        const char *name;
+        action_t action;
+    } actions[] = {{"--create", CREATE}, {"--list", LIST}, {"--describe", DESCRIBE}, {"--delete", DELETE},
+                   {"--alter", ALTER}};
+    static const char *const valued[] = {"--zookeeper",          "--topic",  "--partitions", "--replication-factor",
+                                         "--replica-assignment", "--config"};
+    const char *arg = argv[*i];
+    for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]); k++)
+        if (strcmp(arg, actions[k].name) == 0)
+            return set_action(o, actions[k].action, arg);
+    if (strcmp(arg, "--if-not-exists") == 0) {
+        o->given |= OPT_IF_NOT_EXISTS;
+        return 0;
+    }
+    if (strcmp(arg, "--if-exists") == 0) {
+        o->given |= OPT_IF_EXISTS;
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+        const char *v;
+        int found = option_value(argc, argv, i, valued[k], &v);
+        if (found != 0)
+            return found < 0 ? -1 : apply_valued(o, valued[k], v);
+    }
+    return usage_error("unknown option '%s'", arg);
+}
+
+static const char *option_name(unsigned bit)
+{
+    switch (bit) {
+    case OPT_TOPIC: return "--topic";
+    case OPT_PARTITIONS: return "--partitions";
+    case OPT_REPLICATION_FACTOR: return "--replication-factor";
+    case OPT_REPLICA_ASSIGNMENT: return "--replica-assignment";
+    case OPT_CONFIG: return "--config";
+    case OPT_IF_NOT_EXISTS: return "--if-not-exists";
+    default: return "--if-exists";
+    }
+}
+
+/* Which options each action takes and needs, as kafka-topics.sh checks them. */
+static int check_combination(const topics_opts_t *o)
+{
+    static const struct {
+        action_t action;
+        const char *name;
+        unsigned allowed, required;
+    } rules[] = {
+        {CREATE, "--create",
+         OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICATION_FACTOR | OPT_REPLICA_ASSIGNMENT | OPT_CONFIG | OPT_IF_NOT_EXISTS,
+         OPT_TOPIC},
+        {LIST, "--list", OPT_TOPIC, 0},
+        {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS, 0},
+        {DELETE, "--delete", OPT_TOPIC | OPT_IF_EXISTS, OPT_TOPIC},
+        {ALTER, "--alter", OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICA_ASSIGNMENT | OPT_IF_EXISTS,
+         OPT_TOPIC | OPT_PARTITIONS},
+    };
+    if (o->action == NO_ACTION)
+        return usage_error("%s", "give one of --create, --list, --describe, --delete, --alter");
+    for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
+        if (rules[k].action != o->action)
+            continue;
+        for (unsigned bit = 1; bit <= OPT_IF_EXISTS; bit <<= 1) {
+            char what[96];
+            snprintf(what, sizeof(what), "%s %s", rules[k].name, option_name(bit));
+            if ((o->given & bit) && !(rules[k].allowed & bit))
+                return usage_error("%s: that option does not go with this action", what);
+            if (!(o->given & bit) && (rules[k].required & bit))
+                return usage_error("%s: this action needs that option", what);
+        }
+    }
+    if (o->action == CREATE && (o->given & OPT_REPLICA_ASSIGNMENT) &&
+        (o->given & (OPT_PARTITIONS | OPT_REPLICATION_FACTOR)))
+        return usage_error("%s", "--replica-assignment gives the partitions and replicas; "
+                                 "leave out --partitions and --replication-factor");
+    return 0;
+}
+
+/* 0 to go on, -1 after --help, or the exit code to return. */
+static int parse_command_line(topics_opts_t *o, int argc, char **argv)
+{
+    o->zookeeper = "127.0.0.1:2181";
+    o->partitions = -1;
+    o->replication_factor = -1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return -1;
+        }
+        if (parse_arg(o, argc, argv, &i) < 0)
+            return EXIT_USAGE;
+    }
+    if (check_combination(o) < 0)
+        return EXIT_USAGE;
+    char chroot[BROKER_PATH_MAX], err[300];
+    if (broker_parse_zk_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
+        usage_error("--zookeeper: %s", err);
+        return EXIT_USAGE;
+    }
+    return o->replica_assignment ? parse_assignment(o) : 0;
+}
+
+/* ---- the actions ---- */
+
+static int create_topic(zhandle_t *zh, const topics_opts_t *o)
+{
+    char err[256];
+    coord_admin_result_t res;
+    if (coord_admin_ensure_paths(zh, err, sizeof(err)) < 0)
+        return failed(err);
+    int partitions = o->assignment ? o->npartitions_assigned : o->partitions;
+    int rf = o->assignment ? o->assigned_rf : o->replication_factor;
+    if (coord_admin_create_topic(zh, o->topic, partitions, rf, o->assignment, DEFAULT_PARTITIONS,
+                                 DEFAULT_REPLICATION_FACTOR, o->configs, o->nconfigs, 0, NULL, &res) == 0) {
+        printf("Created topic %s.\n", o->topic);
+        return EXIT_OK;
+    }
+    if (res.error == COORD_ERR_TOPIC_ALREADY_EXISTS && (o->given & OPT_IF_NOT_EXISTS))
+        return EXIT_OK;
+    return failed(res.message);
+}
+
+static int list_topics(zhandle_t *zh, const topics_opts_t *o)
+{
+    char err[256], **names;
+    int n;
+    if (coord_admin_list_topics(zh, &names, &n, err, sizeof(err)) < 0)
+        return failed(err);
+    for (int i = 0; i < n; i++)
+        if (!o->topic || strcmp(o->topic, names[i]) == 0)
+            printf("%s\n", names[i]);
+    coord_admin_names_free(names, n);
+    return EXIT_OK;
+}
+
+static void print_ids(const char *label, const int32_t *ids, int n)
+{
+    printf("\t%s: ", label);
+    for (int i = 0; i < n; i++)
+        printf("%s%d", i ? "," : "", (int)ids[i]);
+}
+
+/* kafka-topics.sh --describe's lines for one topic. */
+static void print_topic(const coord_topic_desc_t *d)
+{
+    char id[23];
+    coord_topic_id_format(d->topic.topic_id, id);
+    printf("Topic: %s\tTopicId: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", d->name, id,
+           d->npartitions, d->npartitions > 0 ? d->partitions[0].nreplicas : 0);
+    for (int i = 0; i < d->topic.nconfigs; i++)
+        printf("%s%s=%s", i ? "," : "", d->topic.configs[i].key, d->topic.configs[i].value);
+    printf("\n");
+    for (int i = 0; i < d->npartitions; i++) {
+        const coord_partition_desc_t *p = &d->partitions[i];
+        printf("\tTopic: %s\tPartition: %d\t", d->name, (int)p->partition);
+        if (p->leader >= 0)
+            printf("Leader: %d", (int)p->leader);
+        else
+            printf("Leader: none");
+        print_ids("Replicas", p->replicas, p->nreplicas);
+        print_ids("Isr", p->isr, p->nisr);
+        printf("\n");
+    }
+}
+
+static int not_found(const topics_opts_t *o)
+{
+    if (o->given & OPT_IF_EXISTS)
+        return EXIT_OK;
+    char message[320];
+    snprintf(message, sizeof(message), "Topic '%s' does not exist as expected", o->topic);
+    return failed(message);
+}
+
+/* Describes one topic; a topic listed but deleted since is skipped. */
+static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o)
+{
+    coord_topic_desc_t d;
+    coord_admin_result_t res;
+    if (coord_admin_describe_topic(zh, name, &d, &res) == 0) {
+        print_topic(&d);
+        coord_admin_topic_desc_free(&d);
+        return EXIT_OK;
+    }
+    if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+        return o->topic ? not_found(o) : EXIT_OK;
+    return failed(res.message);
+}
+
+static int describe_topics(zhandle_t *zh, const topics_opts_t *o)
+{
+    if (o->topic)
+        return describe_one(zh, o->topic, o);
+    char err[256], **names;
+    int n, rc = EXIT_OK;
+    if (coord_admin_list_topics(zh, &names, &n, err, sizeof(err)) < 0)
+        return failed(err);
+    for (int i = 0; i < n && rc == EXIT_OK; i++)
+        rc = describe_one(zh, names[i], o);
+    coord_admin_names_free(names, n);
+    return rc;
+}
+
+static int delete_topic(zhandle_t *zh, const topics_opts_t *o)
+{
+    coord_admin_result_t res;
+    if (coord_admin_delete_topic(zh, o->topic, &res) == 0) {
+        printf("Deleted topic %s.\n", o->topic);
+        return EXIT_OK;
+    }
+    if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+        return not_found(o);
+    return failed(res.message);
+}
+
+/* Current partition count, -1 when the topic does not exist, -2 on error
+ * (already reported). */
+static int partition_count(zhandle_t *zh, const char *topic)
+{
+    coord_topic_desc_t d;
+    coord_admin_result_t res;
+    if (coord_admin_describe_topic(zh, topic, &d, &res) < 0) {
+        if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+            return -1;
+        failed(res.message);
+        return -2;
+    }
+    int n = d.npartitions;
+    coord_admin_topic_desc_free(&d);
+    return n;
+}
+
+/* As kafka-topics.sh: --replica-assignment lists every partition; the ones
+ * the topic already has are skipped. */
+static int alter_topic(zhandle_t *zh, const topics_opts_t *o)
+{
+    coord_admin_result_t res;
+    const int32_t *added = NULL;
+    int current = partition_count(zh, o->topic);
+    if (current == -1)
+        return not_found(o);
+    if (current < 0)
+        return EXIT_FAILED;
+    if (o->assignment && o->npartitions_assigned != o->partitions) {
+        char message[160];
+        snprintf(message, sizeof(message), "--replica-assignment lists %d partitions but --partitions is %d",
+                 o->npartitions_assigned, o->partitions);
+        return failed(message);
+    }
+    if (o->assignment && current < o->npartitions_assigned)
+        added = o->assignment + (size_t)current * (size_t)o->assigned_rf;
+    if (coord_admin_add_partitions(zh, o->topic, o->partitions, added, o->assigned_rf, 0, &res) < 0)
+        return res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION ? not_found(o) : failed(res.message);
+    printf("WARNING: If partitions are increased for a topic that has a key, the partition logic or ordering of "
+           "the messages will be affected\nAdding partitions succeeded!\n");
+    return EXIT_OK;
+}
+
+/* kafka-topics.sh's own checks of the counts (TopicCommand), before anything
+ * is asked of the coordinator; -1 would otherwise mean "the default". */
+static int check_counts(const topics_opts_t *o)
+{
+    if ((o->given & OPT_PARTITIONS) && o->partitions < 1)
+        return failed("The partitions must be greater than 0");
+    if ((o->given & OPT_REPLICATION_FACTOR) && (o->replication_factor < 1 || o->replication_factor > 32767))
+        return failed("The replication factor must be between 1 and 32767");
+    return EXIT_OK;
+}
+
+static int run_action(const topics_opts_t *o)
+{
+    char err[512];
+    if (check_counts(o) != EXIT_OK)
+        return EXIT_FAILED;
+    zhandle_t *zh = coord_admin_connect(o->zookeeper, CONNECT_TIMEOUT_MS, err, sizeof(err));
+    if (!zh)
+        return failed(err);
+    int rc = EXIT_FAILED;
+    switch (o->action) {
+    case CREATE: rc = create_topic(zh, o); break;
+    case LIST: rc = list_topics(zh, o); break;
+    case DESCRIBE: rc = describe_topics(zh, o); break;
+    case DELETE: rc = delete_topic(zh, o); break;
+    case ALTER: rc = alter_topic(zh, o); break;
+    case NO_ACTION: break;
+    }
+    fflush(stdout);
+    zookeeper_close(zh);
+    return rc;
+}
+
+int topics_main(int argc, char **argv)
+{
+    topics_opts_t *o = calloc(1, sizeof(*o));   /* 64 configs: about 74 KiB */
+    if (!o)
+        return failed("out of memory");
+    int rc = parse_command_line(o, argc, argv);
+    if (rc == 0)
+        rc = run_action(o);
+    else if (rc < 0)
+        rc = EXIT_OK;   /* --help */
+    free(o->assignment);
+    free(o);
+    return rc;
+}
