@@ -2,8 +2,8 @@
  *
  * Level-triggered epoll for sockets, a binary heap of one-shot timers and a
  * signalfd for SIGINT/SIGTERM. Everything a process owns is reached from the
- * callbacks of its single loop; nothing here is thread-safe except
- * loop_wakeup(), which a helper thread may call to post work back. */
+ * callbacks of its single loop; nothing here is thread-safe (helper threads
+ * hand work back through a mailbox, mailbox.h). */
 #ifndef KIPPER_BASE_LOOP_H
 #define KIPPER_BASE_LOOP_H
 

@@ -15,23 +15,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ERR_UNKNOWN_TOPIC_OR_PARTITION 3
-#define ERR_INVALID_REQUEST 42
-#define ERR_UNKNOWN_TOPIC_ID 100
-
-/* What this broker advertises (within what the codec implements). */
+/* What this broker advertises (within what the codec implements), and who
+ * answers. Fetch starts at v4, the first to carry record batches v2 (magic
+ * 2), the only format kipper stores; Produce starts at v0 because
+ * librdkafka enables gzip, snappy and lz4 only when it does (v0-v2 requests
+ * must carry magic 2 batches too). */
+typedef req_status_t (*api_handler_t)(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 static const struct {
     int16_t key, min, max;
+    api_handler_t handler;
 } advertised[] = {
-    {KAFKA_API_METADATA, 0, 12},
-    {KAFKA_API_API_VERSIONS, 0, 3},
+    {KAFKA_API_PRODUCE, 0, 9, api_produce},
+    {KAFKA_API_FETCH, 4, 11, api_fetch},
+    {KAFKA_API_LIST_OFFSETS, 0, 6, api_list_offsets},
+    {KAFKA_API_METADATA, 0, 12, api_metadata},
+    {KAFKA_API_API_VERSIONS, 0, 3, api_api_versions},
+    {KAFKA_API_CREATE_TOPICS, 0, 7, api_create_topics},
+    {KAFKA_API_DELETE_TOPICS, 0, 6, api_delete_topics},
+    {KAFKA_API_INIT_PRODUCER_ID, 0, 4, api_init_producer_id},
+    {KAFKA_API_OFFSET_FOR_LEADER_EPOCH, 0, 4, api_offset_for_leader_epoch},
+    {KAFKA_API_DESCRIBE_CONFIGS, 0, 4, api_describe_configs},
+    {KAFKA_API_CREATE_PARTITIONS, 0, 3, api_create_partitions},
+    {KAFKA_API_DESCRIBE_CLUSTER, 0, 1, api_describe_cluster},
 };
 #define N_ADVERTISED ((int)(sizeof(advertised) / sizeof(advertised[0])))
-
-/* Kafka's bit field of the operations allowed on the cluster resource
- * (CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS,
- * IDEMPOTENT_WRITE); with no authorizer every supported one is allowed. */
-#define CLUSTER_AUTHORIZED_OPS 0x1FA0
 
 static int advertised_index(int16_t key, int16_t version)
 {
@@ -44,11 +52,8 @@ static int advertised_index(int16_t key, int16_t version)
 /* Appends the encoded answer; -1 (connection closed) if it cannot be built. */
 static int reply(conn_t *c, const kafka_api_t *api, int16_t version, int32_t corr, const kafka_value_t *body)
 {
-    if (!body || kafka_response_encode(&c->out, api, version, corr, body) != KAFKA_OK) {
-        log_error("cannot encode %s v%d response for %s:%d", api->name, version, c->ip, c->port);
-        return -1;
-    }
-    return 0;
+    broker_request_t r = {.api = api, .api_version = version, .correlation_id = corr};
+    return broker_reply(c, &r, body);
 }
 
 /* ---- ApiVersions ---- */
@@ -92,13 +97,15 @@ static int valid_software_field(const char *s)
     return 1;
 }
 
-static int handle_api_versions(conn_t *c, const kafka_request_t *req, kafka_arena_t *ra)
+static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
+    (void)b;
     int16_t error = 0;
     if (req->api_version >= 3 && (!valid_software_field(kv_str(req->body, "ClientSoftwareName")) ||
                                   !valid_software_field(kv_str(req->body, "ClientSoftwareVersion"))))
-        error = ERR_INVALID_REQUEST;
-    return reply(c, req->api, req->api_version, req->correlation_id, api_versions_body(ra, error));
+        error = KERR_INVALID_REQUEST;
+    return reply(c, req->api, req->api_version, req->correlation_id, api_versions_body(ra, error)) < 0 ? REQ_CLOSE
+                                                                                                         : REQ_DONE;
 }
 
 /* KIP-511: a version we do not support gets a v0 answer saying so, with the
@@ -110,133 +117,59 @@ static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka
                  api_versions_body(ra, KAFKA_ERR_UNSUPPORTED_VERSION));
 }
 
-/* ---- Metadata ---- */
-
-static int cmp_str(const void *x, const void *y)
-{
-    return strcmp(*(const char *const *)x, *(const char *const *)y);
-}
-
-static int is_zero_uuid(const uint8_t *u)
-{
-    static const uint8_t zero[16];
-    return memcmp(u, zero, 16) == 0;
-}
-
-/* Fills one topic of the answer. name NULL: asked for by id (v10+). */
-static void metadata_topic(kafka_arena_t *ra, kafka_value_t *t, int16_t version, const char *name, const uint8_t *id)
-{
-    int16_t error = ERR_UNKNOWN_TOPIC_OR_PARTITION;
-    /* Topic ids in requests are honoured from v12 on; Kafka rejects them
-     * (and null names) in v10 and v11. */
-    if (version < 12 && (!name || (id && !is_zero_uuid(id))))
-        error = ERR_INVALID_REQUEST;
-    else if (!name)
-        error = ERR_UNKNOWN_TOPIC_ID;
-    kv_set_int(t, "ErrorCode", error);
-    kv_set_str(ra, t, "Name", name ? name : version >= 12 ? NULL : "");
-    if (id)
-        memcpy(kv_get(t, "TopicId")->u.uuid, id, 16);
-    /* No topic exists yet: every named topic is unknown. Auto-creation
-     * (auto.create.topics.enable) needs the coordinator link. */
-}
-
-/* The requested topics, each name once (Kafka reads them into a set). */
-static int metadata_topics(kafka_arena_t *ra, kafka_value_t *resp, const kafka_value_t *req_topics,
-                           int16_t version)
-{
-    uint32_t n = req_topics->is_null ? 0 : req_topics->n, nn = 0, out = 0;
-    const char **names = n ? kafka_arena_alloc(ra, n * sizeof(*names)) : NULL;
-    if (n && !names)
-        return -1;
-    for (uint32_t i = 0; i < n; i++)
-        if (kv_str(kv_at(req_topics, i), "Name"))
-            names[nn++] = kv_str(kv_at(req_topics, i), "Name");
-    qsort(names, nn, sizeof(*names), cmp_str);
-    uint32_t unique = 0;
-    for (uint32_t i = 0; i < nn; i++)
-        if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
-            names[unique++] = names[i];
-    kafka_value_t *topics = kv_set_array(ra, resp, "Topics", unique + (n - nn));
-    if (!topics)
-        return -1;
-    for (uint32_t i = 0; i < unique; i++)
-        metadata_topic(ra, kv_at(topics, out++), version, names[i], NULL);
-    for (uint32_t i = 0; i < n; i++) {
-        const kafka_value_t *t = kv_at(req_topics, i);
-        if (!kv_str(t, "Name"))
-            metadata_topic(ra, kv_at(topics, out++), version, NULL, kv_get(t, "TopicId")->u.uuid);
-    }
-    return 0;
-}
-
-static int handle_metadata(broker_t *b, conn_t *c, const kafka_request_t *req, kafka_arena_t *ra)
-{
-    int16_t v = req->api_version;
-    kafka_value_t *r = kv_new_struct(ra, req->api->response);
-    kafka_value_t *brokers = r ? kv_set_array(ra, r, "Brokers", 1) : NULL;
-    if (!brokers)
-        return reply(c, req->api, v, req->correlation_id, NULL);
-    kafka_value_t *me = kv_at(brokers, 0);
-    kv_set_int(me, "NodeId", b->cfg.broker_id);
-    kv_set_str(ra, me, "Host", b->adv_host);
-    kv_set_int(me, "Port", b->adv_port);
-    kv_set_str(ra, r, "ClusterId", b->cluster_id);
-    /* A live broker must be named controller: clients send admin requests
-     * there. This broker is the only one it knows. */
-    kv_set_int(r, "ControllerId", b->cfg.broker_id);
-    if (v >= 8 && v <= 10 && kv_int(req->body, "IncludeClusterAuthorizedOperations"))
-        kv_set_int(r, "ClusterAuthorizedOperations", CLUSTER_AUTHORIZED_OPS);
-    /* v0: an empty list means every topic; v1+: null does. Both are none yet. */
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
-    if (metadata_topics(ra, r, topics, v) < 0)
-        r = NULL;
-    return reply(c, req->api, v, req->correlation_id, r);
-}
-
 /* ---- dispatch ---- */
 
-static int dispatch(broker_t *b, conn_t *c, const kafka_request_t *req, kafka_arena_t *ra)
+req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra)
 {
-    switch (req->api_key) {
-    case KAFKA_API_API_VERSIONS: return handle_api_versions(c, req, ra);
-    case KAFKA_API_METADATA: return handle_metadata(b, c, req, ra);
-    default: return -1;
-    }
+    int i = advertised_index(r->api_key, r->api_version);
+    return i < 0 ? REQ_CLOSE : advertised[i].handler(b, c, r, ra);
 }
 
-int broker_handle_frame(broker_t *b, conn_t *c, const uint8_t *p, size_t n)
+/* Kafka: an unknown key or unsupported version is an invalid request, and
+ * an API the listener does not enable is refused; both close the
+ * connection, with a log line saying which. */
+static int refuse(broker_t *b, conn_t *c, const kafka_request_t *req, int rc, size_t n)
+{
+    char why[256];
+    if (advertised_index(req->api_key, req->api_version) < 0)
+        snprintf(why, sizeof(why), "unsupported request: api key %d (%s) v%d, correlation id %d", req->api_key,
+                 req->api ? req->api->name : "unknown", req->api_version, req->correlation_id);
+    else
+        snprintf(why, sizeof(why), "malformed request (%zu bytes, api key %d v%d, codec error %d)", n,
+                 req->api_key, req->api_version, rc);
+    broker_conn_close(b, c, why);
+    return -1;
+}
+
+int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
 {
     kafka_arena_t da, ra;
     kafka_request_t req;
-    char why[256] = "";
     kafka_arena_init(&da, kafka_decode_budget(n));
     kafka_arena_init(&ra, 0);
     int rc = kafka_request_decode(p, n, &da, &req);
-    int out;
+    int out = 0;
     if (n >= 8 && req.api_key == KAFKA_API_API_VERSIONS && advertised_index(req.api_key, req.api_version) < 0) {
         out = api_versions_fallback(c, req.api_version, req.correlation_id, &ra);
-    } else if (n >= 8 && advertised_index(req.api_key, req.api_version) < 0) {
-        /* Kafka: an unknown key or unsupported version is an invalid
-         * request, and an API the listener does not enable is refused;
-         * both close the connection. */
-        snprintf(why, sizeof(why), "unsupported request: api key %d (%s) v%d, correlation id %d", req.api_key,
-                 req.api ? req.api->name : "unknown", req.api_version, req.correlation_id);
-        out = -1;
-    } else if (rc != KAFKA_OK) {
-        snprintf(why, sizeof(why), "malformed request (%zu bytes, api key %d v%d)", n, req.api_key,
-                 req.api_version);
-        out = -1;
+    } else if (n < 8 || rc != KAFKA_OK || advertised_index(req.api_key, req.api_version) < 0) {
+        out = refuse(b, c, &req, rc, n);
     } else {
-        out = dispatch(b, c, &req, &ra);
-        if (out < 0)
+        broker_request_t r = {.id = ++b->next_request_id, .api_key = req.api_key, .api_version = req.api_version,
+                              .correlation_id = req.correlation_id, .api = req.api, .body = req.body};
+        req_status_t st = broker_dispatch(b, c, &r, &ra);
+        if (st == REQ_WAIT && broker_request_detach(b, c, &r, p, n) < 0) {
+            if (r.state && r.state_free)
+                r.state_free(r.state);
+            st = REQ_CLOSE;
+        }
+        if (st == REQ_CLOSE) {
+            char why[128];
             snprintf(why, sizeof(why), "cannot answer %s v%d", req.api->name, req.api_version);
+            broker_conn_close(b, c, why);
+            out = -1;
+        }
     }
     kafka_arena_free(&da);
     kafka_arena_free(&ra);
-    if (out < 0) {
-        broker_conn_close(b, c, why[0] ? why : "cannot answer");
-        return -1;
-    }
-    return 0;
+    return out;
 }

@@ -19,12 +19,9 @@ static const char *const accepted_without_effect[] = {
     "num.network.threads", "num.io.threads", "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
-    "log.flush.interval.messages", "log.flush.interval.ms", "log.retention.check.interval.ms",
-    "log.roll.ms", "log.roll.hours", "log.index.size.max.bytes", "log.index.interval.bytes",
-    "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version", "message.max.bytes",
-    "compression.type", "zookeeper.connection.timeout.ms", "zookeeper.session.timeout.ms",
-    "group.initial.rebalance.delay.ms", "replica.lag.time.max.ms", "unclean.leader.election.enable",
-    "auto.leader.rebalance.enable", "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
+    "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
+    "compression.type", "group.initial.rebalance.delay.ms", "auto.leader.rebalance.enable",
+    "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", "replica.fetch.max.bytes", "controlled.shutdown.enable",
 };
@@ -255,10 +252,47 @@ static int read_numbers(config_t *cfg, broker_config_t *bc, char *err, size_t er
         return -1;
     bc->log_segment_bytes = seg;
     bc->socket_request_max_bytes = (int32_t)max_req;
-    if (config_get_bool(cfg, "auto.create.topics.enable", 1, &bc->auto_create_topics) < 0) {
+    if (config_get_bool(cfg, "auto.create.topics.enable", 1, &bc->auto_create_topics) < 0 ||
+        config_get_bool(cfg, "unclean.leader.election.enable", 0, &bc->unclean_leader_election) < 0) {
         snprintf(err, errlen, "%s", cfg->error);
         return -1;
     }
+    return 0;
+}
+
+/* Timing and sizing keys, with Kafka's defaults (log.flush.interval.ms is
+ * kipper's background fsync period; Kafka's default leaves it to the OS). */
+static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long lag, session, conn, roll_ms, roll_hours, check, flush, max_msg, idx_int, idx_max, expire;
+    if (get_num(cfg, "replica.lag.time.max.ms", 30000, 1, LONG_MAX, &lag, err, errlen) < 0 ||
+        get_num(cfg, "zookeeper.session.timeout.ms", 18000, 1000, INT_MAX, &session, err, errlen) < 0 ||
+        get_num(cfg, "zookeeper.connection.timeout.ms", session, 100, INT_MAX, &conn, err, errlen) < 0 ||
+        get_num(cfg, "log.roll.hours", 168, 1, INT_MAX, &roll_hours, err, errlen) < 0 ||
+        get_num(cfg, "log.roll.ms", roll_hours * 3600000L, 1, LONG_MAX, &roll_ms, err, errlen) < 0 ||
+        get_num(cfg, "log.retention.check.interval.ms", 300000, 1, LONG_MAX, &check, err, errlen) < 0 ||
+        get_num(cfg, "log.flush.interval.ms", 5000, 1, LONG_MAX, &flush, err, errlen) < 0 ||
+        get_num(cfg, "message.max.bytes", 1048588, 0, INT32_MAX, &max_msg, err, errlen) < 0 ||
+        get_num(cfg, "log.index.interval.bytes", 4096, 0, INT32_MAX, &idx_int, err, errlen) < 0 ||
+        get_num(cfg, "log.index.size.max.bytes", 10485760, 4, INT32_MAX, &idx_max, err, errlen) < 0 ||
+        get_num(cfg, "producer.id.expiration.ms", 86400000, 1, LONG_MAX, &expire, err, errlen) < 0)
+        return -1;
+    bc->replica_lag_time_max_ms = lag;
+    bc->zk_session_timeout_ms = (int)session;
+    bc->zk_connection_timeout_ms = (int)conn;
+    bc->log_roll_ms = roll_ms;
+    bc->log_retention_check_ms = check;
+    bc->log_flush_interval_ms = flush;
+    bc->message_max_bytes = (int32_t)max_msg;
+    bc->log_index_interval_bytes = (int32_t)idx_int;
+    bc->log_index_max_bytes = (int32_t)idx_max;
+    bc->producer_id_expiration_ms = expire;
+    const char *ts = config_get(cfg, "log.message.timestamp.type");
+    if (ts && strcmp(ts, "CreateTime") != 0 && strcmp(ts, "LogAppendTime") != 0) {
+        snprintf(err, errlen, "log.message.timestamp.type must be CreateTime or LogAppendTime, got '%.100s'", ts);
+        return -1;
+    }
+    bc->log_append_time = ts && strcmp(ts, "LogAppendTime") == 0;
     return 0;
 }
 
@@ -285,7 +319,7 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     bc->broker_id = bid;
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
-        read_retention(cfg, bc, err, errlen) < 0)
+        read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -34,6 +34,18 @@ typedef struct {
     int64_t log_retention_bytes;  /* -1 = unbounded */
     int auto_create_topics;
     int32_t socket_request_max_bytes;
+    int unclean_leader_election;  /* unclean.leader.election.enable */
+    int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
+    int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
+    int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */
+    int64_t log_roll_ms;          /* log.roll.ms / log.roll.hours */
+    int64_t log_retention_check_ms; /* log.retention.check.interval.ms */
+    int64_t log_flush_interval_ms;  /* log.flush.interval.ms: background fsync period */
+    int32_t message_max_bytes;    /* message.max.bytes */
+    int32_t log_index_interval_bytes;
+    int32_t log_index_max_bytes;
+    int log_append_time;          /* log.message.timestamp.type=LogAppendTime */
+    int64_t producer_id_expiration_ms;
 } broker_config_t;
 
 /* Read server.properties from cfg (already loaded or parsed). Unknown keys
@@ -48,9 +60,11 @@ int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep,
 /* host:port[,host:port...][/chroot]; fills chroot ("" if none). 0 or -1 with err. */
 int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen);
 
-/* Reads meta.properties in every log dir; they must agree with each other and
- * with broker_id. Fills cluster_id (a new random one when no dir has it) and
- * writes meta.properties where missing. 0, or -1 with err. */
-int broker_meta_load(const broker_config_t *bc, char *cluster_id, size_t idlen, char *err, size_t errlen);
+/* Reads meta.properties in every log dir; they must agree with each other,
+ * with broker_id and with coord_id (the coordinator's /cluster/id, "" or NULL
+ * when unknown). Fills cluster_id (coord_id, else the dirs', else a new random
+ * one) and writes meta.properties where missing. 0, or -1 with err. */
+int broker_meta_load(const broker_config_t *bc, const char *coord_id, char *cluster_id, size_t idlen, char *err,
+                     size_t errlen);
 
 #endif

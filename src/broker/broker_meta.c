@@ -81,7 +81,8 @@ static int write_meta(const char *dir, const char *cluster_id, int32_t broker_id
     return 0;
 }
 
-int broker_meta_load(const broker_config_t *bc, char *cluster_id, size_t idlen, char *err, size_t errlen)
+int broker_meta_load(const broker_config_t *bc, const char *coord_id, char *cluster_id, size_t idlen, char *err,
+                     size_t errlen)
 {
     int have[BROKER_MAX_LOG_DIRS] = {0};
     cluster_id[0] = 0;
@@ -110,8 +111,19 @@ int broker_meta_load(const broker_config_t *bc, char *cluster_id, size_t idlen, 
         }
         snprintf(cluster_id, idlen, "%s", id);
     }
-    /* The coordinator link will take the cluster id from /cluster/id, as
-     * Kafka does; until then the first start of a broker picks one. */
+    /* The coordinator's /cluster/id wins; log dirs that belong to another
+     * cluster are refused (Kafka's InconsistentClusterIdException). */
+    if (coord_id && coord_id[0]) {
+        if (cluster_id[0] && strcmp(cluster_id, coord_id) != 0) {
+            snprintf(err, errlen,
+                     "the cluster id %s in the coordinator does not match %s in meta.properties of the log dirs; "
+                     "the broker is pointed at another cluster's coordinator, or its log dirs belong to another "
+                     "cluster",
+                     coord_id, cluster_id);
+            return -1;
+        }
+        snprintf(cluster_id, idlen, "%s", coord_id);
+    }
     if (!cluster_id[0]) {
         if (random_cluster_id(cluster_id, idlen) < 0) {
             snprintf(err, errlen, "cannot generate a cluster id: %s", strerror(errno));

@@ -223,6 +223,16 @@ void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const cha
     }
 }
 
+void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext)
+{
+    kafka_value_t *v = kv_get(st, name);
+    v->is_null = 0;
+    v->external = 1;
+    v->n = ext->len;
+    v->u.ext = ext;
+    ext->encoded = 0;
+}
+
 void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len)
 {
     kafka_value_t *v = kv_get(st, name);
@@ -534,6 +544,13 @@ static int enc_blob(buf_t *b, const kafka_field_t *f, int16_t v, int flex, const
     if (val->n > 0x7ffffffe)
         return KAFKA_EINVAL;
     put_len(b, compact, wide, val->n);
+    if (val->external) {
+        if (f->type != KT_RECORDS || !val->u.ext || val->u.ext->len != val->n)
+            return KAFKA_EINVAL;
+        val->u.ext->out_offset = buf_unread(b);
+        val->u.ext->encoded = 1;
+        return 0;
+    }
     buf_append(b, f->type == KT_STRING ? (const void *)val->u.s : (const void *)val->u.b, val->n);
     return 0;
 }
@@ -706,6 +723,20 @@ int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_req
     return KAFKA_OK;
 }
 
+/* Bytes of external records the encoder placed in v (they belong to the
+ * frame but are not in the buffer). */
+static uint64_t external_bytes(const kafka_value_t *v)
+{
+    if (v->type == KT_RECORDS)
+        return v->external && v->u.ext->encoded ? v->n : 0;
+    if ((v->type != KT_STRUCT && v->type != KT_ARRAY) || v->is_null || !v->u.items)
+        return 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < v->n; i++)
+        total += external_bytes(&v->u.items[i]);
+    return total;
+}
+
 /* Size prefix, header, body.  Offsets are kept relative to the read cursor
  * because buf_reserve may slide the unread bytes to the front. */
 static int encode_frame(buf_t *out, const kafka_struct_t *hs, int hv, const kafka_value_t *hdr,
@@ -716,7 +747,7 @@ static int encode_frame(buf_t *out, const kafka_struct_t *hs, int hv, const kafk
     int rc = enc_struct(out, hs, (int16_t)hv, hs == &kafka_request_header ? hv >= 2 : hv >= 1, hdr);
     if (rc == 0)
         rc = enc_struct(out, bs, version, kafka_api_flexible(api, version), body);
-    size_t size = buf_unread(out) - start - 4;
+    uint64_t size = buf_unread(out) - start - 4 + (rc == 0 ? external_bytes(body) : 0);
     if (rc == 0 && size > INT32_MAX)
         rc = KAFKA_EINVAL;
     if (rc < 0) {

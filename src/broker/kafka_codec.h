@@ -120,6 +120,7 @@ typedef struct kafka_value kafka_value_t;
 struct kafka_value {
     uint8_t type;      /* kafka_type_t */
     uint8_t is_null;   /* strings, bytes, records, arrays */
+    uint8_t external;  /* KT_RECORDS whose bytes the caller sends itself (u.ext) */
     uint32_t n;        /* string/bytes length, array count, struct field count */
     union {
         int64_t i;                 /* bool and integer types */
@@ -127,6 +128,7 @@ struct kafka_value {
         uint8_t uuid[16];
         const char *s;             /* KT_STRING: NUL-terminated copy in the arena */
         const uint8_t *b;          /* KT_BYTES/KT_RECORDS: into the frame, or caller's memory */
+        struct kafka_ext_records *ext;   /* KT_RECORDS with external set */
         kafka_value_t *items;      /* KT_ARRAY elements, KT_STRUCT fields (schema order) */
     } u;
     const kafka_struct_t *schema;  /* KT_STRUCT, and KT_ARRAY of structs */
@@ -148,6 +150,18 @@ void kv_set_int(kafka_value_t *st, const char *name, int64_t v);
 void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s);
 /* Points at p (not copied): it must outlive the encode.  p NULL sets null. */
 void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len);
+/* Records sent from elsewhere (a file, with sendfile): the encoder writes
+ * only the length prefix and notes in ext->out_offset where the len bytes
+ * belong, counted from the output buffer's read cursor at the time (stable
+ * until the buffer is consumed). The frame size includes them. */
+typedef struct kafka_ext_records {
+    size_t out_offset;
+    uint32_t len;
+    int encoded;   /* set by the encoder */
+    void *owner;   /* the caller's */
+} kafka_ext_records_t;
+void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext);
+
 /* Makes the named array n elements long (structs at their defaults, numbers
  * 0) and returns it; NULL when out of arena. */
 kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n);

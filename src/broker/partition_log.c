@@ -1426,6 +1426,16 @@ void partition_log_flush_run(log_flush_t *job)
     }
 }
 
+void partition_log_flush_release(log_flush_t *job)
+{
+    for (size_t i = 0; i < job->nfds; i++)
+        close(job->fds[i]);
+    free(job->fds);
+    free(job->epochs);
+    free(job->dir);
+    memset(job, 0, sizeof(*job));
+}
+
 int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
 {
     int rc = job->result;
@@ -1438,14 +1448,10 @@ int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
     /* A failed or overtaken epoch write is redone by the next job. */
     if (job->write_epochs && (rc != PLOG_OK || job->generation != log->truncations))
         log->epochs_dirty = 1;
-    for (size_t i = 0; i < job->nfds; i++)
-        close(job->fds[i]);
-    free(job->fds);
-    free(job->epochs);
-    free(job->dir);
+    int saved_errno = job->saved_errno;
+    partition_log_flush_release(job);
     if (rc != PLOG_OK)
-        errno = job->saved_errno;
-    memset(job, 0, sizeof(*job));
+        errno = saved_errno;
     return rc;
 }
 

@@ -282,6 +282,8 @@ typedef struct {
 int partition_log_flush_begin(partition_log_t *log, log_flush_t *job);
 void partition_log_flush_run(log_flush_t *job);
 int partition_log_flush_end(partition_log_t *log, log_flush_t *job);
+/* Releases a job whose log is gone (closed or deleted) without ending it. */
+void partition_log_flush_release(log_flush_t *job);
 /* All three in a row: for shutdown and tests. */
 int partition_log_flush(partition_log_t *log);
 

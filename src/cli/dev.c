@@ -1,9 +1,11 @@
 /* dev.c -- `kipper dev [dir]`: a local development cluster on loopback.
  *
- * For now a 3-keeper ensemble (client ports 2181-2183): each keeper is its
- * own `kipper keeper` process, as in production, started and supervised
- * here and stopped on Ctrl-C. Brokers join it as they land. Data lives
- * under dir (default ./kipper-dev) and survives restarts. */
+ * A 3-keeper ensemble (client ports 2181-2183) and one broker (port 9092;
+ * three once replication lands). Each is its own `kipper keeper` or `kipper
+ * broker` process, as in production, started and supervised here and
+ * stopped on Ctrl-C. Nothing else is created: no topics the user did not
+ * ask for. Data lives under dir (default ./kipper-dev) and survives
+ * restarts. */
 #define _GNU_SOURCE
 #include "dev.h"
 #include "../base/log.h"
@@ -19,9 +21,12 @@
 #include <unistd.h>
 
 #define DEV_KEEPERS 3
+#define DEV_BROKERS 1
+#define DEV_PROCS (DEV_KEEPERS + DEV_BROKERS)
+#define DEV_BROKER_PORT 9092
 
 typedef struct {
-    pid_t pids[DEV_KEEPERS];
+    pid_t pids[DEV_PROCS];
     int running;
     int stopping;
 } dev_t_;
@@ -61,15 +66,39 @@ static int write_keeper_files(const char *dir, int id, char *cfg_path, size_t cf
     return 0;
 }
 
-static pid_t spawn_keeper(const char *cfg_path)
+static int write_broker_files(const char *dir, int id, char *cfg_path, size_t cfg_len)
+{
+    snprintf(cfg_path, cfg_len, "%s/broker%d.properties", dir, id);
+    FILE *f = fopen(cfg_path, "w");
+    if (!f) {
+        log_error("cannot write %s: %s", cfg_path, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "# written by kipper dev\n"
+            "broker.id=%d\n"
+            "listeners=PLAINTEXT://127.0.0.1:%d\n"
+            "log.dirs=%s/broker%d\n"
+            "zookeeper.connect=127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183\n"
+            "num.partitions=1\n"
+            "default.replication.factor=%d\n",
+            id, DEV_BROKER_PORT + id - 1, dir, id, DEV_BROKERS);
+    if (fclose(f) != 0) {
+        log_error("cannot write %s: %s", cfg_path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static pid_t spawn(const char *role, const char *cfg_path)
 {
     pid_t pid = fork();
     if (pid == 0) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);   /* the keeper handles its own signals */
-        execl("/proc/self/exe", "kipper", "keeper", cfg_path, (char *)NULL);
-        fprintf(stderr, "kipper dev: cannot run the keeper: %s\n", strerror(errno));
+        execl("/proc/self/exe", "kipper", role, cfg_path, (char *)NULL);
+        fprintf(stderr, "kipper dev: cannot run the %s: %s\n", role, strerror(errno));
         _exit(127);
     }
     return pid;
@@ -83,7 +112,7 @@ static void on_signal(loop_t *loop, int signo, void *arg)
         return;
     d->stopping = 1;
     log_info("signal %d: stopping the cluster", signo);
-    for (int i = 0; i < DEV_KEEPERS; i++)
+    for (int i = 0; i < DEV_PROCS; i++)
         if (d->pids[i] > 0)
             kill(d->pids[i], SIGTERM);
 }
@@ -91,12 +120,13 @@ static void on_signal(loop_t *loop, int signo, void *arg)
 static void on_check(loop_t *loop, void *arg)
 {
     dev_t_ *d = arg;
-    for (int i = 0; i < DEV_KEEPERS; i++) {
+    for (int i = 0; i < DEV_PROCS; i++) {
         int status;
         if (d->pids[i] <= 0 || waitpid(d->pids[i], &status, WNOHANG) != d->pids[i])
             continue;
         if (!d->stopping)
-            log_warn("keeper %d exited (status %d); the others go on", i + 1,
+            log_warn("%s %d exited (status %d); the others go on", i < DEV_KEEPERS ? "keeper" : "broker",
+                     i < DEV_KEEPERS ? i + 1 : i - DEV_KEEPERS + 1,
                      WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status));
         d->pids[i] = 0;
         d->running--;
@@ -124,18 +154,28 @@ int dev_main(int argc, char **argv)
         char cfg[700];
         if (write_keeper_files(dir, id, cfg, sizeof(cfg)) < 0)
             break;
-        d.pids[id - 1] = spawn_keeper(cfg);
+        d.pids[id - 1] = spawn("keeper", cfg);
         if (d.pids[id - 1] > 0)
             d.running++;
     }
-    if (d.running < DEV_KEEPERS)
+    for (int id = 1; id <= DEV_BROKERS && d.running == id + DEV_KEEPERS - 1; id++) {
+        char cfg[700];
+        if (write_broker_files(dir, id, cfg, sizeof(cfg)) < 0)
+            break;
+        d.pids[DEV_KEEPERS + id - 1] = spawn("broker", cfg);
+        if (d.pids[DEV_KEEPERS + id - 1] > 0)
+            d.running++;
+    }
+    if (d.running < DEV_PROCS)
         on_signal(loop, SIGTERM, &d);
     else
-        printf("kipper dev: 3 keepers (data in %s/keeper1..3)\n"
+        printf("kipper dev: 3 keepers and 1 broker (data in %s)\n"
+               "  bootstrap servers:     127.0.0.1:%d\n"
                "  keeper connect string: 127.0.0.1:2181,127.0.0.1:2182,127.0.0.1:2183\n"
-               "  try: /usr/share/zookeeper/bin/zkCli.sh -server 127.0.0.1:2181\n"
+               "  try: echo hello | kcat -P -b 127.0.0.1:%d -t demo && kcat -C -b 127.0.0.1:%d -t demo -e\n"
+               "       (the first produce creates topic demo: auto.create.topics.enable)\n"
                "  Ctrl-C stops them all.\n",
-               dir);
+               dir, DEV_BROKER_PORT, DEV_BROKER_PORT, DEV_BROKER_PORT);
     fflush(stdout);
     loop_timer_add(loop, 200, on_check, &d);
     loop_run(loop);

@@ -1,0 +1,113 @@
+/* api_produce.c -- Produce: each partition's record batches go to its
+ * leader replica's log as they came (offsets and leader epoch set in
+ * place), after the checks replica_append makes. acks=0 gets no answer, as
+ * in Kafka; acks=1 and acks=-1 are answered once appended (with this
+ * broker as the ISR's only member the HW is the log end at once; waiting
+ * for followers, seed 000's commitQ, comes with replication). */
+#define _GNU_SOURCE
+#include "broker_impl.h"
+#include "api_util.h"
+#include "../base/log.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Batches in a records buffer, or -1 if it does not split into whole ones. */
+static int count_batches(const uint8_t *p, size_t len)
+{
+    int n = 0;
+    for (size_t off = 0; off < len; n++) {
+        if (len - off < BATCH_LOG_OVERHEAD)
+            return -1;
+        int32_t blen = (int32_t)plog_get_be32(p + off + BATCH_OFF_LENGTH);
+        if (blen < 0 || (size_t)blen > len - off - BATCH_LOG_OVERHEAD)
+            return -1;
+        off += (size_t)blen + BATCH_LOG_OVERHEAD;
+    }
+    return n;
+}
+
+static int min_insync(const broker_t *b, const topic_t *t)
+{
+    const char *v = topic_config(t, "min.insync.replicas");
+    int n = v ? atoi(v) : 0;
+    return n > 0 ? n : b->cfg.min_insync_replicas;
+}
+
+static void produce_partition(broker_t *b, int16_t version, int16_t acks, const char *topic,
+                              const kafka_value_t *in, kafka_value_t *out, kafka_arena_t *ra)
+{
+    int32_t index = (int32_t)kv_int(in, "Index");
+    const kafka_value_t *records = kv_get(in, "Records");
+    int16_t error;
+    const char *message = NULL;
+    kv_set_int(out, "Index", index);
+    kv_set_int(out, "BaseOffset", -1);
+    replica_t *r = api_leader_replica(b, topic, index, &error);
+    int nbatches = records->is_null ? 0 : count_batches(records->u.b, records->n);
+    int32_t err_batch = -1;
+    if (r && nbatches < 0) {
+        error = KERR_CORRUPT_MESSAGE;
+        message = "records do not split into whole batches";
+    } else if (r && version >= 3 && nbatches != 1) {
+        error = KERR_INVALID_RECORD;
+        message = "Produce v3 and later must carry exactly one record batch per partition";
+    } else if (r && acks == -1 && r->part->nisr < min_insync(b, r->part->topic)) {
+        error = KERR_NOT_ENOUGH_REPLICAS;
+    } else if (r && nbatches > 0) {
+        int64_t base = -1, append_time = -1;
+        /* The frame is our own input buffer: batches are patched in place. */
+        uint8_t *p = (uint8_t *)(uintptr_t)records->u.b;
+        error = replica_append(b, r, p, records->n, &err_batch, &base, &append_time, &message);
+        kv_set_int(out, "BaseOffset", base);
+        kv_set_int(out, "LogAppendTimeMs", append_time);
+    }
+    if (r)
+        kv_set_int(out, "LogStartOffset", partition_log_start_offset(r->log));
+    kv_set_int(out, "ErrorCode", error);
+    if (message)
+        kv_set_str(ra, out, "ErrorMessage", message);
+    if (error && err_batch >= 0) {
+        kafka_value_t *re = kv_set_array(ra, out, "RecordErrors", 1);
+        if (re)
+            kv_set_int(kv_at(re, 0), "BatchIndex", err_batch);
+    }
+    if (error && error != KERR_NOT_LEADER_OR_FOLLOWER && error != KERR_UNKNOWN_TOPIC_OR_PARTITION)
+        log_info("produce to %s-%d refused: error %d%s%s", topic, (int)index, error, message ? ": " : "",
+                 message ? message : "");
+}
+
+req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    int16_t acks = (int16_t)kv_int(req->body, "Acks");
+    const kafka_value_t *topics = kv_get(req->body, "TopicData");
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    kafka_value_t *rtopics = resp ? kv_set_array(ra, resp, "Responses", topics->n) : NULL;
+    if (!rtopics)
+        return REQ_CLOSE;
+    int bad_acks = acks != 0 && acks != 1 && acks != -1;
+    int transactional = kv_str(req->body, "TransactionalId") != NULL;
+    for (uint32_t i = 0; i < topics->n; i++) {
+        const kafka_value_t *t = kv_at(topics, i);
+        const kafka_value_t *parts = kv_get(t, "PartitionData");
+        kafka_value_t *rt = kv_at(rtopics, i);
+        kv_set_str(ra, rt, "Name", kv_str(t, "Name"));
+        kafka_value_t *rparts = kv_set_array(ra, rt, "PartitionResponses", parts->n);
+        if (!rparts)
+            return REQ_CLOSE;
+        for (uint32_t k = 0; k < parts->n; k++) {
+            kafka_value_t *out = kv_at(rparts, k);
+            if (bad_acks || transactional) {
+                kv_set_int(out, "Index", kv_int(kv_at(parts, k), "Index"));
+                kv_set_int(out, "BaseOffset", -1);
+                kv_set_int(out, "ErrorCode",
+                           bad_acks ? KERR_INVALID_REQUIRED_ACKS : KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+                continue;
+            }
+            produce_partition(b, req->api_version, acks, kv_str(t, "Name"), kv_at(parts, k), out, ra);
+        }
+    }
+    if (acks == 0 && !bad_acks)
+        return REQ_DONE;   /* the client waits for nothing */
+    return api_answer(c, req, resp);
+}

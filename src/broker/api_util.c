@@ -1,0 +1,44 @@
+/* api_util.c -- see api_util.h. */
+#include "api_util.h"
+
+int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n)
+{
+    kafka_value_t *arr = kv_set_array(ra, st, name, (uint32_t)n);
+    if (!arr)
+        return -1;
+    for (int i = 0; i < n; i++)
+        kv_at(arr, (uint32_t)i)->u.i = v[i];
+    return 0;
+}
+
+req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_t *body)
+{
+    return broker_reply(c, r, body) < 0 ? REQ_CLOSE : REQ_DONE;
+}
+
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int16_t *error)
+{
+    partition_t *p = topic ? cluster_partition(b, topic, partition) : NULL;
+    if (!p || !p->have_replicas) {
+        *error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+        return NULL;
+    }
+    replica_t *r = p->replica;
+    if (!r || r->role != ROLE_LEADER) {
+        *error = KERR_NOT_LEADER_OR_FOLLOWER;
+        return NULL;
+    }
+    if (!r->log) {
+        *error = KERR_KAFKA_STORAGE_ERROR;
+        return NULL;
+    }
+    *error = KERR_NONE;
+    return r;
+}
+
+int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch)
+{
+    if (current_leader_epoch < 0 || current_leader_epoch == r->leader_epoch)
+        return KERR_NONE;
+    return current_leader_epoch < r->leader_epoch ? KERR_FENCED_LEADER_EPOCH : KERR_UNKNOWN_LEADER_EPOCH;
+}

@@ -1,0 +1,23 @@
+/* api_util.h -- small helpers the request handlers (api_*.c) share. */
+#ifndef KIPPER_BROKER_API_UTIL_H
+#define KIPPER_BROKER_API_UTIL_H
+
+#include "broker_impl.h"
+
+/* Sets the named array of int32 to v[0..n). 0, or -1 out of arena. */
+int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n);
+/* Encode and queue body as the answer to r: REQ_DONE, or REQ_CLOSE. */
+req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
+/* The partition's local replica when this broker leads it, else NULL with
+ * *error set (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+ * KAFKA_STORAGE_ERROR). */
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int16_t *error);
+/* Checks a client's CurrentLeaderEpoch (-1: not given) against ours. */
+int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch);
+
+/* api_admin.c: create a topic with the broker's defaults on the admin
+ * thread, answering nobody (auto.create.topics.enable). 0 when started. */
+int admin_auto_create_topic(broker_t *b, const char *name);
+void admin_stop(broker_t *b);
+
+#endif
