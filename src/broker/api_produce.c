@@ -27,6 +27,17 @@ static int count_batches(const uint8_t *p, size_t len)
     return n;
 }
 
+/* Kafka refuses zstd in Produce below v7 (clients that old cannot read it). */
+static int uses_zstd(const uint8_t *p, size_t len)
+{
+    for (size_t off = 0; off + BATCH_HEADER_LEN <= len;) {
+        if ((p[off + BATCH_OFF_ATTRIBUTES + 1] & BATCH_ATTR_COMPRESSION_MASK) == 4)
+            return 1;
+        off += (size_t)plog_get_be32(p + off + BATCH_OFF_LENGTH) + BATCH_LOG_OVERHEAD;
+    }
+    return 0;
+}
+
 static int min_insync(const broker_t *b, const topic_t *t)
 {
     const char *v = topic_config(t, "min.insync.replicas");
@@ -52,6 +63,9 @@ static void produce_partition(broker_t *b, int16_t version, int16_t acks, const 
     } else if (r && version >= 3 && nbatches != 1) {
         error = KERR_INVALID_RECORD;
         message = "Produce v3 and later must carry exactly one record batch per partition";
+    } else if (r && version < 7 && uses_zstd(records->u.b, records->n)) {
+        error = KERR_UNSUPPORTED_COMPRESSION_TYPE;
+        message = "zstd needs Produce v7 or later";
     } else if (r && acks == -1 && r->part->nisr < min_insync(b, r->part->topic)) {
         error = KERR_NOT_ENOUGH_REPLICAS;
     } else if (r && nbatches > 0) {

@@ -8,6 +8,7 @@
  * its position; a time index entry (T, O) says no record before offset O's
  * batch has a timestamp above T. */
 #include "partition_log.h"
+#include "compression.h"
 #include "../base/fsutil.h"
 #include "../base/crc32c.h"
 #include "../base/log.h"
@@ -1173,21 +1174,21 @@ static int64_t time_floor_offset(const segment_t *s, int64_t ts)
     return lo == 0 ? s->base : s->base + s->tidx[lo - 1].rel;
 }
 
-/* The exact record in batch b at pos when it is uncompressed; its base
- * offset (and max timestamp) otherwise. */
+/* The exact record in batch b at pos; the batch's base offset (and max
+ * timestamp) when its records cannot be read. */
 static int offset_in_batch(const segment_t *s, int64_t pos, const record_batch_t *b, int64_t ts,
                            int64_t *offset, int64_t *timestamp)
 {
     *offset = b->base_offset;
     *timestamp = b->max_timestamp;
-    if ((b->attributes & BATCH_ATTR_COMPRESSION_MASK) || record_batch_size(b) > (64 << 20))
+    if (record_batch_size(b) > (64 << 20))
         return PLOG_OK;
     size_t n = (size_t)record_batch_size(b);
     uint8_t *buf = xrealloc(NULL, n);
     int rc = PLOG_OK;
     if (pread_full(s->log_fd, buf, n, pos) != (ssize_t)n)
         rc = PLOG_ERR_IO;
-    else if (record_batch_find_timestamp(buf, n, ts, offset, timestamp) != PLOG_OK) {
+    else if (batch_find_timestamp_any(buf, n, ts, offset, timestamp) != COMPRESSION_OK) {
         *offset = b->base_offset; /* unreadable records: the batch is the answer */
         *timestamp = b->max_timestamp;
     }

@@ -124,12 +124,6 @@ int record_batch_validate(const uint8_t *p, size_t avail, record_batch_t *out);
 uint32_t record_batch_compute_crc(const uint8_t *batch, size_t batch_size);
 void record_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
 void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
-/* For an uncompressed batch, the offset and timestamp of the first record
- * whose timestamp >= ts; PLOG_ERR_NOT_FOUND if none, PLOG_ERR_INVALID if
- * compressed (records cannot be read without decompressing),
- * PLOG_ERR_CORRUPT if the records do not parse. */
-int record_batch_find_timestamp(const uint8_t *batch, size_t batch_size, int64_t ts,
-                                int64_t *offset, int64_t *timestamp);
 
 /* ---- Checkpoint files ---------------------------------------------------- */
 
@@ -232,7 +226,7 @@ typedef struct {
 int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
                        int64_t max_bytes, int min_one, log_slice_t *out);
 /* ListOffsets by timestamp: the first offset whose record timestamp >= ts
- * (and its timestamp). For compressed batches, the batch's base offset.
+ * (and its timestamp), found inside compressed batches too.
  * PLOG_ERR_NOT_FOUND when no record is that late. */
 int partition_log_offset_for_time(partition_log_t *log, int64_t ts, int64_t *offset,
                                   int64_t *timestamp);

@@ -1,5 +1,6 @@
 /* test_base.c -- src/base: buffers, config reader, CRC32C, event loop. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include "../../src/base/crc32c.h"
 #include "../../src/base/log.h"
 #include "../../src/base/loop.h"
+#include "../../src/base/mailbox.h"
+#include "../../src/base/worker.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -330,6 +333,139 @@ static void test_loop_pipe(void)
     loop_destroy(loop);
 }
 
+/* ---- mailbox and worker: helper threads handing work back to the loop ---- */
+
+typedef struct {
+    mailbox_msg_t msg;
+    int value;
+} test_msg_t;
+
+typedef struct {
+    int got[64];
+    int n;
+    loop_t *loop;
+    int stop_after;
+} mailbox_seen_t;
+
+static void on_test_msg(mailbox_t *mb, mailbox_msg_t *m, void *arg)
+{
+    (void)mb;
+    mailbox_seen_t *seen = arg;
+    test_msg_t *t = (test_msg_t *)m;
+    if (seen->n < 64)
+        seen->got[seen->n++] = t->value;
+    free(t);
+    if (seen->n == seen->stop_after)
+        loop_stop(seen->loop);
+}
+
+typedef struct {
+    mailbox_t *mb;
+    int from, count;
+} poster_t;
+
+static void *post_from_thread(void *arg)
+{
+    poster_t *p = arg;
+    for (int i = 0; i < p->count; i++) {
+        test_msg_t *t = calloc(1, sizeof(*t));
+        t->value = p->from + i;
+        mailbox_post(p->mb, &t->msg);
+    }
+    return NULL;
+}
+
+static void test_mailbox_from_threads(void)
+{
+    loop_t *loop = loop_create();
+    mailbox_seen_t seen = {.loop = loop, .stop_after = 40};
+    mailbox_t *mb = mailbox_create(loop, on_test_msg, &seen);
+    CHECK(mb != NULL);
+    pthread_t t1, t2;
+    poster_t a = {mb, 0, 20}, b = {mb, 100, 20};
+    pthread_create(&t1, NULL, post_from_thread, &a);
+    pthread_create(&t2, NULL, post_from_thread, &b);
+    loop_run(loop);   /* stops at the 40th message */
+    pthread_join(t1, NULL);
+    pthread_join(t2, NULL);
+    CHECK_EQ(seen.n, 40);
+    /* Each thread's messages arrive in the order it posted them. */
+    int last_a = -1, last_b = 99;
+    for (int i = 0; i < seen.n; i++) {
+        if (seen.got[i] < 100) {
+            CHECK(seen.got[i] == last_a + 1);
+            last_a = seen.got[i];
+        } else {
+            CHECK(seen.got[i] == last_b + 1);
+            last_b = seen.got[i];
+        }
+    }
+    /* Messages still queued at destroy are handed over (and freed). */
+    seen.stop_after = -1;
+    test_msg_t *late = calloc(1, sizeof(*late));
+    late->value = 7;
+    mailbox_post(mb, &late->msg);
+    mailbox_destroy(mb);
+    CHECK_EQ(seen.n, 41);
+    CHECK_EQ(seen.got[40], 7);
+    loop_destroy(loop);
+}
+
+typedef struct {
+    int ran_on_loop_thread;
+    int done_on_loop_thread;
+    int order;
+    int *counter;
+    pthread_t loop_thread;
+    loop_t *loop;
+    int stop;
+} job_probe_t;
+
+static void probe_run(void *arg)
+{
+    job_probe_t *j = arg;
+    j->ran_on_loop_thread = pthread_equal(pthread_self(), j->loop_thread);
+}
+
+static void probe_done(void *arg)
+{
+    job_probe_t *j = arg;
+    j->done_on_loop_thread = pthread_equal(pthread_self(), j->loop_thread);
+    j->order = ++*j->counter;
+    if (j->stop)
+        loop_stop(j->loop);
+}
+
+static void test_worker_jobs(void)
+{
+    loop_t *loop = loop_create();
+    worker_t *w = worker_create(loop, "test", 3);
+    CHECK(w != NULL);
+    int counter = 0;
+    job_probe_t jobs[4];
+    for (int i = 0; i < 4; i++)
+        jobs[i] = (job_probe_t){.counter = &counter, .loop_thread = pthread_self(), .loop = loop, .stop = i == 2};
+    CHECK_EQ(worker_submit(w, probe_run, probe_done, &jobs[0]), 0);
+    CHECK_EQ(worker_submit(w, probe_run, probe_done, &jobs[1]), 0);
+    CHECK_EQ(worker_submit(w, NULL, probe_done, &jobs[2]), 0);
+    /* The queue is bounded: a fourth job is refused, not queued. */
+    CHECK_EQ(worker_submit(w, probe_run, probe_done, &jobs[3]), -1);
+    CHECK_EQ(worker_queued(w), 3);
+    loop_run(loop);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(jobs[i].order, i + 1);   /* done callbacks in submission order */
+        CHECK(jobs[i].done_on_loop_thread);
+    }
+    CHECK(!jobs[0].ran_on_loop_thread && !jobs[1].ran_on_loop_thread);
+    CHECK_EQ(worker_queued(w), 0);
+    /* destroy runs what is still queued, done callbacks included. */
+    jobs[3].stop = 0;
+    CHECK_EQ(worker_submit(w, probe_run, probe_done, &jobs[3]), 0);
+    worker_destroy(w);
+    CHECK_EQ(jobs[3].order, 4);
+    loop_destroy(loop);
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -340,4 +476,6 @@ void suite_base(void)
     RUN(test_crc32c_vectors);
     RUN(test_loop_timers);
     RUN(test_loop_pipe);
+    RUN(test_mailbox_from_threads);
+    RUN(test_worker_jobs);
 }
