@@ -21,6 +21,7 @@
 static void read_brokers(broker_t *b);
 static void read_topics(broker_t *b);
 static void register_broker(broker_t *b);
+static void reconcile_all(broker_t *b);
 
 /* ---- start-up: cluster id ---- */
 
@@ -135,6 +136,7 @@ static void registration_checked(coord_t *co, const coord_result_t *res, void *a
     broker_t *b = arg;
     if (res->rc == ZOK && res->ephemeral_owner == coord_session_id(co)) {
         b->registered = 1;
+        reconcile_all(b);
         return;
     }
     if (res->rc == ZNONODE) {
@@ -155,6 +157,8 @@ static void registered(coord_t *co, const coord_result_t *res, void *arg)
         b->registered = 1;
         log_info("registered as %s (%s:%d)", path, b->adv_host, b->adv_port);
         read_brokers(b);
+        /* Replicas waited for this before standing for leader. */
+        reconcile_all(b);
     } else if (res->rc == ZNODEEXISTS) {
         /* Ours from a moment ago, or a previous process's session that has
          * not expired yet: the exists watch tells us when it goes. */

@@ -112,7 +112,9 @@ static void on_signal(loop_t *loop, int signo, void *arg)
         return;
     d->stopping = 1;
     log_info("signal %d: stopping the cluster", signo);
-    for (int i = 0; i < DEV_PROCS; i++)
+    /* Brokers first (their clean stop still talks to the keepers); the
+     * keepers when no broker is left (on_check). */
+    for (int i = DEV_KEEPERS; i < DEV_PROCS; i++)
         if (d->pids[i] > 0)
             kill(d->pids[i], SIGTERM);
 }
@@ -131,6 +133,13 @@ static void on_check(loop_t *loop, void *arg)
         d->pids[i] = 0;
         d->running--;
     }
+    int brokers_left = 0;
+    for (int i = DEV_KEEPERS; i < DEV_PROCS; i++)
+        brokers_left += d->pids[i] > 0;
+    if (d->stopping && brokers_left == 0)
+        for (int i = 0; i < DEV_KEEPERS; i++)
+            if (d->pids[i] > 0)
+                kill(d->pids[i], SIGTERM);
     if (d->running == 0)
         loop_stop(loop);
     else
