@@ -458,6 +458,7 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
 
 static void broker_stop(broker_t *b)
 {
+    b->stopping = 1;
     for (conn_t *c = b->conns; c; c = c->next)
         broker_conn_close(b, c, NULL);
     if (b->loop)

@@ -180,6 +180,7 @@ struct broker {
     int n_conns;
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
+    int stopping;             /* shutting down: no new replicas */
 
     /* coordinator link and cluster view */
     coord_t *coord;

@@ -22,6 +22,7 @@ static void read_brokers(broker_t *b);
 static void read_topics(broker_t *b);
 static void register_broker(broker_t *b);
 static void reconcile_all(broker_t *b);
+static void reread_known(broker_t *b);
 
 /* ---- start-up: cluster id ---- */
 
@@ -113,6 +114,9 @@ static void on_session(broker_t *b, int state)
         register_broker(b);
         read_brokers(b);
         read_topics(b);
+        /* After an expiry the old session's watches are gone: read again
+         * what we already knew, setting new ones. */
+        reread_known(b);
     } else if (state == ZOO_EXPIRED_SESSION_STATE) {
         log_warn("coordinator session 0x%" PRIx64 " expired: no longer leading anything; reconnecting",
                  (uint64_t)b->session_id);
@@ -489,6 +493,22 @@ static void topics_listed(coord_t *co, const coord_result_t *res, void *arg)
 static void read_topics(broker_t *b)
 {
     coord_children(b->coord, "/brokers/topics", 1, topics_listed, b);
+}
+
+static void reread_known(broker_t *b)
+{
+    for (int i = 0; i < b->ntopics; i++) {
+        topic_t *t = b->topics[i];
+        read_topic_doc(b, t->name);
+        read_partitions(b, t->name);
+        for (int k = 0; k < t->nparts; k++) {
+            if (!t->parts[k])
+                continue;
+            read_leaf(b, t->name, k, "replicas");
+            read_leaf(b, t->name, k, "ISR");
+            read_leaf(b, t->name, k, "leader");
+        }
+    }
 }
 
 /* ---- watch events ---- */

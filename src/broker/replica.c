@@ -292,6 +292,8 @@ static void elect(broker_t *b, partition_t *p)
 void replica_reconcile(broker_t *b, partition_t *p)
 {
     int32_t me = b->cfg.broker_id;
+    if (b->stopping)
+        return;
     int assigned = p->have_replicas && contains(p->replicas, p->nreplicas, me);
     if (!assigned) {
         /* Unassigned (reassigned away, or the topic is being deleted). */
@@ -461,8 +463,9 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
             *message = "only record batches v2 (magic 2) are supported";
             return KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
         }
-        if (record_batch_validate(records + off, len - off, &h) != PLOG_OK) {
-            *message = "record batch is corrupt (bad length, magic or CRC)";
+        /* The CRC is checked once, by partition_log_append. */
+        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK) {
+            *message = "record batch is corrupt (bad length or magic)";
             return KERR_CORRUPT_MESSAGE;
         }
         batch_check_t check;
@@ -484,7 +487,8 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
     append_info_t info;
     int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, &info);
     if (rc != PLOG_OK) {
-        *message = plog_strerror(rc);
+        *err_batch = -1;
+        *message = rc == PLOG_ERR_CORRUPT ? "record batch failed its CRC-32C check" : plog_strerror(rc);
         return storage_error(rc);
     }
     remember_producers(r, records, len);
