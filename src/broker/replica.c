@@ -479,8 +479,14 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
             *base_offset = check.dup_offset;
             return len == (size_t)record_batch_size(&h) ? KERR_NONE : KERR_INVALID_RECORD;
         }
-        if (r->log_append_time)
+        if (r->log_append_time) {
+            /* Stamping rewrites the CRC: check the client's first. */
+            if (record_batch_validate(records + off, len - off, &h) != PLOG_OK) {
+                *message = "record batch failed its CRC-32C check";
+                return KERR_CORRUPT_MESSAGE;
+            }
             stamp_append_time(records + off, &h, now);
+        }
         off += (size_t)record_batch_size(&h);
     }
     *err_batch = -1;
