@@ -32,9 +32,20 @@ typedef struct {
     int any_error;
 } fetch_totals_t;
 
-static void fetch_partition(broker_t *b, const broker_request_t *req, const kafka_value_t *in,
-                            kafka_value_t *out, const char *topic, kafka_arena_t *ra, fetch_totals_t *tot)
+typedef struct {
+    broker_t *b;
+    const broker_request_t *req;
+    kafka_arena_t *ra;
+    fetch_totals_t tot;
+} fetch_ctx_t;
+
+static void fetch_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
+    fetch_ctx_t *x = arg;
+    broker_t *b = x->b;
+    const broker_request_t *req = x->req;
+    kafka_arena_t *ra = x->ra;
+    fetch_totals_t *tot = &x->tot;
     int32_t index = (int32_t)kv_int(in, "Partition");
     int64_t offset = kv_int(in, "FetchOffset");
     int replica_fetch = kv_int(req->body, "ReplicaId") >= 0;
@@ -116,7 +127,6 @@ static int16_t check_session(const kafka_value_t *body, int16_t version)
 
 req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
@@ -125,24 +135,13 @@ req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_aren
         kv_set_int(resp, "ErrorCode", session_error);
         return api_answer(c, req, resp);
     }
+    static const api_tree_t tree = {"Topics", "Topic", "Partitions", "Responses", "Topic", "Partitions"};
     int64_t max_bytes = kv_int(req->body, "MaxBytes");
-    fetch_totals_t tot = {.bytes_left = max_bytes > 0 ? max_bytes : 0, .first_data = 1};
-    kafka_value_t *rtopics = kv_set_array(ra, resp, "Responses", topics->n);
-    if (!rtopics)
+    fetch_ctx_t x = {.b = b, .req = req, .ra = ra, .tot = {.bytes_left = max_bytes > 0 ? max_bytes : 0, .first_data = 1}};
+    if (api_each_partition(ra, req->body, resp, &tree, fetch_partition, &x) < 0)
         return REQ_CLOSE;
-    for (uint32_t i = 0; i < topics->n; i++) {
-        const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, "Partitions");
-        kafka_value_t *rt = kv_at(rtopics, i);
-        kv_set_str(ra, rt, "Topic", kv_str(t, "Topic"));
-        kafka_value_t *rparts = kv_set_array(ra, rt, "Partitions", parts->n);
-        if (!rparts)
-            return REQ_CLOSE;
-        for (uint32_t k = 0; k < parts->n; k++)
-            fetch_partition(b, req, kv_at(parts, k), kv_at(rparts, k), kv_str(t, "Topic"), ra, &tot);
-    }
     int64_t wait = kv_int(req->body, "MaxWaitMs");
-    if (!req->timed_out && !tot.any_error && wait > 0 && tot.found < kv_int(req->body, "MinBytes")) {
+    if (!req->timed_out && !x.tot.any_error && wait > 0 && x.tot.found < kv_int(req->body, "MinBytes")) {
         if (!req->deadline_ms)
             req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)(wait < MAX_WAIT_CAP_MS ? wait : MAX_WAIT_CAP_MS);
         req->wants_data = 1;

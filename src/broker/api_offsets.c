@@ -20,9 +20,18 @@ static int32_t epoch_of_offset(const partition_log_t *log, int64_t offset)
     return epoch;
 }
 
-static void list_partition(broker_t *b, const broker_request_t *req, const char *topic, const kafka_value_t *in,
-                           kafka_value_t *out, kafka_arena_t *ra)
+typedef struct {
+    broker_t *b;
+    const broker_request_t *req;
+    kafka_arena_t *ra;
+} offsets_ctx_t;
+
+static void list_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
+    offsets_ctx_t *x = arg;
+    broker_t *b = x->b;
+    const broker_request_t *req = x->req;
+    kafka_arena_t *ra = x->ra;
     int32_t index = (int32_t)kv_int(in, "PartitionIndex");
     int64_t ts = kv_int(in, "Timestamp");
     int16_t error;
@@ -61,26 +70,17 @@ static void list_partition(broker_t *b, const broker_request_t *req, const char 
 
 req_status_t api_list_offsets(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
+    static const api_tree_t tree = {"Topics", "Name", "Partitions", "Topics", "Name", "Partitions"};
+    offsets_ctx_t x = {b, req, ra};
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *rtopics = resp ? kv_set_array(ra, resp, "Topics", topics->n) : NULL;
-    if (!rtopics)
+    if (!resp || api_each_partition(ra, req->body, resp, &tree, list_partition, &x) < 0)
         return REQ_CLOSE;
-    for (uint32_t i = 0; i < topics->n; i++) {
-        const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, "Partitions");
-        kv_set_str(ra, kv_at(rtopics, i), "Name", kv_str(t, "Name"));
-        kafka_value_t *rparts = kv_set_array(ra, kv_at(rtopics, i), "Partitions", parts->n);
-        if (!rparts)
-            return REQ_CLOSE;
-        for (uint32_t k = 0; k < parts->n; k++)
-            list_partition(b, req, kv_str(t, "Name"), kv_at(parts, k), kv_at(rparts, k), ra);
-    }
     return api_answer(c, req, resp);
 }
 
-static void epoch_partition(broker_t *b, const char *topic, const kafka_value_t *in, kafka_value_t *out)
+static void epoch_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
+    broker_t *b = ((offsets_ctx_t *)arg)->b;
     int32_t index = (int32_t)kv_int(in, "Partition");
     int16_t error;
     kv_set_int(out, "Partition", index);
@@ -99,20 +99,10 @@ static void epoch_partition(broker_t *b, const char *topic, const kafka_value_t 
 
 req_status_t api_offset_for_leader_epoch(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
+    static const api_tree_t tree = {"Topics", "Topic", "Partitions", "Topics", "Topic", "Partitions"};
+    offsets_ctx_t x = {b, req, ra};
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *rtopics = resp ? kv_set_array(ra, resp, "Topics", topics->n) : NULL;
-    if (!rtopics)
+    if (!resp || api_each_partition(ra, req->body, resp, &tree, epoch_partition, &x) < 0)
         return REQ_CLOSE;
-    for (uint32_t i = 0; i < topics->n; i++) {
-        const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, "Partitions");
-        kv_set_str(ra, kv_at(rtopics, i), "Topic", kv_str(t, "Topic"));
-        kafka_value_t *rparts = kv_set_array(ra, kv_at(rtopics, i), "Partitions", parts->n);
-        if (!rparts)
-            return REQ_CLOSE;
-        for (uint32_t k = 0; k < parts->n; k++)
-            epoch_partition(b, kv_str(t, "Topic"), kv_at(parts, k), kv_at(rparts, k));
-    }
     return api_answer(c, req, resp);
 }

@@ -45,15 +45,29 @@ static int min_insync(const broker_t *b, const topic_t *t)
     return n > 0 ? n : b->cfg.min_insync_replicas;
 }
 
-static void produce_partition(broker_t *b, int16_t version, int16_t acks, const char *topic,
-                              const kafka_value_t *in, kafka_value_t *out, kafka_arena_t *ra)
+typedef struct {
+    broker_t *b;
+    int16_t version, acks;
+    kafka_arena_t *ra;
+    int16_t refuse_all;   /* an error for every partition (bad acks, transactions) */
+} produce_ctx_t;
+
+static void produce_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
+    produce_ctx_t *x = arg;
+    broker_t *b = x->b;
+    int16_t version = x->version, acks = x->acks;
+    kafka_arena_t *ra = x->ra;
     int32_t index = (int32_t)kv_int(in, "Index");
     const kafka_value_t *records = kv_get(in, "Records");
     int16_t error;
     const char *message = NULL;
     kv_set_int(out, "Index", index);
     kv_set_int(out, "BaseOffset", -1);
+    if (x->refuse_all) {
+        kv_set_int(out, "ErrorCode", x->refuse_all);
+        return;
+    }
     replica_t *r = api_leader_replica(b, topic, index, &error);
     int nbatches = records->is_null ? 0 : count_batches(records->u.b, records->n);
     int32_t err_batch = -1;
@@ -93,35 +107,17 @@ static void produce_partition(broker_t *b, int16_t version, int16_t acks, const 
 
 req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
+    static const api_tree_t tree = {"TopicData", "Name", "PartitionData", "Responses", "Name", "PartitionResponses"};
     int16_t acks = (int16_t)kv_int(req->body, "Acks");
-    const kafka_value_t *topics = kv_get(req->body, "TopicData");
+    produce_ctx_t x = {.b = b, .version = req->api_version, .acks = acks, .ra = ra};
+    if (acks != 0 && acks != 1 && acks != -1)
+        x.refuse_all = KERR_INVALID_REQUIRED_ACKS;
+    else if (kv_str(req->body, "TransactionalId"))
+        x.refuse_all = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *rtopics = resp ? kv_set_array(ra, resp, "Responses", topics->n) : NULL;
-    if (!rtopics)
+    if (!resp || api_each_partition(ra, req->body, resp, &tree, produce_partition, &x) < 0)
         return REQ_CLOSE;
-    int bad_acks = acks != 0 && acks != 1 && acks != -1;
-    int transactional = kv_str(req->body, "TransactionalId") != NULL;
-    for (uint32_t i = 0; i < topics->n; i++) {
-        const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, "PartitionData");
-        kafka_value_t *rt = kv_at(rtopics, i);
-        kv_set_str(ra, rt, "Name", kv_str(t, "Name"));
-        kafka_value_t *rparts = kv_set_array(ra, rt, "PartitionResponses", parts->n);
-        if (!rparts)
-            return REQ_CLOSE;
-        for (uint32_t k = 0; k < parts->n; k++) {
-            kafka_value_t *out = kv_at(rparts, k);
-            if (bad_acks || transactional) {
-                kv_set_int(out, "Index", kv_int(kv_at(parts, k), "Index"));
-                kv_set_int(out, "BaseOffset", -1);
-                kv_set_int(out, "ErrorCode",
-                           bad_acks ? KERR_INVALID_REQUIRED_ACKS : KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
-                continue;
-            }
-            produce_partition(b, req->api_version, acks, kv_str(t, "Name"), kv_at(parts, k), out, ra);
-        }
-    }
-    if (acks == 0 && !bad_acks)
+    if (acks == 0 && !x.refuse_all)
         return REQ_DONE;   /* the client waits for nothing */
     return api_answer(c, req, resp);
 }

@@ -42,3 +42,24 @@ int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch)
         return KERR_NONE;
     return current_leader_epoch < r->leader_epoch ? KERR_FENCED_LEADER_EPOCH : KERR_UNKNOWN_LEADER_EPOCH;
 }
+
+int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
+                       api_partition_fn fn, void *ctx)
+{
+    const kafka_value_t *topics = kv_get(req_body, tree->topics);
+    kafka_value_t *rtopics = kv_set_array(ra, resp, tree->out_topics, topics->n);
+    if (!rtopics)
+        return -1;
+    for (uint32_t i = 0; i < topics->n; i++) {
+        const kafka_value_t *t = kv_at(topics, i);
+        const kafka_value_t *parts = kv_get(t, tree->partitions);
+        const char *name = kv_str(t, tree->topic_name);
+        kv_set_str(ra, kv_at(rtopics, i), tree->out_topic_name, name);
+        kafka_value_t *rparts = kv_set_array(ra, kv_at(rtopics, i), tree->out_partitions, parts->n);
+        if (!rparts)
+            return -1;
+        for (uint32_t k = 0; k < parts->n; k++)
+            fn(ctx, name, kv_at(parts, k), kv_at(rparts, k));
+    }
+    return 0;
+}

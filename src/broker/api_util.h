@@ -15,6 +15,20 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
 /* Checks a client's CurrentLeaderEpoch (-1: not given) against ours. */
 int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch);
 
+/* The field names of a request's topic/partition tree and of the answer's. */
+typedef struct {
+    const char *topics;           /* request: array of topics */
+    const char *topic_name;       /* request topic: its name */
+    const char *partitions;       /* request topic: array of partitions */
+    const char *out_topics, *out_topic_name, *out_partitions;   /* the same in the response */
+} api_tree_t;
+
+typedef void (*api_partition_fn)(void *ctx, const char *topic, const kafka_value_t *in, kafka_value_t *out);
+/* Builds the response's topic/partition arrays in request order and calls fn
+ * for each partition. 0, or -1 out of arena. */
+int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
+                       api_partition_fn fn, void *ctx);
+
 /* api_admin.c: create a topic with the broker's defaults on the admin
  * thread, answering nobody (auto.create.topics.enable). 0 when started. */
 int admin_auto_create_topic(broker_t *b, const char *name);
