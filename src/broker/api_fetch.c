@@ -55,9 +55,7 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     kv_set_int(out, "LastStableOffset", -1);
     kv_set_int(out, "LogStartOffset", -1);
     kv_set_bytes(out, "Records", "", 0);
-    replica_t *r = api_leader_replica(b, topic, index, &error);
-    if (r)
-        error = api_check_leader_epoch(r, (int32_t)kv_int(in, "CurrentLeaderEpoch"));
+    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
     if (error) {
         kv_set_int(out, "ErrorCode", error);
         tot->any_error = 1;

@@ -36,9 +36,7 @@ static void list_partition(void *arg, const char *topic, const kafka_value_t *in
     int64_t ts = kv_int(in, "Timestamp");
     int16_t error;
     kv_set_int(out, "PartitionIndex", index);
-    replica_t *r = api_leader_replica(b, topic, index, &error);
-    if (r)
-        error = api_check_leader_epoch(r, (int32_t)kv_int(in, "CurrentLeaderEpoch"));
+    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
     kv_set_int(out, "ErrorCode", error);
     if (error)
         return;
@@ -84,9 +82,7 @@ static void epoch_partition(void *arg, const char *topic, const kafka_value_t *i
     int32_t index = (int32_t)kv_int(in, "Partition");
     int16_t error;
     kv_set_int(out, "Partition", index);
-    replica_t *r = api_leader_replica(b, topic, index, &error);
-    if (r)
-        error = api_check_leader_epoch(r, (int32_t)kv_int(in, "CurrentLeaderEpoch"));
+    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
     kv_set_int(out, "ErrorCode", error);
     if (error)
         return;

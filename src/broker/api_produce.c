@@ -68,7 +68,7 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
         kv_set_int(out, "ErrorCode", x->refuse_all);
         return;
     }
-    replica_t *r = api_leader_replica(b, topic, index, &error);
+    replica_t *r = api_leader_replica(b, topic, index, -1, &error);
     int nbatches = records->is_null ? 0 : count_batches(records->u.b, records->n);
     int32_t err_batch = -1;
     if (r && nbatches < 0) {

@@ -16,7 +16,8 @@ req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_
     return broker_reply(c, r, body) < 0 ? REQ_CLOSE : REQ_DONE;
 }
 
-replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int16_t *error)
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                              int16_t *error)
 {
     partition_t *p = topic ? cluster_partition(b, topic, partition) : NULL;
     if (!p || !p->have_replicas) {
@@ -32,15 +33,12 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
         *error = KERR_KAFKA_STORAGE_ERROR;
         return NULL;
     }
+    if (current_leader_epoch >= 0 && current_leader_epoch != r->leader_epoch) {
+        *error = current_leader_epoch < r->leader_epoch ? KERR_FENCED_LEADER_EPOCH : KERR_UNKNOWN_LEADER_EPOCH;
+        return NULL;
+    }
     *error = KERR_NONE;
     return r;
-}
-
-int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch)
-{
-    if (current_leader_epoch < 0 || current_leader_epoch == r->leader_epoch)
-        return KERR_NONE;
-    return current_leader_epoch < r->leader_epoch ? KERR_FENCED_LEADER_EPOCH : KERR_UNKNOWN_LEADER_EPOCH;
 }
 
 int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,

@@ -8,12 +8,12 @@
 int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n);
 /* Encode and queue body as the answer to r: REQ_DONE, or REQ_CLOSE. */
 req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
-/* The partition's local replica when this broker leads it, else NULL with
- * *error set (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
- * KAFKA_STORAGE_ERROR). */
-replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int16_t *error);
-/* Checks a client's CurrentLeaderEpoch (-1: not given) against ours. */
-int16_t api_check_leader_epoch(const replica_t *r, int32_t current_leader_epoch);
+/* The partition's local replica when this broker leads it at the client's
+ * idea of the leader epoch (current_leader_epoch, -1: not given), else NULL
+ * with *error set (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+ * KAFKA_STORAGE_ERROR, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH). */
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                              int16_t *error);
 
 /* The field names of a request's topic/partition tree and of the answer's. */
 typedef struct {
