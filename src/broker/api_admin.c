@@ -19,7 +19,7 @@
 typedef enum { ADMIN_CREATE, ADMIN_DELETE, ADMIN_ADD_PARTITIONS, ADMIN_PRODUCER_IDS } admin_kind_t;
 
 typedef struct {
-    char name[COORD_TOPIC_NAME_MAX + 1];
+    char *name;                     /* as the client sent it (never cut short) */
     int partitions, rf;
     int32_t *assignment;            /* partitions * rf ids, or NULL */
     coord_config_entry_t *configs;
@@ -44,6 +44,7 @@ typedef struct {
 static void job_free(admin_job_t *j)
 {
     for (int i = 0; i < j->nitems; i++) {
+        free(j->items[i].name);
         free(j->items[i].assignment);
         free(j->items[i].configs);
     }
@@ -153,6 +154,15 @@ static int job_submit(broker_t *b, admin_job_t *j)
     return worker_submit(b->admin, job_run, job_done, j);
 }
 
+/* The item's topic name, copied whole (a name too long for Kafka is refused
+ * by coord_admin, not cut short into another topic's name). */
+static int set_name(admin_item_t *it, const char *name)
+{
+    free(it->name);
+    it->name = strdup(name ? name : "");
+    return it->name ? 0 : -1;
+}
+
 static admin_job_t *job_new(admin_kind_t kind, int nitems, const broker_request_t *req, conn_t *c)
 {
     admin_job_t *j = calloc(1, sizeof(*j));
@@ -191,9 +201,8 @@ int admin_auto_create_topic(broker_t *b, const char *name)
     admin_job_t *j = job_new(ADMIN_CREATE, 1, NULL, NULL);
     if (!j)
         return -1;
-    snprintf(j->items[0].name, sizeof(j->items[0].name), "%s", name);
     j->items[0].partitions = j->items[0].rf = -1;
-    if (job_submit(b, j) < 0) {
+    if (set_name(&j->items[0], name) < 0 || job_submit(b, j) < 0) {
         job_free(j);
         return -1;
     }
@@ -345,7 +354,10 @@ static req_status_t create_start(broker_t *b, conn_t *c, broker_request_t *req)
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        snprintf(it->name, sizeof(it->name), "%s", kv_str(t, "Name"));
+        if (set_name(it, kv_str(t, "Name")) < 0) {
+            job_free(j);
+            return REQ_CLOSE;
+        }
         it->partitions = (int)kv_int(t, "NumPartitions");
         it->rf = (int)kv_int(t, "ReplicationFactor");
         if (duplicate_name(topics, i))
@@ -418,7 +430,10 @@ static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
             }
             name = t->name;
         }
-        snprintf(it->name, sizeof(it->name), "%s", name);
+        if (set_name(it, name) < 0) {
+            job_free(j);
+            return REQ_CLOSE;
+        }
     }
     return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
 }
@@ -439,7 +454,7 @@ req_status_t api_delete_topics(broker_t *b, conn_t *c, broker_request_t *req, ka
         const admin_item_t *it = &j->items[i];
         int16_t error = item_error(b, req, j, it, &message);
         kafka_value_t *o = kv_at(out, (uint32_t)i);
-        kv_set_str(ra, o, "Name", it->name[0] ? it->name : (req->api_version >= 6 ? NULL : ""));
+        kv_set_str(ra, o, "Name", it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : ""));
         memcpy(kv_get(o, "TopicId")->u.uuid, it->topic_id, 16);
         kv_set_int(o, "ErrorCode", error);
         kv_set_str(ra, o, "ErrorMessage", message);
@@ -481,7 +496,10 @@ static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *r
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        snprintf(it->name, sizeof(it->name), "%s", kv_str(t, "Name"));
+        if (set_name(it, kv_str(t, "Name")) < 0) {
+            job_free(j);
+            return REQ_CLOSE;
+        }
         it->partitions = (int)kv_int(t, "Count");
         topic_t *known = cluster_topic(b, it->name);
         if (duplicate_name(topics, i))

@@ -34,6 +34,19 @@ static int placed_find(const broker_t *b, const char *name)
     return -1;
 }
 
+/* A folder renamed for deletion: "<anything>.<digits>-delete" (replica.c).
+ * Only that exact shape: a topic may well be called "x-delete". */
+static int is_deleted_folder(const char *name)
+{
+    size_t n = strlen(name), suffix = strlen("-delete");
+    if (n <= suffix || strcmp(name + n - suffix, "-delete") != 0)
+        return 0;
+    size_t i = n - suffix;
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        i--;
+    return i < n - suffix && i > 1 && name[i - 1] == '.';
+}
+
 /* "name-<digits>" with a valid topic name. */
 static int is_partition_folder(const char *name)
 {
@@ -55,7 +68,7 @@ static void scan_dir(broker_t *b, int d)
     while ((e = readdir(dir))) {
         if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(b->placed[0].name))
             continue;
-        if (strstr(e->d_name, "-delete")) {
+        if (is_deleted_folder(e->d_name)) {
             char path[BROKER_PATH_MAX + 300];
             snprintf(path, sizeof(path), "%s/%s", b->cfg.log_dirs[d], e->d_name);
             if (fs_remove_tree(path) < 0)

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,23 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
     return 0;
 }
 
+/* dir renamed to "<dir>.<ms><suffix>", with the folder's own name cut short
+ * when the result would pass NAME_MAX (as Kafka does for its -delete and
+ * -stray folders: topic names may be 249 characters). */
+static void aside_name(const char *dir, const char *suffix, char *out, size_t n)
+{
+    char tail[64];
+    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", loop_wall_ms(), suffix);
+    const char *slash = strrchr(dir, '/');
+    size_t parent = slash ? (size_t)(slash - dir) + 1 : 0;
+    size_t base = strlen(dir) - parent, room = NAME_MAX - strlen(tail);
+    snprintf(out, n, "%.*s%.*s%s", (int)parent, dir, (int)(base < room ? base : room), dir + parent, tail);
+}
+
 static void set_aside_stray(replica_t *r)
 {
     char stray[sizeof(r->dir) + 64];
-    snprintf(stray, sizeof(stray), "%s.%" PRIu64 "-stray", r->dir, loop_wall_ms());
+    aside_name(r->dir, "-stray", stray, sizeof(stray));
     if (rename(r->dir, stray) == 0)
         log_warn("%s belongs to an older topic of the same name; moved aside to %s", r->dir, stray);
     else
@@ -359,7 +373,7 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
         size_t n = strlen(r->dir) + 64;
         doomed = malloc(n);
         if (doomed) {
-            snprintf(doomed, n, "%s.%" PRIu64 "-delete", r->dir, loop_wall_ms());
+            aside_name(r->dir, "-delete", doomed, n);
             if (rename(r->dir, doomed) < 0) {
                 log_error("cannot rename %s for deletion: %s", r->dir, strerror(errno));
                 free(doomed);
