@@ -9,6 +9,7 @@
 #include "api_util.h"
 #include "../base/log.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,7 @@ typedef struct {
     int16_t version, acks;
     kafka_arena_t *ra;
     int16_t refuse_all;   /* an error for every partition (bad acks, transactions) */
+    int16_t first_error;  /* of any partition */
 } produce_ctx_t;
 
 static void produce_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
@@ -93,6 +95,8 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
     if (r)
         kv_set_int(out, "LogStartOffset", partition_log_start_offset(r->log));
     kv_set_int(out, "ErrorCode", error);
+    if (error && !x->first_error)
+        x->first_error = error;
     if (message)
         kv_set_str(ra, out, "ErrorMessage", message);
     if (error && err_batch >= 0) {
@@ -117,7 +121,15 @@ req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_ar
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp || api_each_partition(ra, req->body, resp, &tree, produce_partition, &x) < 0)
         return REQ_CLOSE;
-    if (acks == 0 && !x.refuse_all)
-        return REQ_DONE;   /* the client waits for nothing */
+    if (acks == 0 && !x.refuse_all) {
+        /* The client waits for nothing. Kafka closes the connection when an
+         * acks=0 produce failed, so the client refreshes its metadata. */
+        if (x.first_error) {
+            char why[96];
+            snprintf(why, sizeof(why), "an acks=0 produce failed with error %d", x.first_error);
+            broker_conn_close(b, c, why);
+        }
+        return REQ_DONE;
+    }
     return api_answer(c, req, resp);
 }
