@@ -20,7 +20,7 @@ static const char *const accepted_without_effect[] = {
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type", "group.initial.rebalance.delay.ms", "auto.leader.rebalance.enable",
+    "compression.type", "group.initial.rebalance.delay.ms", "auto.leader.rebalance.enable", "replica.lag.time.max.ms",
     "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", "replica.fetch.max.bytes", "controlled.shutdown.enable",
