@@ -76,7 +76,10 @@ def test_unreachable_coordinator_fails_start(tmp_path):
                extra={"zookeeper.connection.timeout.ms": "500"})
     t0 = time.monotonic()
     b.start(wait=False)
-    assert b.wait_exit(timeout=20) == 1
+    try:
+        assert b.wait_exit(timeout=20) == 1
+    finally:
+        b.kill()
     assert time.monotonic() - t0 < 10
     assert "cannot start" in b.log() and "no ZooKeeper session" in b.log(), b.log()
 

@@ -7,7 +7,6 @@ one runs against Apache ZooKeeper 3.8 instead."""
 import json
 import os
 import random
-import shutil
 import subprocess
 import time
 
