@@ -604,6 +604,23 @@ def test_log_append_time_topic(broker):
         assert k.list_offset("lat", 0, p.log_append_time) == (0, p.log_append_time, 20)
     kp = kafka_python_consume(broker, "lat", 0, 20, 2)
     assert [(r.timestamp, r.timestamp_type) for r in kp] == [(p.log_append_time, 1)] * 2
+    a = AdminClient({"bootstrap.servers": broker.bootstrap})
+    [cfgs] = wait_futures_values(a.describe_configs([ConfigResource("topic", "lat")]))
+    assert cfgs["message.timestamp.type"].value == "LogAppendTime"
+
+
+def test_log_append_time_broker_default(make_broker):
+    """log.message.timestamp.type=LogAppendTime in server.properties applies to
+    topics without their own setting."""
+    b = make_broker(extra={"log.message.timestamp.type": "LogAppendTime"})
+    b.create_topic("lat")
+    with b.conn() as k:
+        before = int(time.time() * 1000)
+        p = k.produce("lat", 0, record_batch(records(0, 3), base_timestamp=BASE_TS))
+        assert p.error == 0 and p.log_append_time >= before
+        [bt] = parse_record_batches(k.fetch("lat", 0, 0).records)
+        assert bt.attributes & 0x08 and bt.max_timestamp == p.log_append_time and bt.crc_ok
+        assert [r.value for r in bt.records] == [b"v0", b"v1", b"v2"]
 
 
 # ---- delete and re-create ----

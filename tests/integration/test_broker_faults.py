@@ -44,24 +44,36 @@ def log_values(b, topic, partition, start=0):
 
 # ---- kill -9 mid-produce ----
 
+def new_consumer(b):
+    return Consumer({"bootstrap.servers": b.bootstrap, "group.id": "faults", "enable.auto.commit": False,
+                     "enable.partition.eof": True, "auto.offset.reset": "error", "fetch.wait.max.ms": 20,
+                     "reconnect.backoff.ms": 50, "reconnect.backoff.max.ms": 300})
+
+
+def poll_to_end(c, timeout=30, until=None):
+    """(offset, value) until the partition's end (and, with until, until that offset is reached)."""
+    out = []
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, "consumed %d" % len(out)
+        m = c.poll(0.2)
+        if m is None:
+            continue
+        if m.error():
+            assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
+            if until is None or m.offset() >= until:
+                return out
+            continue
+        out.append((m.offset(), m.value()))
+
+
 def consume_range(b, topic, partition, start, timeout=30):
     """(offset, value) from start to the partition's end, with confluent-kafka
     assigned at start (a position the test remembers; no group coordination)."""
-    c = Consumer({"bootstrap.servers": b.bootstrap, "group.id": "faults", "enable.auto.commit": False,
-                  "enable.partition.eof": True, "auto.offset.reset": "error", "fetch.wait.max.ms": 20})
+    c = new_consumer(b)
     try:
         c.assign([TopicPartition(topic, partition, start)])
-        out = []
-        deadline = time.monotonic() + timeout
-        while True:
-            assert time.monotonic() < deadline, "consumed %d" % len(out)
-            m = c.poll(0.2)
-            if m is None:
-                continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                return out
-            out.append((m.offset(), m.value()))
+        return poll_to_end(c, timeout)
     finally:
         c.close()
 
@@ -113,6 +125,8 @@ def test_kill9_mid_produce_keeps_every_acknowledged_message(make_broker, coordin
     total, kill_at = 20000, 6000
     consumed_before = None
     killed = False
+    live = new_consumer(b)          # a consumer of partition 1 that lives through the crash
+    live.assign([TopicPartition("crash", 1, 0)])
     for i in range(total):
         while True:
             try:
@@ -129,6 +143,7 @@ def test_kill9_mid_produce_keeps_every_acknowledged_message(make_broker, coordin
                 p.poll(0.05)
             # A consumer read partition 0 this far and remembers where it stopped.
             consumed_before = consume_range(b, "crash", 0, 0)
+            live_before = poll_to_end(live)
             assert b.kill() == -9                   # in the middle of the stream
             killed = True
     acked_at_kill = len(acked)
@@ -157,6 +172,14 @@ def test_kill9_mid_produce_keeps_every_acknowledged_message(make_broker, coordin
     rest = consume_range(b, "crash", 0, resume)
     assert [o for o, _ in consumed_before + rest] == list(range(len(logs[0])))
     assert dict(consumed_before + rest) == logs[0]
+    # The consumer that lived through it (reconnecting meanwhile) goes on where it
+    # was, to the new end.
+    try:
+        live_after = poll_to_end(live, until=len(logs[1]))
+    finally:
+        live.close()
+    assert [o for o, _ in live_before + live_after] == list(range(len(logs[1])))
+    assert dict(live_before + live_after) == logs[1]
 
 
 ZOOKEEPER_TARGET = os.environ.get("KIPPER_TEST_TARGET", "").strip().lower() == "zookeeper"
@@ -364,6 +387,25 @@ def test_bad_records_get_an_error_and_the_connection_goes_on(broker):
         # Nothing of the bad batches reached the log.
         assert [rec.value for _, rec, _ in k.fetch_all("g", 0)] == [b"ok-%d" % i for i in range(offset)]
     assert re.search(r"produce to g-0 refused: error 2: record batch is corrupt", broker.log())
+
+
+def test_produce_refusals_and_acks_0(broker):
+    """Requests a client may get wrong are answered with Kafka's errors; acks=0
+    gets no answer at all, and the next answer on the connection is the next
+    request's."""
+    broker.create_topic("r", partitions=1)
+    with broker.conn() as k:
+        assert k.produce("r", 0, record_batch(records(0, 1)), acks=0) is None
+        assert k.list_offset("r", 0, -1) == (0, -1, 1)             # answered, and the record is there
+        r = k.produce("r", 0, record_batch(records(1, 1)) + record_batch(records(2, 1)))
+        assert r.error == 87                                        # INVALID_RECORD: one batch per partition
+        assert k.produce("r", 0, record_batch(records(1, 1)), acks=2).error == 21   # INVALID_REQUIRED_ACKS
+        assert k.produce("r", 7, record_batch(records(1, 1))).error == 3           # no such partition
+        big = record_batch([Record(b"k", b"x" * 1_100_000)])       # over message.max.bytes
+        assert k.produce("r", 0, big).error == 10                  # MESSAGE_TOO_LARGE
+        assert k.fetch("r", 0, 1000).error == 1                    # OFFSET_OUT_OF_RANGE
+        assert k.produce("r", 0, record_batch(records(1, 1))).base_offset == 1
+        assert [rec.value for _, rec, _ in k.fetch_all("r", 0)] == [b"v0", b"v1"]
 
 
 def test_garbage_while_another_client_produces(broker):
