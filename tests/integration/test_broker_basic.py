@@ -1,21 +1,30 @@
-"""`kipper broker` first step: config, framing, ApiVersions and Metadata.
+"""`kipper broker`: config, coordinator link at start, framing, ApiVersions and
+Metadata, byte by byte.
 
-Real client: kcat (librdkafka). Raw sockets for the byte-level answers and for
-garbage, which must close only the offending connection."""
+Every broker runs against the module's kipper keeper, in its own chroot
+(broker_harness). Real client: kcat (librdkafka). Raw sockets for the
+byte-level answers and for garbage, which must close only the offending
+connection."""
+import base64
+import json
 import os
 import re
-import shutil
 import socket
 import struct
 import subprocess
+import time
 
 import pytest
 
-from broker_harness import (Broker, Reader, broker, is_closed, parse_api_versions, recv_frame,  # noqa: F401
-                            request_frame)
+from broker_harness import (Broker, Reader, broker, coordinator, free_port, is_closed, make_broker,  # noqa: F401
+                            parse_api_versions, recv_frame, request_frame)
 
 API_VERSIONS, METADATA = 18, 3
-EXPECTED = {API_VERSIONS: (0, 3), METADATA: (0, 12)}
+# What the broker advertises: Produce, Fetch, ListOffsets, Metadata, ApiVersions,
+# CreateTopics, DeleteTopics, InitProducerId, OffsetForLeaderEpoch,
+# DescribeConfigs, CreatePartitions, DescribeCluster.
+EXPECTED = {0: (0, 9), 1: (4, 11), 2: (0, 6), 3: (0, 12), 18: (0, 3), 19: (0, 7), 20: (0, 6), 22: (0, 4),
+            23: (0, 4), 32: (0, 4), 37: (0, 3), 60: (0, 1)}
 
 
 def connect(b):
@@ -35,23 +44,76 @@ def assert_serving(b):
         assert (corr, error, apis) == (99, 0, EXPECTED)
 
 
-@pytest.mark.skipif(not shutil.which("kcat"), reason="kcat not installed")
+def zk_get(coordinator, path):
+    from kazoo.client import KazooClient
+    zk = KazooClient(hosts=coordinator.hosts, timeout=10)
+    zk.start(timeout=15)
+    try:
+        return zk.get(path)[0]
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def kcat_list(b, *args):
+    out = subprocess.run(["kcat", "-L", "-b", b.bootstrap] + list(args), capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+# ---- coordinator link ----
+
+def test_registers_in_its_chroot(broker, coordinator):
+    doc = json.loads(zk_get(coordinator, broker.chroot + "/brokers/ids/1"))
+    assert doc["host"] == "127.0.0.1" and doc["port"] == broker.port
+    assert doc["endpoints"] == ["PLAINTEXT://127.0.0.1:%d" % broker.port]
+    cluster = json.loads(zk_get(coordinator, broker.chroot + "/cluster/id"))
+    assert cluster["version"] == "1" and re.fullmatch(r"[A-Za-z0-9_-]{22}", cluster["id"])
+
+
+def test_unreachable_coordinator_fails_start(tmp_path):
+    b = Broker("127.0.0.1:%d/kt/nowhere" % free_port(), workdir=str(tmp_path),
+               extra={"zookeeper.connection.timeout.ms": "500"})
+    t0 = time.monotonic()
+    b.start(wait=False)
+    try:
+        assert b.wait_exit(timeout=20) == 1
+    finally:
+        b.kill()
+    assert time.monotonic() - t0 < 10
+    assert "cannot start" in b.log() and "no ZooKeeper session" in b.log(), b.log()
+
+
+# ---- kcat ----
+
 def test_kcat_lists_one_broker_and_no_topics(broker):
-    out = subprocess.run(["kcat", "-L", "-b", "127.0.0.1:%d" % broker.port], capture_output=True, text=True,
-                         timeout=20)
-    assert out.returncode == 0, out.stderr
-    assert " 1 brokers:" in out.stdout
-    assert "broker 1 at 127.0.0.1:%d (controller)" % broker.port in out.stdout
-    assert " 0 topics:" in out.stdout
+    out = kcat_list(broker)
+    assert " 1 brokers:" in out
+    assert "broker 1 at 127.0.0.1:%d (controller)" % broker.port in out
+    assert " 0 topics:" in out
 
 
-@pytest.mark.skipif(not shutil.which("kcat"), reason="kcat not installed")
-def test_kcat_unknown_topic(broker):
-    out = subprocess.run(["kcat", "-L", "-b", "127.0.0.1:%d" % broker.port, "-t", "nosuch"], capture_output=True,
-                         text=True, timeout=20)
-    assert out.returncode == 0, out.stderr
-    assert 'topic "nosuch" with 0 partitions: Broker: Unknown topic or partition' in out.stdout
+def test_kcat_lists_topics(broker):
+    broker.create_topic("alpha", partitions=3)
+    broker.create_topic("beta")
+    out = kcat_list(broker)
+    assert ' topic "alpha" with 3 partitions:' in out and ' topic "beta" with 1 partitions:' in out
+    for p in range(3):
+        assert "partition %d, leader 1, replicas: 1, isrs: 1" % p in out
 
+
+def test_kcat_unknown_topic_without_auto_create(make_broker):
+    b = make_broker(extra={"auto.create.topics.enable": "false"})
+    out = kcat_list(b, "-t", "nosuch")
+    assert 'topic "nosuch" with 0 partitions: Broker: Unknown topic or partition' in out
+
+
+def test_kcat_invalid_topic_name(broker):
+    out = kcat_list(broker, "-t", "bad/name")
+    assert 'topic "bad/name" with 0 partitions: Broker: Invalid topic' in out
+
+
+# ---- ApiVersions ----
 
 @pytest.mark.parametrize("version", [0, 1, 2, 3])
 def test_api_versions(broker, version):
@@ -80,30 +142,84 @@ def test_api_versions_v3_bad_software_name(broker):
     assert (corr, error, apis) == (5, 42, {})
 
 
-def test_metadata_v0_unknown_topic(broker):
-    """kafka-python's first request after ApiVersions v0."""
-    with connect(broker) as s:
-        body = struct.pack(">i", 2) + b"\x00\x01a\x00\x01a"    # one topic, twice: answered once
-        s.sendall(request_frame(METADATA, 0, 3, body))
+# ---- Metadata ----
+
+def metadata_v0(b, body, corr):
+    with connect(b) as s:
+        s.sendall(request_frame(METADATA, 0, corr, body))
         r = Reader(recv_frame(s))
-    assert r.take(">i") == 3
+    assert r.take(">i") == corr
     assert r.take(">i") == 1
     node, hlen = r.take(">i"), r.take(">h")
     host = r.data[r.pos:r.pos + hlen].decode()
     r.pos += hlen
-    assert (node, host, r.take(">i")) == (1, "127.0.0.1", broker.port)
+    assert (node, host, r.take(">i")) == (1, "127.0.0.1", b.port)
+    return r
+
+
+def test_metadata_v0_unknown_topic(make_broker):
+    """kafka-python's first request after ApiVersions v0; auto-creation off."""
+    b = make_broker(extra={"auto.create.topics.enable": "false"})
+    body = struct.pack(">i", 2) + b"\x00\x01a\x00\x01a"    # one topic, twice: answered once
+    r = metadata_v0(b, body, 3)
     assert r.take(">i") == 1                                      # topics
     assert (r.take(">h"), r.take(">h")) == (3, 1)                 # UNKNOWN_TOPIC_OR_PARTITION, name length
     r.pos += 1
     assert r.take(">i") == 0 and r.done()                         # no partitions
 
 
-def test_metadata_v12_cluster_id_and_controller(broker):
-    with connect(broker) as s:
-        # Topics null (all), AllowAutoTopicCreation, IncludeTopicAuthorizedOperations, tags.
-        s.sendall(request_frame(METADATA, 12, 9, b"\x00\x01\x00\x00", flexible=True))
+def test_metadata_v0_auto_creates(broker):
+    """v0 always asks for auto-creation: LEADER_NOT_AVAILABLE first, then the topic."""
+    body = struct.pack(">i", 1) + b"\x00\x01a"
+    r = metadata_v0(broker, body, 4)
+    assert r.take(">i") == 1
+    assert (r.take(">h"), r.take(">h")) == (5, 1)                 # LEADER_NOT_AVAILABLE: being created
+    assert broker.wait_leaders("a") == 1
+
+
+def parse_metadata_v12(r):
+    """The topics of a Metadata v12 response after the header and brokers,
+    as {name: (error, topic id, internal, [(error, index, leader, epoch,
+    replicas, isr, offline)])}; returns (cluster id, controller, topics)."""
+    def cstring():
+        n = r.uvarint() - 1
+        if n < 0:
+            return None
+        v = r.data[r.pos:r.pos + n].decode()
+        r.pos += n
+        return v
+
+    def int32s():
+        return [r.take(">i") for _ in range(r.compact_array_len())]
+
+    cid = cstring()
+    controller = r.take(">i")
+    topics = {}
+    for _ in range(r.compact_array_len()):
+        error = r.take(">h")
+        name = cstring()
+        tid = r.data[r.pos:r.pos + 16]
+        r.pos += 16
+        internal = r.take(">?")
+        parts = []
+        for _ in range(r.compact_array_len()):
+            p = (r.take(">h"), r.take(">i"), r.take(">i"), r.take(">i"), int32s(), int32s(), int32s())
+            r.skip_tags()
+            parts.append(p)
+        assert r.take(">i") == -2147483648                        # topic authorized operations: not asked
+        r.skip_tags()
+        topics[name] = (error, tid, internal, parts)
+    r.skip_tags()
+    assert r.done()
+    return cid, controller, topics
+
+
+def metadata_v12(b, topics_field, corr=9):
+    with connect(b) as s:
+        # Topics, AllowAutoTopicCreation, IncludeTopicAuthorizedOperations, tags.
+        s.sendall(request_frame(METADATA, 12, corr, topics_field + b"\x00\x00\x00", flexible=True))
         r = Reader(recv_frame(s))
-    assert r.take(">i") == 9
+    assert r.take(">i") == corr
     r.skip_tags()
     assert r.take(">i") == 0                                      # throttle
     assert r.compact_array_len() == 1
@@ -111,35 +227,63 @@ def test_metadata_v12_cluster_id_and_controller(broker):
     n = r.uvarint() - 1
     host = r.data[r.pos:r.pos + n]
     r.pos += n
-    assert host == b"127.0.0.1" and r.take(">i") == broker.port
+    assert host == b"127.0.0.1" and r.take(">i") == b.port
     assert r.uvarint() == 0                                       # rack null
     r.skip_tags()
-    n = r.uvarint() - 1
-    cid = r.data[r.pos:r.pos + n].decode()
-    r.pos += n
+    return parse_metadata_v12(r)
+
+
+def test_metadata_v12_cluster_id_and_controller(broker, coordinator):
+    cid, controller, topics = metadata_v12(broker, b"\x00")   # null: all topics
     assert re.fullmatch(r"[A-Za-z0-9_-]{22}", cid)
+    assert cid == json.loads(zk_get(coordinator, broker.chroot + "/cluster/id"))["id"]
     with open(os.path.join(broker.log_dir, "meta.properties")) as f:
         meta = f.read()
     assert "cluster.id=%s\n" % cid in meta and "broker.id=1\n" in meta and "version=0\n" in meta
-    assert r.take(">i") == 1                                      # controller
-    assert r.compact_array_len() == 0                             # topics
-    r.skip_tags()
-    assert r.done()
+    assert controller == 1 and topics == {}
 
 
-def test_cluster_id_survives_restart(tmp_path):
-    b = Broker(workdir=str(tmp_path)).start()
-    try:
-        first = open(os.path.join(b.log_dir, "meta.properties")).read()
-        assert b.stop() == 0
-        b.start()
-        assert open(os.path.join(b.log_dir, "meta.properties")).read() == first
-        assert_serving(b)
-    finally:
-        b.stop()
+def test_metadata_v12_lists_topics(broker, coordinator):
+    broker.create_topic("orders", partitions=2)
+    broker.create_topic("audit")
+    doc = json.loads(zk_get(coordinator, broker.chroot + "/brokers/topics/orders"))
+    want_id = base64.urlsafe_b64decode(doc["topic_id"] + "==")
+    _, _, topics = metadata_v12(broker, b"\x00")
+    assert sorted(topics) == ["audit", "orders"]
+    error, tid, internal, parts = topics["orders"]
+    assert (error, tid, internal) == (0, want_id, False)
+    assert sorted(parts) == [(0, 0, 1, 0, [1], [1], []), (0, 1, 1, 0, [1], [1], [])]
+    # By name: only that one; an unknown one (no auto-creation asked) is UNKNOWN_TOPIC_OR_PARTITION.
+    _, _, topics = metadata_v12(broker, b"\x03" + (b"\x00" * 16 + b"\x06audit\x00") +
+                                (b"\x00" * 16 + b"\x06nosuc\x00"))
+    assert sorted(topics) == ["audit", "nosuc"]
+    assert topics["audit"][0] == 0 and len(topics["audit"][3]) == 1
+    assert topics["nosuc"][0] == 3 and topics["nosuc"][3] == []
 
 
-@pytest.mark.parametrize("key,version", [(0, 9), (1, 12), (3, 13), (999, 0)])
+def test_cluster_id_survives_restart(make_broker):
+    b = make_broker()
+    first = open(os.path.join(b.log_dir, "meta.properties")).read()
+    assert b.stop() == 0
+    b.start()
+    assert open(os.path.join(b.log_dir, "meta.properties")).read() == first
+    assert_serving(b)
+
+
+def test_log_dirs_of_another_cluster_are_refused(make_broker, coordinator, tmp_path):
+    b = make_broker(workdir=str(tmp_path))
+    assert b.stop() == 0
+    # The same log dir, pointed at a fresh chroot: a different /cluster/id.
+    other = make_broker(workdir=str(tmp_path), chroot=b.chroot + "-other", start=False)
+    other.start(wait=False)
+    assert other.wait_exit() == 1
+    assert "does not match" in other.log_since_start() and "meta.properties" in other.log_since_start()
+
+
+# ---- framing and garbage ----
+
+# Fetch below v4 (before magic 2), OffsetFetch, FindCoordinator, and unknown keys/versions.
+@pytest.mark.parametrize("key,version", [(0, 10), (1, 3), (1, 12), (3, 13), (9, 0), (10, 0), (999, 0)])
 def test_unsupported_api_closes_with_reason(broker, key, version):
     with connect(broker) as s:
         s.sendall(request_frame(key, version, 1, b"\x00" * 16))
@@ -174,17 +318,16 @@ def test_truncated_frame_then_hangup(broker):
     assert_serving(broker)
 
 
-def test_request_size_limit(tmp_path):
-    b = Broker(workdir=str(tmp_path), extra={"socket.request.max.bytes": "64"}).start()
-    try:
-        with connect(b) as s:
-            s.sendall(struct.pack(">i", 65) + b"\x00" * 65)
-            assert is_closed(s)
-        assert "socket.request.max.bytes" in b.log()
-        assert_serving(b)
-    finally:
-        b.stop()
+def test_request_size_limit(make_broker):
+    b = make_broker(extra={"socket.request.max.bytes": "64"})
+    with connect(b) as s:
+        s.sendall(struct.pack(">i", 65) + b"\x00" * 65)
+        assert is_closed(s)
+    assert "socket.request.max.bytes" in b.log()
+    assert_serving(b)
 
+
+# ---- process and config ----
 
 def test_sigterm_exits_cleanly(broker):
     with connect(broker):
@@ -192,12 +335,10 @@ def test_sigterm_exits_cleanly(broker):
     assert "shutting down" in broker.log()
 
 
-def test_unknown_key_warns_and_accepted_key_noted(tmp_path):
-    b = Broker(workdir=str(tmp_path), extra={"no.such.key": "1", "num.io.threads": "8"}).start()
-    try:
-        assert_serving(b)
-    finally:
-        assert b.stop() == 0
+def test_unknown_key_warns_and_accepted_key_noted(make_broker):
+    b = make_broker(extra={"no.such.key": "1", "num.io.threads": "8"})
+    assert_serving(b)
+    assert b.stop() == 0
     assert re.search(r"unknown key 'no.such.key'", b.log())
     assert "num.io.threads=8 accepted, not acted on yet" in b.log()
 
@@ -205,20 +346,20 @@ def test_unknown_key_warns_and_accepted_key_noted(tmp_path):
 @pytest.mark.parametrize("key,value", [
     ("broker.id", "abc"), ("listeners", "SSL://127.0.0.1:1"), ("num.partitions", "0"),
     ("zookeeper.connect", "nohostport"), ("auto.create.topics.enable", "maybe"),
-    ("log.segment.bytes", "10"),
+    ("log.segment.bytes", "10"), ("zookeeper.session.timeout.ms", "5"),
+    ("log.message.timestamp.type", "BrokerTime"),
 ])
-def test_bad_value_fails_naming_the_key(tmp_path, key, value):
-    b = Broker(workdir=str(tmp_path), extra={key: value}).start(wait=False)
+def test_bad_value_fails_naming_the_key(make_broker, key, value):
+    b = make_broker(extra={key: value}, start=False)
+    b.start(wait=False)
     assert b.wait_exit() == 1
     assert key in b.log()
-    b.stop()
 
 
-def test_broker_id_must_match_meta_properties(tmp_path):
-    b = Broker(workdir=str(tmp_path)).start()
+def test_broker_id_must_match_meta_properties(make_broker, tmp_path):
+    b = make_broker(workdir=str(tmp_path))
     assert b.stop() == 0
-    other = Broker(broker_id=2, workdir=str(tmp_path))
+    other = make_broker(broker_id=2, workdir=str(tmp_path), chroot=b.chroot, start=False)
     other.start(wait=False)
     assert other.wait_exit() == 1
     assert "does not match broker.id 1" in other.log()
-    other.stop()
