@@ -9,8 +9,10 @@
 # Builds bench/broker/load.c (on librdkafka), starts a kipper keeper and a
 # kipper broker in a temporary folder, creates one topic per measurement (1
 # partition, replication factor 1), and for each record size:
-#   1. writes BENCH_DISK_MIB to the log dir's file system and fdatasyncs
-#      (the disk limit, measured just before the produce run it is set beside);
+#   1. disk: writes BENCH_DISK_MIB to the log dir's file system and fdatasyncs
+#      (the limit the produce run is set beside, measured just before it; the
+#      file stays until the end, so that memory it would free cannot speed up
+#      the broker's page-cache writes, see bench/README.md);
 #   2. produce: one producer, acks=all, for BENCH_PRODUCE_SECONDS (capped at
 #      BENCH_PRODUCE_MAX_MB of records), records/s and MB/s;
 #   3. consume: one consumer reads those records back from offset 0 and checks
@@ -36,7 +38,7 @@
 #   BENCH_LATENCY_SECONDS=10      measured seconds per latency run
 #   BENCH_LATENCY_WARMUP=2        seconds before those, not counted
 #   BENCH_LINGER_MS=              linger.ms for the produce runs (load.c's default 5)
-#   BENCH_DISK_MIB=512            MiB written for the disk limit
+#   BENCH_DISK_MIB=2048           MiB written for the disk limit
 #   BENCH_TCP_SECONDS=2           seconds per loopback TCP test
 #   BENCH_WARMUP_SECONDS=1        produce into a warm-up topic first (0: none)
 #   BENCH_BROKER_PROPS=           extra server.properties lines, space-separated key=value
@@ -74,7 +76,7 @@ RATES=${BENCH_RATES:-10000 100000 1000000}
 LAT_SECONDS=${BENCH_LATENCY_SECONDS:-10}
 LAT_WARMUP=${BENCH_LATENCY_WARMUP:-2}
 LINGER=${BENCH_LINGER_MS:-}
-DISK_MIB=${BENCH_DISK_MIB:-512}
+DISK_MIB=${BENCH_DISK_MIB:-2048}
 TCP_SECONDS=${BENCH_TCP_SECONDS:-2}
 WARMUP_SECONDS=${BENCH_WARMUP_SECONDS:-1}
 # shellcheck disable=SC2206
@@ -131,6 +133,7 @@ cleanup() {
     if [ -n "$LOADPID" ]; then kill "$LOADPID" 2>/dev/null || true; wait "$LOADPID" 2>/dev/null || true; fi
     if [ -n "$PERFPID" ]; then kill -INT "$PERFPID" 2>/dev/null || true; wait "$PERFPID" 2>/dev/null || true; fi
     for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
+    rm -f "$WORK"/broker/kipper-bench-disk.*   # the disk limit's files (BENCH_DISK_MIB each), kept or not
     if [ "$OK" = 1 ] && [ "$KEEP" != 1 ]; then
         rm -rf "$WORK"
     else
@@ -221,8 +224,9 @@ for t in "${topics[@]}"; do create_topic "$t"; done
 # ---- the runs -------------------------------------------------------------------
 RESULTS=$WORK/results.txt
 : >"$RESULTS"
-perf_start() {   # tag
+perf_start() {   # tag (the broker's runs only)
     [ "$PERF" = 1 ] || return 0
+    case $1 in produce-* | consume-* | latency-*) ;; *) return 0 ;; esac
     perf record -F 499 -g -p "$BPID" -o "$WORK/perf-$1.data" >/dev/null 2>>"$WORK/perf.log" &
     PERFPID=$!
 }
@@ -279,7 +283,7 @@ if [ "$WARMUP_SECONDS" != 0 ]; then
 fi
 for s in $SIZES; do
     say "bench/broker: ${s}-byte records"
-    run_load "disk-$s" disk -D "$WORK/broker" -S "$DISK_MIB"
+    run_load "disk-$s" disk -D "$WORK/broker" -S "$DISK_MIB" -K
     max=$((PRODUCE_MAX_MB * 1000000 / s))
     run_load "produce-$s" produce "${B[@]}" -t "bench-$s" -s "$s" -a "$ACKS" -d "$PRODUCE_SECONDS" -n "$max" \
         "${LINGER_ARGS[@]}"
@@ -357,9 +361,11 @@ print("  loopback TCP, 1 connection, ${TCP_SECONDS}s each: write() %s MB/s, send
       % (f(tcp_w, "%.0f"), f(tcp_s, "%.0f")))
 for s in sizes:
     d = runs.get("disk-%s" % s, {})
-    print("  disk, just before produce-%s: ${DISK_MIB} MiB sequential write() + fdatasync %s MB/s (%.2fs + %.2fs; the writes alone %s MB/s)"
+    print("  disk, just before produce-%s: ${DISK_MIB} MiB sequential write() + fdatasync %s MB/s (%.2fs + %.2fs);"
+          " the writes alone %s MB/s (first half %s, second half %s)"
           % (s, f(num(d, "durable_mb_per_s"), "%.0f"), num(d, "write_s") or 0, num(d, "fdatasync_s") or 0,
-             f(num(d, "pagecache_mb_per_s"), "%.0f")))
+             f(num(d, "pagecache_mb_per_s"), "%.0f"), f(num(d, "pagecache_first_half_mb_per_s"), "%.0f"),
+             f(num(d, "pagecache_second_half_mb_per_s"), "%.0f")))
 print()
 print("throughput: MB/s counts record values; log MB/s counts the bytes of the segment files (batches as on the wire),")
 print("  which is what the limit beside it is about; ratio = log MB/s / limit")
