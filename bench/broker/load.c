@@ -270,6 +270,7 @@ static const char *opt_extra[32];     /* -X key=value: any librdkafka property *
 static int opt_nextra;
 static int opt_verbose;
 static int opt_keep_file;             /* disk: leave the file (its memory is not freed for what runs next) */
+static int opt_no_consumer;           /* latency: producer only (-N) */
 static int opt_one_by_one;            /* latency: rd_kafka_produce() per record, not produce_batch */
 
 static void die(const char *fmt, const char *arg)
@@ -672,7 +673,7 @@ static int mode_latency(void)
     c.want = total;
     c.next_offset = hi;
     c.check_seq = 0;
-    if (rd_kafka_consume_start(crkt, 0, hi) < 0)
+    if (!opt_no_consumer && rd_kafka_consume_start(crkt, 0, hi) < 0)
         die("consume_start: %s", rd_kafka_err2str(rd_kafka_last_error()));
     /* and the producer connected (metadata known) */
     const struct rd_kafka_metadata *md;
@@ -683,7 +684,8 @@ static int mode_latency(void)
     pthread_t pt, ct;
     cons_thread_arg_t ca = {crkt, &c, 0};
     pthread_create(&pt, NULL, poll_thread, prk);
-    pthread_create(&ct, NULL, consume_thread, &ca);
+    if (!opt_no_consumer)
+        pthread_create(&ct, NULL, consume_thread, &ca);
 
     double interval = 1e9 / opt_rate;
     uint64_t t0 = now_ns();
@@ -752,13 +754,14 @@ out:
         usleep(1000);
     /* wait for the consumer to see everything (at most 10 s more) */
     uint64_t give_up = now_ns() + 10ull * 1000000000u;
-    while (c.received < c.want && now_ns() < give_up)
+    while (!opt_no_consumer && c.received < c.want && now_ns() < give_up)
         usleep(1000);
     atomic_store(&ca.stop, 1);
-    pthread_join(ct, NULL);
+    if (!opt_no_consumer)
+        pthread_join(ct, NULL);
     atomic_store(&poll_stop, 1);
     pthread_join(pt, NULL);
-    if (c.received < sent) {
+    if (!opt_no_consumer && c.received < sent) {
         count_error("NOT_CONSUMED");
         fprintf(stderr, "load: latency: %" PRIu64 " records sent, %" PRIu64 " consumed\n", sent, c.received);
     }
@@ -792,7 +795,8 @@ out:
     print_errors();
     printf("\n");
     fflush(stdout);
-    rd_kafka_consume_stop(crkt, 0);
+    if (!opt_no_consumer)
+        rd_kafka_consume_stop(crkt, 0);
     rd_kafka_topic_destroy(crkt);
     rd_kafka_destroy(crk);
     rd_kafka_topic_destroy(prkt);
@@ -972,6 +976,7 @@ static void usage(void)
             "  -K             disk: keep the file written (default: removed)\n"
             "  -1             latency: one rd_kafka_produce() per record instead of one\n"
             "                 rd_kafka_produce_batch() per wake-up\n"
+            "  -N             latency: no consumer (acknowledgement latency only)\n"
             "  -T             latency: a per-second timeline on stderr (wall clock, by due time)\n"
             "  -v             more diagnostics on stderr\n");
     exit(2);
@@ -984,7 +989,7 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     optind = 2;
     int ch;
-    while ((ch = getopt(argc, argv, "b:t:s:n:d:W:r:a:l:B:IX:P:D:S:KvT1h")) != -1) {
+    while ((ch = getopt(argc, argv, "b:t:s:n:d:W:r:a:l:B:IX:P:D:S:KNvT1h")) != -1) {
         switch (ch) {
         case 'b': opt_brokers = optarg; break;
         case 't': opt_topic = optarg; break;
@@ -1007,6 +1012,7 @@ int main(int argc, char **argv)
         case 'v': opt_verbose = 1; break;
         case '1': opt_one_by_one = 1; break;
         case 'K': opt_keep_file = 1; break;
+        case 'N': opt_no_consumer = 1; break;
         case 'T': timeline = calloc(TL_MAX, sizeof(*timeline)); break;
         default: usage();
         }

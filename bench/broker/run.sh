@@ -315,7 +315,9 @@ b_warn=$(grep -c ' W \[' "$WORK/broker/broker.log" || true)
 b_err=$(grep -c ' E \[' "$WORK/broker/broker.log" || true)
 b_hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$BPID/status" 2>/dev/null || echo 0)
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
-git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || commit="$commit+changes in src"
+src_commit=$(git -C "$ROOT" log -1 --format=%h -- src 2>/dev/null || echo '?')
+commit="$commit, src/ as of $src_commit"
+git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || commit="$commit + uncommitted changes in src/"
 fs=$(df -PT "$LOGS" | awk 'NR==2 {print $2}')
 if grep -q 'valid=0' "$RESULTS" || [ "$alive_b" != yes ] || [ "$b_err" != 0 ]; then
     KEEP=1   # something went wrong: keep the logs (the path is printed on exit)
