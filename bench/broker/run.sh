@@ -51,7 +51,9 @@
 #                                 in the work folder (implies BENCH_KEEP=1)
 #   BENCH_DIR=                    work folder (default: a new mktemp -d under $TMPDIR or /tmp);
 #                                 the log dir lives there, so this picks the disk measured
-#   BENCH_KEEP=0                  1: keep the work folder (configs, logs, data, raw results)
+#   BENCH_KEEP=0                  1: keep the work folder (configs, logs, data, raw results);
+#                                 after a failure or an interruption it is kept anyway, without
+#                                 the partitions' data
 #   BENCH_LOAD=                   a prebuilt load generator (make bench-broker passes
 #                                 build/bench-broker-load); default: built into the work folder
 #   KIPPER_BIN=bin/kipper         the kipper binary (built with `make` if missing)
@@ -136,6 +138,10 @@ cleanup() {
     rm -f "$WORK"/broker/kipper-bench-disk.*   # the disk limit's files (BENCH_DISK_MIB each), kept or not
     if [ "$OK" = 1 ] && [ "$KEEP" != 1 ]; then
         rm -rf "$WORK"
+    elif [ "${BENCH_KEEP:-0}" != 1 ] && [ -n "${LOGS:-}" ]; then
+        # kept for its logs and results, without the gigabytes of records
+        rm -rf "$LOGS" "$WORK/keeper/data"
+        say "bench/broker: work folder kept (the partitions' and the keeper's data removed; BENCH_KEEP=1 keeps them): $WORK"
     else
         say "bench/broker: work folder kept: $WORK"
     fi
