@@ -17,7 +17,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps test unit integration run clean bench-keeper bench-keeper-ensemble
+.PHONY: all deps test-deps bench-deps test unit integration run clean bench-keeper bench-keeper-ensemble bench-broker
 
 all: deps bin/kipper
 
@@ -26,6 +26,9 @@ deps:
 
 test-deps:
 	@./scripts/ensure-deps.sh test
+
+bench-deps:
+	@./scripts/ensure-deps.sh bench
 
 # `make V=1` shows full compiler command lines.
 Q = $(if $(V),,@)
@@ -68,6 +71,17 @@ bench-keeper: test-deps bin/kipper
 # 3-member kipper ensemble vs 3-member Apache ZooKeeper ensemble, one after the other; about 3 minutes.
 bench-keeper-ensemble: test-deps bin/kipper
 	./bench/keeper/run.sh --ensemble
+
+# kipper's broker on librdkafka: throughput and latency beside the machine's loopback TCP and disk
+# write limits, measured in the same run (bench/README.md); about 2 minutes.
+bench-broker: bench-deps bin/kipper build/bench-broker-load
+	BENCH_LOAD=build/bench-broker-load ./bench/broker/run.sh
+
+build/bench-broker-load: bench/broker/load.c
+	@mkdir -p build
+	@echo "  CC   $<"
+	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $$(pkg-config --cflags rdkafka) -o $@ $< \
+		$$(pkg-config --libs rdkafka) -lpthread
 
 clean:
 	rm -rf build bin

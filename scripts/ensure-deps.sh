@@ -1,5 +1,5 @@
 #!/bin/sh
-# ensure-deps.sh build|test -- install the Debian packages kipper needs that
+# ensure-deps.sh build|test|bench -- install the Debian packages kipper needs that
 # are missing (only then: apt-get update, apt-get install -y). Needs root to
 # install; without root it names what is missing and fails.
 set -eu
@@ -7,11 +7,14 @@ set -eu
 build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev libzookeeper-mt-dev libjansson-dev libsnappy-dev liblz4-dev libzstd-dev"
 # test: real clients and a real Apache ZooKeeper 3.8 to compare against.
 test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard zookeeper zookeeper-bin kcat"
+# bench: the test packages plus librdkafka's headers for bench/broker/load.c.
+bench_pkgs="$test_pkgs librdkafka-dev pkg-config"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;
     test) want=$test_pkgs ;;
-    *) echo "usage: $0 build|test" >&2; exit 2 ;;
+    bench) want=$bench_pkgs ;;
+    *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
 esac
 
 missing=""
