@@ -281,6 +281,33 @@ static void refuse_item(admin_item_t *it, int16_t error, const char *message)
     snprintf(it->res.message, sizeof(it->res.message), "%s", message);
 }
 
+/* ---- the shape every admin request has ---- */
+
+typedef req_status_t (*admin_start_fn)(broker_t *b, conn_t *c, broker_request_t *req);
+/* Fills one element of the answer's results for one item; -1 out of arena. */
+typedef int (*admin_answer_fn)(broker_t *b, const broker_request_t *req, const admin_job_t *j,
+                               const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra);
+
+/* First run: start the job. Later runs: wait until it is done and visible,
+ * then answer with one result per item in the named array. */
+static req_status_t admin_request(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra,
+                                  admin_start_fn start, const char *results, admin_answer_fn answer)
+{
+    if (!req->state)
+        return start(b, c, req);
+    if (!job_ready(b, req))
+        return REQ_WAIT;
+    const admin_job_t *j = req->state;
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    kafka_value_t *out = resp ? kv_set_array(ra, resp, results, (uint32_t)j->nitems) : NULL;
+    if (!out)
+        return REQ_CLOSE;
+    for (int i = 0; i < j->nitems; i++)
+        if (answer(b, req, j, &j->items[i], kv_at(out, (uint32_t)i), ra) < 0)
+            return REQ_CLOSE;
+    return api_answer(c, req, resp);
+}
+
 /* ---- CreateTopics ---- */
 
 static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
@@ -394,19 +421,7 @@ static int create_answer_topic(broker_t *b, const broker_request_t *req, const a
 
 req_status_t api_create_topics(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    if (!req->state)
-        return create_start(b, c, req);
-    if (!job_ready(b, req))
-        return REQ_WAIT;
-    const admin_job_t *j = req->state;
-    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *topics = resp ? kv_set_array(ra, resp, "Topics", (uint32_t)j->nitems) : NULL;
-    if (!topics)
-        return REQ_CLOSE;
-    for (int i = 0; i < j->nitems; i++)
-        if (create_answer_topic(b, req, j, &j->items[i], kv_at(topics, (uint32_t)i), ra) < 0)
-            return REQ_CLOSE;
-    return api_answer(c, req, resp);
+    return admin_request(b, c, req, ra, create_start, "Topics", create_answer_topic);
 }
 
 /* ---- DeleteTopics ---- */
@@ -438,28 +453,21 @@ static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
     return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
 }
 
+static int delete_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
+                               const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
+{
+    const char *message;
+    int16_t error = item_error(b, req, j, it, &message);
+    kv_set_str(ra, out, "Name", it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : ""));
+    memcpy(kv_get(out, "TopicId")->u.uuid, it->topic_id, 16);
+    kv_set_int(out, "ErrorCode", error);
+    kv_set_str(ra, out, "ErrorMessage", message);
+    return 0;
+}
+
 req_status_t api_delete_topics(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    if (!req->state)
-        return delete_start(b, c, req);
-    if (!job_ready(b, req))
-        return REQ_WAIT;
-    const admin_job_t *j = req->state;
-    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? kv_set_array(ra, resp, "Responses", (uint32_t)j->nitems) : NULL;
-    if (!out)
-        return REQ_CLOSE;
-    for (int i = 0; i < j->nitems; i++) {
-        const char *message;
-        const admin_item_t *it = &j->items[i];
-        int16_t error = item_error(b, req, j, it, &message);
-        kafka_value_t *o = kv_at(out, (uint32_t)i);
-        kv_set_str(ra, o, "Name", it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : ""));
-        memcpy(kv_get(o, "TopicId")->u.uuid, it->topic_id, 16);
-        kv_set_int(o, "ErrorCode", error);
-        kv_set_str(ra, o, "ErrorMessage", message);
-    }
-    return api_answer(c, req, resp);
+    return admin_request(b, c, req, ra, delete_start, "Responses", delete_answer_topic);
 }
 
 /* ---- CreatePartitions ---- */
@@ -510,25 +518,20 @@ static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *r
     return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
 }
 
+static int partitions_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
+                                   const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
+{
+    const char *message;
+    int16_t error = item_error(b, req, j, it, &message);
+    kv_set_str(ra, out, "Name", it->name);
+    kv_set_int(out, "ErrorCode", error);
+    kv_set_str(ra, out, "ErrorMessage", message);
+    return 0;
+}
+
 req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    if (!req->state)
-        return partitions_start(b, c, req);
-    if (!job_ready(b, req))
-        return REQ_WAIT;
-    const admin_job_t *j = req->state;
-    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? kv_set_array(ra, resp, "Results", (uint32_t)j->nitems) : NULL;
-    if (!out)
-        return REQ_CLOSE;
-    for (int i = 0; i < j->nitems; i++) {
-        const char *message;
-        int16_t error = item_error(b, req, j, &j->items[i], &message);
-        kv_set_str(ra, kv_at(out, (uint32_t)i), "Name", j->items[i].name);
-        kv_set_int(kv_at(out, (uint32_t)i), "ErrorCode", error);
-        kv_set_str(ra, kv_at(out, (uint32_t)i), "ErrorMessage", message);
-    }
-    return api_answer(c, req, resp);
+    return admin_request(b, c, req, ra, partitions_start, "Results", partitions_answer_topic);
 }
 
 /* ---- InitProducerId ---- */
