@@ -84,6 +84,11 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
         message = "zstd needs Produce v7 or later";
     } else if (r && acks == -1 && r->part->nisr < min_insync(b, r->part->topic)) {
         error = KERR_NOT_ENOUGH_REPLICAS;
+    } else if (r && acks == -1 && r->part->nisr > 1) {
+        /* acks=all promises every ISR member has the data; followers do not
+         * fetch yet (replication is the next step), so do not pretend. */
+        error = KERR_NOT_ENOUGH_REPLICAS;
+        message = "followers do not replicate yet: acks=all needs an ISR of this broker alone";
     } else if (r && nbatches > 0) {
         int64_t base = -1, append_time = -1;
         /* The frame is our own input buffer: batches are patched in place. */
