@@ -1031,20 +1031,34 @@ static uint64_t earliest(uint64_t a, uint64_t b)
     return !a ? b : (!b ? a : (a < b ? a : b));
 }
 
+uint64_t group_next_deadline(const group_t *g)
+{
+    uint64_t at = g->sync_deadline;
+    if (g->state == GROUP_PREPARING_REBALANCE)
+        at = earliest(at, g->join_deadline);
+    for (int k = 0; k < g->npending; k++)
+        at = earliest(at, g->pending[k].deadline);
+    for (int k = 0; k < g->nmembers; k++)
+        at = earliest(at, g->members[k]->heartbeat_deadline);
+    return at;
+}
+
 uint64_t groups_next_deadline(const groups_t *gs)
 {
     uint64_t at = 0;
-    for (int i = 0; i < gs->n; i++) {
-        const group_t *g = gs->groups[i];
-        if (g->state == GROUP_PREPARING_REBALANCE)
-            at = earliest(at, g->join_deadline);
-        at = earliest(at, g->sync_deadline);
-        for (int k = 0; k < g->npending; k++)
-            at = earliest(at, g->pending[k].deadline);
-        for (int k = 0; k < g->nmembers; k++)
-            at = earliest(at, g->members[k]->heartbeat_deadline);
-    }
+    for (int i = 0; i < gs->n; i++)
+        at = earliest(at, group_next_deadline(gs->groups[i]));
     return at;
+}
+
+int group_exists(const group_t *g)
+{
+    if (g->state != GROUP_EMPTY || g->nmembers || g->npending || g->generation > 0 || g->protocol_type)
+        return 1;
+    for (int i = 0; i < g->noffsets; i++)
+        if (g->offsets[i]->present)
+            return 1;
+    return 0;
 }
 
 /* ---- JoinGroup ---- */

@@ -210,8 +210,12 @@ group_t *groups_create(groups_t *gs, const char *id, size_t len, uint64_t now);
 void groups_unload(groups_t *gs, group_t *g, int16_t error);
 /* Settles every deadline due at `now`. */
 void groups_tick(groups_t *gs, uint64_t now);
-/* The earliest deadline of any group, 0 if none. */
+/* The earliest deadline of any group (of g), 0 if none. */
 uint64_t groups_next_deadline(const groups_t *gs);
+uint64_t group_next_deadline(const group_t *g);
+/* The group is more than a name: it has or had members, or committed
+ * offsets (else DescribeGroups calls it Dead and ListGroups leaves it out). */
+int group_exists(const group_t *g);
 
 group_member_t *group_member_find(const group_t *g, const char *member_id);
 int group_is_leader(const group_t *g, const char *member_id);
