@@ -723,6 +723,10 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
     if (!all)
         return REQ_CLOSE;
     int16_t error = lr->done ? lr->error : GERR_COORDINATOR_NOT_AVAILABLE;
+    /* Not (yet) in our own view of the live brokers: we cannot tell which
+     * groups are ours. The client retries. */
+    if (!b->registered || !cluster_broker(b, b->cfg.broker_id))
+        error = GERR_COORDINATOR_NOT_AVAILABLE;
     int kept = 0;
     for (int i = 0; i < n; i++)
         if (list_filter_match(req, all[i].state))

@@ -57,6 +57,7 @@ class GroupBroker:
         return "127.0.0.1:%d" % self.port
 
     def start(self):
+        self._log_from = len(self.log())   # a restart appends to the same log
         self._log = open(self.log_path, "ab")
         self.proc = subprocess.Popen([KIPPER, "broker", self.config], stdout=self._log, stderr=self._log)
         wait_until(self._registered, timeout=15, what="broker %d" % self.broker_id)
@@ -65,8 +66,8 @@ class GroupBroker:
     def _registered(self):
         if self.proc.poll() is not None:
             raise AssertionError("broker exited with %s:\n%s" % (self.proc.returncode, self.log()))
-        return "registered as /brokers/ids/" in self.log() and socket.create_connection(
-            ("127.0.0.1", self.port), timeout=1).close() is None
+        # registered, and listed in its own view of the live brokers
+        return "registered as /brokers/ids/" in self.log()[self._log_from:] and self.broker_id in live_brokers(self)
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
@@ -115,11 +116,11 @@ def cluster(request, shared_keeper):
             return ",".join(b.bootstrap for b in brokers)
 
     yield Cluster()
-    failed = getattr(request.node, "keeper_failed", False)
+    keep = getattr(request.node, "keeper_failed", False) or os.environ.get("KIPPER_TEST_KEEP")
     for b in brokers:
         rc = b.stop()
         assert rc == 0, "broker exited with %r:\n%s" % (rc, b.log()[-5000:])
-        if not failed:
+        if not keep:
             shutil.rmtree(b.workdir, ignore_errors=True)
 
 
@@ -384,6 +385,30 @@ def test_kcat_balanced_consumer_reads_everything(cluster):
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert sorted(out.stdout.split()) == sorted("k%d" % i for i in range(90))
+
+
+def test_a_member_that_dies_is_evicted_at_its_session_timeout(cluster):
+    if not shutil.which("kcat"):
+        pytest.skip("kcat not installed")
+    [b] = cluster.start()
+    create_topic(b.bootstrap, "expiry", 2)
+    kcat = subprocess.Popen(["kcat", "-b", b.bootstrap, "-G", "expirers", "-X", "session.timeout.ms=6000",
+                             "-X", "heartbeat.interval.ms=1000", "-q", "expiry"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    c = consumer(b.bootstrap, "expirers")
+    try:
+        c.subscribe(["expiry"])
+        wait_assignments([c], [1])
+        kcat.kill()   # no LeaveGroup: only its session timeout tells
+        kcat.wait()
+        t0 = time.monotonic()
+        assert wait_assignments([c], [2], timeout=20) == [[0, 1]]
+        assert time.monotonic() - t0 > 3
+        assert "has failed (session timeout)" in b.log()
+    finally:
+        c.close()
+        if kcat.poll() is None:
+            kcat.kill()
 
 
 def test_kafka_python_consumer_group(cluster):
