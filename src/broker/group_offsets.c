@@ -595,7 +595,6 @@ typedef struct {
     int16_t version;
     int require_stable;
     int16_t group_error;    /* before v2: each partition carries it */
-    broker_t *b;
 } fetch_fmt_t;
 
 static void fetch_partition_value(kafka_arena_t *ra, kafka_value_t *out, const fetch_fmt_t *f, const group_t *g,
@@ -695,7 +694,7 @@ static req_status_t fetch_answer(broker_t *b, conn_t *c, const broker_request_t 
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    fetch_fmt_t f = {.version = req->api_version, .require_stable = (int)kv_int(req->body, "RequireStable"), .b = b};
+    fetch_fmt_t f = {.version = req->api_version, .require_stable = (int)kv_int(req->body, "RequireStable")};
     int n = fetch_ngroups(req);
     kafka_value_t *groups = req->api_version >= 8 ? kv_set_array(ra, resp, "Groups", (uint32_t)n) : NULL;
     if (req->api_version >= 8 && !groups)

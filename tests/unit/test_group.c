@@ -541,6 +541,35 @@ static void test_group_capacity_and_unload(void)
     groups_free(gs);
 }
 
+/* A JoinGroup whose request went away (client gone) still counts as joined,
+ * as in Kafka: the rebalance completes, its answer is dropped, and the
+ * member, which never syncs, is dropped after the rebalance timeout. */
+static void test_group_join_request_gone(void)
+{
+    char m1[64], m2[64];
+    groups_t *gs = stable_pair(m1, m2);
+    group_t *g = the_group(gs);
+    group_join_t p1 = join_params(m1, RANGE, 1), p2 = join_params(m2, RANGE, 1);
+    group_waiter_t *j1 = join(gs, &p1, 100);
+    CHECK(!j1->done);
+    group_waiter_release(j1);   /* the connection closed */
+    CHECK(group_member_find(g, m1)->awaiting_join);
+    int before = nwakes;
+    group_waiter_t *j2 = join(gs, &p2, 110);
+    CHECK(j2->done && j2->error == 0 && j2->generation == 3);
+    CHECK(nwakes == before + 1);   /* only j2's own wake-up: nobody else to tell */
+    group_waiter_t *s2 = sync_req(gs, m2, 3, NULL, 0, 120);
+    CHECK(!s2->done);
+    /* m1 (the leader) never sends SyncGroup: dropped, and m2 is told to rejoin */
+    groups_tick(gs, 110 + 20000 + 1);
+    CHECK(group_member_find(g, m1) == NULL);
+    CHECK(s2->done && s2->error == GERR_REBALANCE_IN_PROGRESS);
+    CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
+    group_waiter_release(j2);
+    group_waiter_release(s2);
+    groups_free(gs);
+}
+
 static void test_group_offsets_cache(void)
 {
     groups_t *gs = new_groups(0);
@@ -571,5 +600,6 @@ void suite_group(void)
     RUN(test_group_static_members);
     RUN(test_group_commit_check);
     RUN(test_group_capacity_and_unload);
+    RUN(test_group_join_request_gone);
     RUN(test_group_offsets_cache);
 }
