@@ -103,7 +103,8 @@ static int metadata_requested(broker_t *b, kafka_arena_t *ra, kafka_value_t *res
     for (uint32_t i = 0; i < n; i++)
         if (kv_str(kv_at(req_topics, i), "Name"))
             names[nn++] = kv_str(kv_at(req_topics, i), "Name");
-    qsort(names, nn, sizeof(*names), cmp_str);
+    if (nn > 1)
+        qsort(names, nn, sizeof(*names), cmp_str);
     uint32_t unique = 0;
     for (uint32_t i = 0; i < nn; i++)
         if (i == 0 || strcmp(names[i], names[i - 1]) != 0)

@@ -262,6 +262,7 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
         return -1;
     }
     d->body = req.body;
+    d->client_id = req.client_id;
     c->pending = d;
     if (d->deadline_ms) {
         uint64_t now = loop_now_ms(b->loop);
@@ -447,6 +448,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     resolve_advertised(b);
     /* The coordinator first (cluster id, then meta.properties), then the
      * log dirs; replicas open as the coordinator's state arrives. */
+    if (group_service_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting the group coordinator");
+        return -1;
+    }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0)
         return -1;
     if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
@@ -469,6 +474,8 @@ static void broker_stop(broker_t *b)
      * it our leader nodes, so other replicas can take over. */
     log_dirs_stop(b);
     cluster_stop(b);
+    /* After the coordinator link: its last callbacks still find the groups. */
+    group_service_stop(b);
     if (b->loop)
         loop_destroy(b->loop);
 }

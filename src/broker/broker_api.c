@@ -19,7 +19,10 @@
  * answers. Fetch starts at v4, the first to carry record batches v2 (magic
  * 2), the only format kipper stores; Produce starts at v0 because
  * librdkafka enables gzip, snappy and lz4 only when it does (v0-v2 requests
- * must carry magic 2 batches too). */
+ * must carry magic 2 batches too). The group APIs stop below the versions
+ * made for KIP-848's consumer protocol (OffsetCommit/OffsetFetch v9) and
+ * share groups (FindCoordinator v6); static membership (KIP-345) and
+ * KIP-814's SkipAssignment are implemented, so JoinGroup goes to v9. */
 typedef req_status_t (*api_handler_t)(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 static const struct {
@@ -38,6 +41,15 @@ static const struct {
     {KAFKA_API_DESCRIBE_CONFIGS, 0, 4, api_describe_configs},
     {KAFKA_API_CREATE_PARTITIONS, 0, 3, api_create_partitions},
     {KAFKA_API_DESCRIBE_CLUSTER, 0, 1, api_describe_cluster},
+    {KAFKA_API_OFFSET_COMMIT, 0, 8, api_offset_commit},
+    {KAFKA_API_OFFSET_FETCH, 0, 8, api_offset_fetch},
+    {KAFKA_API_FIND_COORDINATOR, 0, 5, api_find_coordinator},
+    {KAFKA_API_JOIN_GROUP, 0, 9, api_join_group},
+    {KAFKA_API_HEARTBEAT, 0, 4, api_heartbeat},
+    {KAFKA_API_LEAVE_GROUP, 0, 5, api_leave_group},
+    {KAFKA_API_SYNC_GROUP, 0, 5, api_sync_group},
+    {KAFKA_API_DESCRIBE_GROUPS, 0, 5, api_describe_groups},
+    {KAFKA_API_LIST_GROUPS, 0, 5, api_list_groups},
 };
 #define N_ADVERTISED ((int)(sizeof(advertised) / sizeof(advertised[0])))
 
@@ -155,13 +167,14 @@ int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
         out = refuse(b, c, &req, rc, n);
     } else {
         broker_request_t r = {.id = ++b->next_request_id, .api_key = req.api_key, .api_version = req.api_version,
-                              .correlation_id = req.correlation_id, .api = req.api, .body = req.body};
+                              .correlation_id = req.correlation_id, .client_id = req.client_id, .api = req.api,
+                              .body = req.body};
         req_status_t st = broker_dispatch(b, c, &r, &ra);
-        if (st == REQ_WAIT && broker_request_detach(b, c, &r, p, n) < 0) {
-            if (r.state && r.state_free)
-                r.state_free(r.state);
+        if (st == REQ_WAIT && broker_request_detach(b, c, &r, p, n) < 0)
             st = REQ_CLOSE;
-        }
+        /* State a handler made is the detached request's now, or done with. */
+        if (st != REQ_WAIT && r.state && r.state_free)
+            r.state_free(r.state);
         if (st == REQ_CLOSE) {
             char why[128];
             snprintf(why, sizeof(why), "cannot answer %s v%d", req.api->name, req.api_version);

@@ -20,7 +20,7 @@ static const char *const accepted_without_effect[] = {
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type", "group.initial.rebalance.delay.ms", "auto.leader.rebalance.enable", "replica.lag.time.max.ms",
+    "compression.type", "auto.leader.rebalance.enable", "replica.lag.time.max.ms",
     "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", "replica.fetch.max.bytes", "controlled.shutdown.enable",
@@ -296,6 +296,31 @@ static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size
     return 0;
 }
 
+/* The group coordinator's keys, with Kafka's defaults. */
+static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long min_session, max_session, delay, max_size, md_max, commit_timeout;
+    if (get_num(cfg, "group.min.session.timeout.ms", 6000, 0, INT32_MAX, &min_session, err, errlen) < 0 ||
+        get_num(cfg, "group.max.session.timeout.ms", 1800000, 0, INT32_MAX, &max_session, err, errlen) < 0 ||
+        get_num(cfg, "group.initial.rebalance.delay.ms", 3000, 0, INT32_MAX, &delay, err, errlen) < 0 ||
+        get_num(cfg, "group.max.size", INT32_MAX, 1, INT32_MAX, &max_size, err, errlen) < 0 ||
+        get_num(cfg, "offset.metadata.max.bytes", 4096, 0, INT32_MAX, &md_max, err, errlen) < 0 ||
+        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0)
+        return -1;
+    if (min_session > max_session) {
+        snprintf(err, errlen, "group.min.session.timeout.ms (%ld) is larger than group.max.session.timeout.ms (%ld)",
+                 min_session, max_session);
+        return -1;
+    }
+    bc->group_min_session_timeout_ms = (int32_t)min_session;
+    bc->group_max_session_timeout_ms = (int32_t)max_session;
+    bc->group_initial_rebalance_delay_ms = (int32_t)delay;
+    bc->group_max_size = (int32_t)max_size;
+    bc->offset_metadata_max_bytes = (int32_t)md_max;
+    bc->offsets_commit_timeout_ms = (int32_t)commit_timeout;
+    return 0;
+}
+
 static void note_accepted(config_t *cfg)
 {
     for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
@@ -319,7 +344,8 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     bc->broker_id = bid;
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
-        read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0)
+        read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
+        read_group_settings(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -46,6 +46,13 @@ typedef struct {
     int32_t log_index_max_bytes;
     int log_append_time;          /* log.message.timestamp.type=LogAppendTime */
     int64_t producer_id_expiration_ms;
+    /* the group coordinator */
+    int32_t group_min_session_timeout_ms;    /* group.min.session.timeout.ms */
+    int32_t group_max_session_timeout_ms;    /* group.max.session.timeout.ms */
+    int32_t group_initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
+    int32_t group_max_size;                  /* group.max.size */
+    int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
+    int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
 } broker_config_t;
 
 /* Read server.properties from cfg (already loaded or parsed). Unknown keys

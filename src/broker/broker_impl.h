@@ -28,6 +28,7 @@ typedef struct conn conn_t;
 typedef struct topic topic_t;
 typedef struct partition partition_t;
 typedef struct replica replica_t;
+typedef struct group_service group_service_t;
 
 /* Kafka error codes the broker answers with. */
 enum {
@@ -74,6 +75,7 @@ typedef struct broker_request {
     uint64_t id;
     int16_t api_key, api_version;
     int32_t correlation_id;
+    const char *client_id;    /* from the header; NULL when null */
     const kafka_api_t *api;
     kafka_value_t *body;
     kafka_arena_t arena;      /* the decode, when detached */
@@ -207,6 +209,8 @@ struct broker {
     /* producer ids: the block this broker hands out from */
     int64_t pid_next, pid_end;
     int pid_fetching;
+
+    group_service_t *gsvc;    /* the group coordinator (api_group.c) */
 };
 
 /* broker.c */
@@ -240,6 +244,23 @@ req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *r, 
 req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_describe_cluster(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_find_coordinator(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_offset_commit(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_offset_fetch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+
+/* api_group.c: the group coordinator */
+int group_service_start(broker_t *b);
+void group_service_stop(broker_t *b);
+/* The live brokers or our registration changed: groups that moved to
+ * another coordinator are dropped (their waiting requests get
+ * NOT_COORDINATOR; their offsets are read again if they come back). */
+void group_service_view_changed(broker_t *b);
 
 /* cluster.c: the view */
 topic_t *cluster_topic(broker_t *b, const char *name);

@@ -123,6 +123,7 @@ static void on_session(broker_t *b, int state)
         b->registered = 0;
         b->session_id = 0;
         replicas_stop_leading(b, "coordinator session expired");
+        group_service_view_changed(b);
         /* Not from inside the coordinator's own callback. */
         if (!b->reconnect_timer)
             b->reconnect_timer = loop_timer_add(b->loop, 0, reconnect, b);
@@ -140,6 +141,7 @@ static void registration_checked(coord_t *co, const coord_result_t *res, void *a
     broker_t *b = arg;
     if (res->rc == ZOK && res->ephemeral_owner == coord_session_id(co)) {
         b->registered = 1;
+        group_service_view_changed(b);
         reconcile_all(b);
         return;
     }
@@ -160,6 +162,7 @@ static void registered(coord_t *co, const coord_result_t *res, void *arg)
     if (res->rc == ZOK) {
         b->registered = 1;
         log_info("registered as %s (%s:%d)", path, b->adv_host, b->adv_port);
+        group_service_view_changed(b);
         read_brokers(b);
         /* Replicas waited for this before standing for leader. */
         reconcile_all(b);
@@ -220,6 +223,7 @@ static void broker_data_read(coord_t *co, const coord_result_t *res, void *arg)
             b->nbrokers++;
             qsort(b->brokers, (size_t)b->nbrokers, sizeof(*b->brokers), cmp_broker);
             log_info("broker %d is live at %s:%d", (int)br->id, ep.host, (int)ep.port);
+            group_service_view_changed(b);   /* groups may move to it */
             reconcile_all(b);
         }
     }
@@ -270,9 +274,12 @@ static void brokers_listed(coord_t *co, const coord_result_t *res, void *arg)
         log_warn("our registration is gone from the coordinator; registering again");
         b->registered = 0;
         register_broker(b);
+        removed = 1;
     }
-    if (removed)
+    if (removed) {
+        group_service_view_changed(b);   /* groups may move here */
         reconcile_all(b);
+    }
 }
 
 static void read_brokers(broker_t *b)

@@ -654,6 +654,172 @@ int coord_producer_block_parse(const char *data, size_t len, int64_t *block_star
     return rc;
 }
 
+/* ---- consumer group offsets ---- */
+
+static int group_char_plain(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+           c == '-';
+}
+
+int coord_group_name_encode(const char *group, size_t len, char *out, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    size_t k = 0;
+    if (len == 0)
+        return fitted(snprintf(out, n, "%%"), n);
+    /* "." and ".." are not znode names: their dots are escaped too. */
+    int dots_only = (len == 1 && group[0] == '.') || (len == 2 && group[0] == '.' && group[1] == '.');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)group[i];
+        if (k + 4 > n)
+            return -1;
+        if (group_char_plain(c) && !dots_only) {
+            out[k++] = (char)c;
+        } else {
+            out[k++] = '%';
+            out[k++] = hex[c >> 4];
+            out[k++] = hex[c & 15];
+        }
+    }
+    out[k] = 0;
+    return (int)k;
+}
+
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : (c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1);
+}
+
+int coord_group_name_decode(const char *name, char *out, size_t n)
+{
+    if (strcmp(name, "%") == 0) {
+        if (n < 1)
+            return -1;
+        out[0] = 0;
+        return 0;
+    }
+    size_t k = 0;
+    for (const char *p = name; *p; k++) {
+        if (k + 1 >= n)
+            return -1;
+        if (*p != '%') {
+            out[k] = *p++;
+            continue;
+        }
+        int hi = hex_value(p[1]), lo = hi < 0 ? -1 : hex_value(p[2]);
+        if (lo < 0)
+            return -1;
+        out[k] = (char)(hi << 4 | lo);
+        p += 3;
+    }
+    out[k] = 0;
+    /* Only names our encoder makes, so two names never mean one group. */
+    char again[COORD_GROUP_NAME_MAX + 1];
+    if (k == 0 || coord_group_name_encode(out, k, again, sizeof(again)) < 0 || strcmp(again, name) != 0)
+        return -1;
+    return (int)k;
+}
+
+int coord_path_group(char *out, size_t n, const char *group, size_t len)
+{
+    char name[COORD_GROUP_NAME_MAX + 1];
+    if (coord_group_name_encode(group, len, name, sizeof(name)) < 0)
+        return -1;
+    return fitted(snprintf(out, n, "/consumers/%s", name), n);
+}
+
+int coord_path_group_offsets(char *out, size_t n, const char *group, size_t len)
+{
+    char name[COORD_GROUP_NAME_MAX + 1];
+    if (coord_group_name_encode(group, len, name, sizeof(name)) < 0)
+        return -1;
+    return fitted(snprintf(out, n, "/consumers/%s/offsets", name), n);
+}
+
+int coord_path_group_topic(char *out, size_t n, const char *group, size_t len, const char *topic)
+{
+    char name[COORD_GROUP_NAME_MAX + 1];
+    if (coord_group_name_encode(group, len, name, sizeof(name)) < 0)
+        return -1;
+    return fitted(snprintf(out, n, "/consumers/%s/offsets/%s", name, topic), n);
+}
+
+int coord_path_group_offset(char *out, size_t n, const char *group, size_t len, const char *topic,
+                            int32_t partition)
+{
+    char name[COORD_GROUP_NAME_MAX + 1];
+    if (coord_group_name_encode(group, len, name, sizeof(name)) < 0)
+        return -1;
+    return fitted(snprintf(out, n, "/consumers/%s/offsets/%s/%d", name, topic, (int)partition), n);
+}
+
+int coord_offset_write(char *out, size_t n, int64_t offset, int32_t leader_epoch, const char *metadata)
+{
+    json_t *doc = with(json_object(), "offset", json_integer(offset));
+    doc = with(doc, "leader_epoch", json_integer(leader_epoch));
+    doc = with(doc, "metadata", json_string(metadata ? metadata : ""));
+    return dump(doc, out, n);
+}
+
+/* The bare number Kafka's ZooKeeper consumers wrote: optional '-', digits. */
+static int parse_bare_offset(const char *data, size_t len, int64_t *offset)
+{
+    char text[24];
+    if (len == 0 || len >= sizeof(text))
+        return -1;
+    memcpy(text, data, len);
+    text[len] = 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (errno || *end || !(text[0] == '-' || (text[0] >= '0' && text[0] <= '9')))
+        return -1;
+    *offset = v;
+    return 0;
+}
+
+static int parse_offset_doc(json_t *root, int64_t *offset, int32_t *leader_epoch, char *metadata, size_t cap,
+                            char *err, size_t errlen)
+{
+    if (get_integer(root, "offset", INT64_MIN, INT64_MAX, offset, err, errlen) < 0)
+        return -1;
+    *leader_epoch = -1;
+    metadata[0] = 0;
+    int64_t epoch;
+    if (json_object_get(root, "leader_epoch")) {
+        if (get_integer(root, "leader_epoch", INT32_MIN, INT32_MAX, &epoch, err, errlen) < 0)
+            return -1;
+        *leader_epoch = (int32_t)epoch;
+    }
+    json_t *md = json_object_get(root, "metadata");
+    if (md && (!json_is_string(md) || json_string_length(md) >= cap)) {
+        snprintf(err, errlen, "\"metadata\" is not a string of less than %zu bytes", cap);
+        return -1;
+    }
+    if (md)
+        memcpy(metadata, json_string_value(md), json_string_length(md) + 1);
+    return 0;
+}
+
+int coord_offset_parse(const char *data, size_t len, int64_t *offset, int32_t *leader_epoch, char *metadata,
+                       size_t cap, char *err, size_t errlen)
+{
+    if (cap == 0)
+        return -1;
+    if (parse_bare_offset(data, len, offset) == 0) {
+        *leader_epoch = -1;
+        metadata[0] = 0;
+        return 0;
+    }
+    json_t *root = load_object(data, len, err, errlen);
+    if (!root)
+        return -1;
+    int rc = parse_offset_doc(root, offset, leader_epoch, metadata, cap, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
 /* ---- replica assignment ---- */
 
 static int check_assign_args(const int32_t *brokers, int nbrokers, int32_t first_partition, int count, int rf,

@@ -15,6 +15,13 @@
  *     .../ISR                            {"isr":[2,1],"leader_epoch":7}
  *   /brokers/partitions_reassigned/[topic]/[partition]   {"replicas":[...]}
  *   /latest_producer_id_block            {"version":1,"broker":0,"block_start":"0","block_end":"999"}
+ *   /consumers/[group]/offsets/[topic]/[partition]
+ *                                        {"offset":42,"leader_epoch":3,"metadata":"..."}
+ *       committed offsets, where Kafka's ZooKeeper-era consumers kept them
+ *       (they stored the bare number, which is read too). Written only by the
+ *       group's coordinator broker. [group] is the group id itself when it is
+ *       made of [A-Za-z0-9._-] and is not "." or ".."; any other byte is
+ *       %XX (and '%' itself, so the mapping stays one to one); "" is "%".
  *
  * Parsers accept extra keys (forward compatibility) but reject anything
  * missing, of the wrong type or out of range, with a reason in err. Every
@@ -102,6 +109,31 @@ int coord_cluster_id_parse(const char *data, size_t len, char *cluster_id, size_
 int coord_producer_block_write(char *out, size_t n, int32_t broker, int64_t block_start, int64_t block_end);
 int coord_producer_block_parse(const char *data, size_t len, int64_t *block_start, int64_t *block_end,
                                char *err, size_t errlen);
+
+/* ---- consumer group offsets ---- */
+
+#define COORD_GROUP_NAME_MAX 3072    /* an encoded group id of up to 1024 bytes */
+#define COORD_OFFSET_METADATA_MAX 16384   /* bytes of a stored metadata string */
+
+/* The znode name of a group id of len bytes; -1 if it does not fit in n. */
+int coord_group_name_encode(const char *group, size_t len, char *out, size_t n);
+/* Back from a znode name: the id's length, or -1 when name is not one our
+ * encoder makes (foreign nodes under /consumers are skipped). */
+int coord_group_name_decode(const char *name, char *out, size_t n);
+/* /consumers/[group]/offsets, .../[topic], .../[topic]/[partition]; and the
+ * parents a first commit creates: /consumers, /consumers/[group]. */
+int coord_path_group(char *out, size_t n, const char *group, size_t len);
+int coord_path_group_offsets(char *out, size_t n, const char *group, size_t len);
+int coord_path_group_topic(char *out, size_t n, const char *group, size_t len, const char *topic);
+int coord_path_group_offset(char *out, size_t n, const char *group, size_t len, const char *topic,
+                            int32_t partition);
+
+/* metadata must be valid UTF-8 (the caller cleans what clients send). */
+int coord_offset_write(char *out, size_t n, int64_t offset, int32_t leader_epoch, const char *metadata);
+/* Accepts our document (leader_epoch and metadata optional) or a bare
+ * decimal offset; metadata (cap bytes) is "" when absent. */
+int coord_offset_parse(const char *data, size_t len, int64_t *offset, int32_t *leader_epoch, char *metadata,
+                       size_t cap, char *err, size_t errlen);
 
 /* ---- replica assignment ----
  * Kafka's rack-unaware assignment (AdminUtils.assignReplicasToBrokers):

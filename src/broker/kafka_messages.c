@@ -427,6 +427,229 @@ STRUCT(OffsetForLeaderEpochResponse,
     F("ThrottleTimeMs", KT_INT32, V(2, ANY)),
     F("Topics", KT_ARRAY, ARR(OffsetForLeaderTopicResult), V(0, ANY)));
 
+/* ---- FindCoordinator (key 10) ---- */
+
+STRUCT(FindCoordinatorRequest,
+    F("Key", KT_STRING, V(0, 3)),
+    F("KeyType", KT_INT8, V(1, ANY)),
+    F("CoordinatorKeys", KT_ARRAY, ARRP(KT_STRING), V(4, ANY)));
+
+STRUCT(Coordinator,
+    F("Key", KT_STRING, V(4, ANY)),
+    F("NodeId", KT_INT32, V(4, ANY)),
+    F("Host", KT_STRING, V(4, ANY)),
+    F("Port", KT_INT32, V(4, ANY)),
+    F("ErrorCode", KT_INT16, V(4, ANY)),
+    F("ErrorMessage", KT_STRING, V(4, ANY), NUL(4)));
+STRUCT(FindCoordinatorResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("ErrorCode", KT_INT16, V(0, 3)),
+    F("ErrorMessage", KT_STRING, V(1, 3), NUL(1)),
+    F("NodeId", KT_INT32, V(0, 3)),
+    F("Host", KT_STRING, V(0, 3)),
+    F("Port", KT_INT32, V(0, 3)),
+    F("Coordinators", KT_ARRAY, ARR(Coordinator), V(4, ANY)));
+
+/* ---- JoinGroup (key 11) ---- */
+
+STRUCT(JoinGroupRequestProtocol,
+    F("Name", KT_STRING, V(0, ANY)),
+    F("Metadata", KT_BYTES, V(0, ANY)));
+STRUCT(JoinGroupRequest,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("SessionTimeoutMs", KT_INT32, V(0, ANY)),
+    /* absent in v0, where the session timeout is used instead */
+    F("RebalanceTimeoutMs", KT_INT32, V(1, ANY), DEF(-1)),
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("GroupInstanceId", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("ProtocolType", KT_STRING, V(0, ANY)),
+    F("Protocols", KT_ARRAY, ARR(JoinGroupRequestProtocol), V(0, ANY)),
+    F("Reason", KT_STRING, V(8, ANY), NUL(8), DNULL));
+
+STRUCT(JoinGroupResponseMember,
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("GroupInstanceId", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("Metadata", KT_BYTES, V(0, ANY)));
+STRUCT(JoinGroupResponse,
+    F("ThrottleTimeMs", KT_INT32, V(2, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)),
+    F("GenerationId", KT_INT32, V(0, ANY), DEF(-1)),
+    F("ProtocolType", KT_STRING, V(7, ANY), NUL(7), DNULL),
+    F("ProtocolName", KT_STRING, V(0, ANY), NUL(7)),
+    F("Leader", KT_STRING, V(0, ANY)),
+    F("SkipAssignment", KT_BOOL, V(9, ANY)),
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("Members", KT_ARRAY, ARR(JoinGroupResponseMember), V(0, ANY)));
+
+/* ---- Heartbeat (key 12) ---- */
+
+STRUCT(HeartbeatRequest,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("GenerationId", KT_INT32, V(0, ANY)),
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("GroupInstanceId", KT_STRING, V(3, ANY), NUL(3), DNULL));
+STRUCT(HeartbeatResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)));
+
+/* ---- LeaveGroup (key 13) ---- */
+
+STRUCT(MemberIdentity,
+    F("MemberId", KT_STRING, V(3, ANY)),
+    F("GroupInstanceId", KT_STRING, V(3, ANY), NUL(3), DNULL),
+    F("Reason", KT_STRING, V(5, ANY), NUL(5), DNULL));
+STRUCT(LeaveGroupRequest,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("MemberId", KT_STRING, V(0, 2)),
+    F("Members", KT_ARRAY, ARR(MemberIdentity), V(3, ANY)));
+
+STRUCT(MemberResponse,
+    F("MemberId", KT_STRING, V(3, ANY)),
+    F("GroupInstanceId", KT_STRING, V(3, ANY), NUL(3)),
+    F("ErrorCode", KT_INT16, V(3, ANY)));
+STRUCT(LeaveGroupResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)),
+    F("Members", KT_ARRAY, ARR(MemberResponse), V(3, ANY)));
+
+/* ---- SyncGroup (key 14) ---- */
+
+STRUCT(SyncGroupRequestAssignment,
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("Assignment", KT_BYTES, V(0, ANY)));
+STRUCT(SyncGroupRequest,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("GenerationId", KT_INT32, V(0, ANY)),
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("GroupInstanceId", KT_STRING, V(3, ANY), NUL(3), DNULL),
+    F("ProtocolType", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("ProtocolName", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("Assignments", KT_ARRAY, ARR(SyncGroupRequestAssignment), V(0, ANY)));
+STRUCT(SyncGroupResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)),
+    F("ProtocolType", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("ProtocolName", KT_STRING, V(5, ANY), NUL(5), DNULL),
+    F("Assignment", KT_BYTES, V(0, ANY)));
+
+/* ---- OffsetCommit (key 8) ---- */
+
+STRUCT(OffsetCommitRequestPartition,
+    F("PartitionIndex", KT_INT32, V(0, ANY)),
+    F("CommittedOffset", KT_INT64, V(0, ANY)),
+    F("CommittedLeaderEpoch", KT_INT32, V(6, ANY), DEF(-1)),
+    F("CommitTimestamp", KT_INT64, V(1, 1), DEF(-1)),
+    F("CommittedMetadata", KT_STRING, V(0, ANY), NUL(0)));
+STRUCT(OffsetCommitRequestTopic,
+    F("Name", KT_STRING, V(0, ANY)),
+    F("Partitions", KT_ARRAY, ARR(OffsetCommitRequestPartition), V(0, ANY)));
+STRUCT(OffsetCommitRequest,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("GenerationIdOrMemberEpoch", KT_INT32, V(1, ANY), DEF(-1)),
+    F("MemberId", KT_STRING, V(1, ANY)),
+    F("GroupInstanceId", KT_STRING, V(7, ANY), NUL(7), DNULL),
+    F("RetentionTimeMs", KT_INT64, V(2, 4), DEF(-1)),
+    F("Topics", KT_ARRAY, ARR(OffsetCommitRequestTopic), V(0, ANY)));
+
+STRUCT(OffsetCommitResponsePartition,
+    F("PartitionIndex", KT_INT32, V(0, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)));
+STRUCT(OffsetCommitResponseTopic,
+    F("Name", KT_STRING, V(0, ANY)),
+    F("Partitions", KT_ARRAY, ARR(OffsetCommitResponsePartition), V(0, ANY)));
+STRUCT(OffsetCommitResponse,
+    F("ThrottleTimeMs", KT_INT32, V(3, ANY)),
+    F("Topics", KT_ARRAY, ARR(OffsetCommitResponseTopic), V(0, ANY)));
+
+/* ---- OffsetFetch (key 9): one group up to v7, a batch of groups from v8 ---- */
+
+STRUCT(OffsetFetchRequestTopic,
+    F("Name", KT_STRING, V(0, 7)),
+    F("PartitionIndexes", KT_ARRAY, ARRP(KT_INT32), V(0, 7)));
+STRUCT(OffsetFetchRequestTopics,
+    F("Name", KT_STRING, V(8, ANY)),
+    F("PartitionIndexes", KT_ARRAY, ARRP(KT_INT32), V(8, ANY)));
+STRUCT(OffsetFetchRequestGroup,
+    F("GroupId", KT_STRING, V(8, ANY)),
+    F("MemberId", KT_STRING, V(9, ANY), NUL(9), DNULL),
+    F("MemberEpoch", KT_INT32, V(9, ANY), DEF(-1)),
+    F("Topics", KT_ARRAY, ARR(OffsetFetchRequestTopics), V(8, ANY), NUL(8)));
+STRUCT(OffsetFetchRequest,
+    F("GroupId", KT_STRING, V(0, 7)),
+    /* v2+: null asks for every committed offset of the group */
+    F("Topics", KT_ARRAY, ARR(OffsetFetchRequestTopic), V(0, 7), NUL(2)),
+    F("Groups", KT_ARRAY, ARR(OffsetFetchRequestGroup), V(8, ANY)),
+    F("RequireStable", KT_BOOL, V(7, ANY)));
+
+STRUCT(OffsetFetchResponsePartition,
+    F("PartitionIndex", KT_INT32, V(0, 7)),
+    F("CommittedOffset", KT_INT64, V(0, 7)),
+    F("CommittedLeaderEpoch", KT_INT32, V(5, 7), DEF(-1)),
+    F("Metadata", KT_STRING, V(0, 7), NUL(0)),
+    F("ErrorCode", KT_INT16, V(0, 7)));
+STRUCT(OffsetFetchResponseTopic,
+    F("Name", KT_STRING, V(0, 7)),
+    F("Partitions", KT_ARRAY, ARR(OffsetFetchResponsePartition), V(0, 7)));
+STRUCT(OffsetFetchResponsePartitions,
+    F("PartitionIndex", KT_INT32, V(8, ANY)),
+    F("CommittedOffset", KT_INT64, V(8, ANY)),
+    F("CommittedLeaderEpoch", KT_INT32, V(8, ANY), DEF(-1)),
+    F("Metadata", KT_STRING, V(8, ANY), NUL(8)),
+    F("ErrorCode", KT_INT16, V(8, ANY)));
+STRUCT(OffsetFetchResponseTopics,
+    F("Name", KT_STRING, V(8, ANY)),
+    F("Partitions", KT_ARRAY, ARR(OffsetFetchResponsePartitions), V(8, ANY)));
+STRUCT(OffsetFetchResponseGroup,
+    F("GroupId", KT_STRING, V(8, ANY)),
+    F("Topics", KT_ARRAY, ARR(OffsetFetchResponseTopics), V(8, ANY)),
+    F("ErrorCode", KT_INT16, V(8, ANY)));
+STRUCT(OffsetFetchResponse,
+    F("ThrottleTimeMs", KT_INT32, V(3, ANY)),
+    F("Topics", KT_ARRAY, ARR(OffsetFetchResponseTopic), V(0, 7)),
+    F("ErrorCode", KT_INT16, V(2, 7)),
+    F("Groups", KT_ARRAY, ARR(OffsetFetchResponseGroup), V(8, ANY)));
+
+/* ---- DescribeGroups (key 15) ---- */
+
+STRUCT(DescribeGroupsRequest,
+    F("Groups", KT_ARRAY, ARRP(KT_STRING), V(0, ANY)),
+    F("IncludeAuthorizedOperations", KT_BOOL, V(3, ANY)));
+
+STRUCT(DescribedGroupMember,
+    F("MemberId", KT_STRING, V(0, ANY)),
+    F("GroupInstanceId", KT_STRING, V(4, ANY), NUL(4), DNULL),
+    F("ClientId", KT_STRING, V(0, ANY)),
+    F("ClientHost", KT_STRING, V(0, ANY)),
+    F("MemberMetadata", KT_BYTES, V(0, ANY)),
+    F("MemberAssignment", KT_BYTES, V(0, ANY)));
+STRUCT(DescribedGroup,
+    F("ErrorCode", KT_INT16, V(0, ANY)),
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("GroupState", KT_STRING, V(0, ANY)),
+    F("ProtocolType", KT_STRING, V(0, ANY)),
+    F("ProtocolData", KT_STRING, V(0, ANY)),
+    F("Members", KT_ARRAY, ARR(DescribedGroupMember), V(0, ANY)),
+    F("AuthorizedOperations", KT_INT32, V(3, ANY), DEF(AUTH_OPS_UNKNOWN)));
+STRUCT(DescribeGroupsResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("Groups", KT_ARRAY, ARR(DescribedGroup), V(0, ANY)));
+
+/* ---- ListGroups (key 16) ---- */
+
+STRUCT(ListGroupsRequest,
+    F("StatesFilter", KT_ARRAY, ARRP(KT_STRING), V(4, ANY)),
+    F("TypesFilter", KT_ARRAY, ARRP(KT_STRING), V(5, ANY)));
+
+STRUCT(ListedGroup,
+    F("GroupId", KT_STRING, V(0, ANY)),
+    F("ProtocolType", KT_STRING, V(0, ANY)),
+    F("GroupState", KT_STRING, V(4, ANY)),
+    F("GroupType", KT_STRING, V(5, ANY)));
+STRUCT(ListGroupsResponse,
+    F("ThrottleTimeMs", KT_INT32, V(1, ANY)),
+    F("ErrorCode", KT_INT16, V(0, ANY)),
+    F("Groups", KT_ARRAY, ARR(ListedGroup), V(0, ANY)));
+
 /* ---- the API table ----
  * min..max are the versions this codec implements (Kafka 3.9's full ranges
  * for these messages); the broker chooses what it advertises within them. */
@@ -446,5 +669,14 @@ const kafka_api_t kafka_apis[] = {
     API(KAFKA_API_DESCRIBE_CONFIGS, DescribeConfigs, 0, 4, 4),
     API(KAFKA_API_CREATE_PARTITIONS, CreatePartitions, 0, 3, 2),
     API(KAFKA_API_DESCRIBE_CLUSTER, DescribeCluster, 0, 1, 0),
+    API(KAFKA_API_OFFSET_COMMIT, OffsetCommit, 0, 9, 8),
+    API(KAFKA_API_OFFSET_FETCH, OffsetFetch, 0, 9, 6),
+    API(KAFKA_API_FIND_COORDINATOR, FindCoordinator, 0, 6, 3),
+    API(KAFKA_API_JOIN_GROUP, JoinGroup, 0, 9, 6),
+    API(KAFKA_API_HEARTBEAT, Heartbeat, 0, 4, 4),
+    API(KAFKA_API_LEAVE_GROUP, LeaveGroup, 0, 5, 4),
+    API(KAFKA_API_SYNC_GROUP, SyncGroup, 0, 5, 4),
+    API(KAFKA_API_DESCRIBE_GROUPS, DescribeGroups, 0, 5, 5),
+    API(KAFKA_API_LIST_GROUPS, ListGroups, 0, 5, 3),
 };
 const int kafka_napis = (int)(sizeof(kafka_apis) / sizeof(kafka_apis[0]));

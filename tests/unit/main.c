@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     suite_coord_data();
     suite_compression();
     suite_producer_state();
+    suite_group();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -20,5 +20,6 @@ void suite_kafka_codec(void); /* test_kafka_codec.c: Kafka wire codec, every API
 void suite_coord_data(void);  /* test_coord_data.c: coordinator paths, JSON documents, assignment */
 void suite_compression(void); /* test_compression.c: compressed batches validated and read */
 void suite_producer_state(void); /* test_producer_state.c: idempotent producer sequence checks */
+void suite_group(void);       /* test_group.c: consumer group state machine, placement hash */
 
 #endif

@@ -1,5 +1,6 @@
 /* test_broker_config.c -- server.properties parsing: Kafka defaults, the
  * listener and zookeeper.connect forms, and errors that name the key. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,12 @@ static void test_defaults(void)
     CHECK_EQ(bc.log_retention_bytes, -1);
     CHECK_EQ(bc.auto_create_topics, 1);
     CHECK_EQ(bc.socket_request_max_bytes, 104857600);
+    CHECK_EQ(bc.group_min_session_timeout_ms, 6000);
+    CHECK_EQ(bc.group_max_session_timeout_ms, 1800000);
+    CHECK_EQ(bc.group_initial_rebalance_delay_ms, 3000);
+    CHECK_EQ(bc.group_max_size, INT32_MAX);
+    CHECK_EQ(bc.offset_metadata_max_bytes, 4096);
+    CHECK_EQ(bc.offsets_commit_timeout_ms, 5000);
 }
 
 static void test_values(void)
@@ -64,6 +71,11 @@ static void test_values(void)
     CHECK_EQ(parse("broker.id=0\nzookeeper.connect=z:1\nlog.retention.ms=-1\nlog.retention.hours=5\n", &bc, err,
                    sizeof(err)), 0);
     CHECK_EQ(bc.log_retention_ms, -1);
+    CHECK_EQ(parse("broker.id=0\nzookeeper.connect=z:1\ngroup.initial.rebalance.delay.ms=0\n"
+                   "group.min.session.timeout.ms=100\ngroup.max.size=5\noffset.metadata.max.bytes=10\n",
+                   &bc, err, sizeof(err)), 0);
+    CHECK(bc.group_initial_rebalance_delay_ms == 0 && bc.group_min_session_timeout_ms == 100);
+    CHECK(bc.group_max_size == 5 && bc.offset_metadata_max_bytes == 10);
 }
 
 /* Each bad text fails with an error naming key. */
@@ -95,6 +107,9 @@ static void test_errors(void)
     expect_error("broker.id=1\nzookeeper.connect=z:1\nauto.create.topics.enable=2\n", "auto.create.topics.enable");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.dirs=/a,,/b\n", "log.dirs");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nsocket.request.max.bytes=0\n", "socket.request.max.bytes");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\ngroup.max.size=0\n", "group.max.size");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\ngroup.min.session.timeout.ms=9\n"
+                 "group.max.session.timeout.ms=8\n", "group.min.session.timeout.ms");
 }
 
 void suite_broker_config(void)

@@ -580,9 +580,65 @@ static void test_topic_config_validation(void)
     CHECK_EQ(coord_admin_config_valid("retention.ms", huge, err, sizeof(err)), -1);
 }
 
+/* Committed offsets: group names as znode names, paths, documents. */
+static void test_group_offset_schema(void)
+{
+    char name[COORD_GROUP_NAME_MAX + 1], back[1100];
+    CHECK_EQ(coord_group_name_encode("my-group.1_x", 12, name, sizeof(name)), 12);
+    CHECK_STR(name, "my-group.1_x");
+    CHECK_EQ(coord_group_name_encode("a/b c%", 6, name, sizeof(name)), 12);
+    CHECK_STR(name, "a%2Fb%20c%25");
+    CHECK_EQ(coord_group_name_decode(name, back, sizeof(back)), 6);
+    CHECK(memcmp(back, "a/b c%", 6) == 0);
+    CHECK_EQ(coord_group_name_encode("", 0, name, sizeof(name)), 1);
+    CHECK_STR(name, "%");
+    CHECK_EQ(coord_group_name_decode("%", back, sizeof(back)), 0);
+    CHECK_EQ(coord_group_name_encode("..", 2, name, sizeof(name)), 6);
+    CHECK_STR(name, "%2E%2E");
+    CHECK_EQ(coord_group_name_decode("%2E%2E", back, sizeof(back)), 2);
+    CHECK_EQ(coord_group_name_encode("\xc3\xa9", 2, name, sizeof(name)), 6);
+    CHECK_STR(name, "%C3%A9");
+    /* names our encoder would not make are not groups */
+    CHECK_EQ(coord_group_name_decode("%2e", back, sizeof(back)), -1);    /* lower-case hex */
+    CHECK_EQ(coord_group_name_decode("%41", back, sizeof(back)), -1);    /* 'A' needs no escape */
+    CHECK_EQ(coord_group_name_decode("a%2", back, sizeof(back)), -1);
+    CHECK_EQ(coord_group_name_decode("%2E", back, sizeof(back)), 1);     /* "." */
+    CHECK_EQ(coord_group_name_encode("abc", 3, name, 3), -1);
+    char path[256];
+    CHECK(coord_path_group_offset(path, sizeof(path), "g 1", 3, "orders", 7) > 0);
+    CHECK_STR(path, "/consumers/g%201/offsets/orders/7");
+    CHECK(coord_path_group_offsets(path, sizeof(path), "g", 1) > 0);
+    CHECK_STR(path, "/consumers/g/offsets");
+    CHECK(coord_path_group_topic(path, sizeof(path), "g", 1, "t") > 0);
+    CHECK_STR(path, "/consumers/g/offsets/t");
+    CHECK(coord_path_group(path, sizeof(path), "g", 1) > 0);
+    CHECK_STR(path, "/consumers/g");
+
+    char doc[256], md[64];
+    int64_t off;
+    int32_t epoch;
+    int n = coord_offset_write(doc, sizeof(doc), 42, 3, "m\"d");
+    CHECK(n > 0);
+    CHECK_STR(doc, "{\"offset\":42,\"leader_epoch\":3,\"metadata\":\"m\\\"d\"}");
+    CHECK_EQ(coord_offset_parse(doc, (size_t)n, &off, &epoch, md, sizeof(md), err, sizeof(err)), 0);
+    CHECK(off == 42 && epoch == 3);
+    CHECK_STR(md, "m\"d");
+    /* what Kafka's ZooKeeper consumers wrote: the bare number */
+    CHECK_EQ(coord_offset_parse("1234", 4, &off, &epoch, md, sizeof(md), err, sizeof(err)), 0);
+    CHECK(off == 1234 && epoch == -1 && md[0] == 0);
+    CHECK_EQ(coord_offset_parse("{\"offset\":7}", 12, &off, &epoch, md, sizeof(md), err, sizeof(err)), 0);
+    CHECK(off == 7 && epoch == -1);
+    CHECK_EQ(coord_offset_parse("{\"offset\":\"7\"}", 14, &off, &epoch, md, sizeof(md), err, sizeof(err)), -1);
+    CHECK_EQ(coord_offset_parse("12x", 3, &off, &epoch, md, sizeof(md), err, sizeof(err)), -1);
+    CHECK_EQ(coord_offset_parse("{\"offset\":1,\"metadata\":\"0123456789\"}", 37, &off, &epoch, md, 8, err,
+                                sizeof(err)), -1);
+    CHECK(coord_offset_write(doc, sizeof(doc), 1, -1, "\xff") < 0);   /* not UTF-8: never stored */
+}
+
 void suite_coord_data(void)
 {
     RUN(test_paths);
+    RUN(test_group_offset_schema);
     RUN(test_topic_names);
     RUN(test_child_names);
     RUN(test_topic_id_format_parse);

@@ -565,7 +565,7 @@ static void test_kafka_schema_tables(void)
         CHECK(struct_ok(kafka_apis[i].response));
         CHECK(kafka_api_find(kafka_apis[i].key) == &kafka_apis[i]);
     }
-    CHECK_EQ(kafka_napis, 12);
+    CHECK_EQ(kafka_napis, 21);
     CHECK(kafka_api_find(12345) == NULL);
     const kafka_api_t *fetch = kafka_api_find(KAFKA_API_FETCH);
     CHECK_EQ(kafka_request_header_version(fetch, 11), 1);
@@ -627,8 +627,115 @@ static void test_kafka_external_records(void)
     }
 }
 
+/* Group APIs as the clients put them on the wire. JoinGroup v5 as librdkafka
+ * 2.0 sends a new member's first join: empty member id, no instance id (a
+ * null int16 string), one "range" protocol with 4 bytes of metadata. */
+static void test_kafka_known_join_group_v5_request(void)
+{
+    uint8_t frame[128];
+    size_t n = from_hex("0001 67"                    /* GroupId "g" */
+                        "00001770 000493e0"          /* session 6000, rebalance 300000 */
+                        "0000"                       /* MemberId "" */
+                        "ffff"                       /* GroupInstanceId null */
+                        "0008 636f6e73756d6572"      /* "consumer" */
+                        "00000001 0005 72616e6765 00000004 00010203",
+                        frame, sizeof(frame));
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_JOIN_GROUP);
+    kafka_arena_t a;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_value_t *body = NULL;
+    CHECK_EQ(kafka_decode(frame, n, api->request, 5, 0, &a, &body), KAFKA_OK);
+    CHECK_STR(kv_str(body, "GroupId"), "g");
+    CHECK_EQ(kv_int(body, "SessionTimeoutMs"), 6000);
+    CHECK_EQ(kv_int(body, "RebalanceTimeoutMs"), 300000);
+    CHECK_STR(kv_str(body, "MemberId"), "");
+    CHECK(kv_str(body, "GroupInstanceId") == NULL);
+    CHECK(kv_str(body, "Reason") == NULL);   /* v8+ only: its default */
+    const kafka_value_t *protos = kv_get(body, "Protocols");
+    CHECK_EQ(protos->n, 1u);
+    CHECK_STR(kv_str(kv_at(protos, 0), "Name"), "range");
+    const kafka_value_t *md = kv_get(kv_at(protos, 0), "Metadata");
+    CHECK(md->n == 4 && memcmp(md->u.b, "\x00\x01\x02\x03", 4) == 0);
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(kafka_encode(&b, api->request, 5, 0, body), KAFKA_OK);
+    CHECK(b.len == n && memcmp(b.data, frame, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* FindCoordinator v0's answer as kafka-python 2.0.2 reads it, and v4's
+ * batch form (flexible: compact strings and arrays, tag buffers). */
+static void test_kafka_known_find_coordinator_responses(void)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_FIND_COORDINATOR);
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *r = kv_new_struct(&a, api->response);
+    kv_set_int(r, "NodeId", 1);
+    kv_set_str(&a, r, "Host", "127.0.0.1");
+    kv_set_int(r, "Port", 9092);
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(kafka_encode(&b, api->response, 0, 0, r), KAFKA_OK);
+    uint8_t want[64];
+    size_t n = from_hex("0000 00000001 0009 3132372e302e302e31 00002384", want, sizeof(want));
+    CHECK(b.len == n && memcmp(b.data, want, n) == 0);
+
+    kafka_value_t *r4 = kv_new_struct(&a, api->response);
+    kafka_value_t *cs = kv_set_array(&a, r4, "Coordinators", 1);
+    kv_set_str(&a, kv_at(cs, 0), "Key", "g");
+    kv_set_int(kv_at(cs, 0), "NodeId", -1);
+    kv_set_int(kv_at(cs, 0), "Port", -1);
+    kv_set_int(kv_at(cs, 0), "ErrorCode", 15);
+    kv_set_str(&a, kv_at(cs, 0), "ErrorMessage", NULL);
+    buf_clear(&b);
+    CHECK_EQ(kafka_encode(&b, api->response, 4, 1, r4), KAFKA_OK);
+    n = from_hex("00000000"            /* throttle */
+                 "02"                  /* one coordinator */
+                 "02 67 ffffffff 01 ffffffff 000f 00 00"   /* key "g", node -1, host "", port -1, error 15, null message, tags */
+                 "00",                 /* response tags */
+                 want, sizeof(want));
+    CHECK(b.len == n && memcmp(b.data, want, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
+/* OffsetFetch v8 (flexible, batched): one group, null topics (every
+ * committed offset), RequireStable as librdkafka's read_committed sets it. */
+static void test_kafka_known_offset_fetch_v8_request(void)
+{
+    uint8_t frame[32];
+    size_t n = from_hex("02"            /* one group */
+                        "03 6731"       /* "g1" */
+                        "00"            /* Topics null */
+                        "00"            /* group tags */
+                        "01"            /* RequireStable */
+                        "00",           /* tags */
+                        frame, sizeof(frame));
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_OFFSET_FETCH);
+    kafka_arena_t a;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_value_t *body = NULL;
+    CHECK_EQ(kafka_decode(frame, n, api->request, 8, 1, &a, &body), KAFKA_OK);
+    const kafka_value_t *groups = kv_get(body, "Groups");
+    CHECK_EQ(groups->n, 1u);
+    CHECK_STR(kv_str(kv_at(groups, 0), "GroupId"), "g1");
+    CHECK(kv_get(kv_at(groups, 0), "Topics")->is_null);
+    CHECK_EQ(kv_int(body, "RequireStable"), 1);
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(kafka_encode(&b, api->request, 8, 1, body), KAFKA_OK);
+    CHECK(b.len == n && memcmp(b.data, frame, n) == 0);
+    buf_free(&b);
+    kafka_arena_free(&a);
+}
+
 void suite_kafka_codec(void)
 {
+    RUN(test_kafka_known_join_group_v5_request);
+    RUN(test_kafka_known_find_coordinator_responses);
+    RUN(test_kafka_known_offset_fetch_v8_request);
     RUN(test_kafka_external_records);
     RUN(test_kafka_schema_tables);
     RUN(test_kafka_roundtrip_every_version);
