@@ -287,14 +287,9 @@ def test_kafka_python_produce_consume(broker, codec):
         c.close()
 
 
-LZ4_BUG = pytest.mark.xfail(
-    reason="BUG: librdkafka (confluent-kafka, kcat) never compresses with lz4 against this broker: its LZ4 "
-           "feature depends on FindCoordinator v0, which the broker does not advertise, so it logs 'Broker does "
-           "not support compression type lz4: not compressing batch' and sends the batch uncompressed",
-    strict=True)
 
 
-@pytest.mark.parametrize("codec", [c if c != "lz4" else pytest.param(c, marks=LZ4_BUG) for c in CODECS])
+@pytest.mark.parametrize("codec", CODECS)
 def test_confluent_batches_use_the_codec(broker, codec):
     """What confluent-kafka writes is compressed with the codec asked for."""
     topic = "cfc-" + codec
