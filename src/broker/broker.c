@@ -125,7 +125,9 @@ static int conn_write_some(conn_t *c)
     for (;;) {
         splice_t *s = c->splices;
         if (s && s->at == c->out_sent) {
-            ssize_t n = sendfile(c->fd, s->fd, (off_t *)&s->pos, (size_t)s->left);
+            off_t pos = (off_t)s->pos;
+            ssize_t n = sendfile(c->fd, s->fd, &pos, (size_t)s->left);
+            s->pos = pos;
             if (n < 0)
                 return errno == EAGAIN || errno == EINTR ? 0 : -1;
             if (n == 0) {
