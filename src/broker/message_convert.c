@@ -36,12 +36,14 @@ typedef struct {
     size_t max_bytes;
     int32_t count;
     int64_t first_ts, max_ts;
+    int64_t last_inner_offset; /* of the wrapper being walked */
     char *err;
     size_t errlen;
 } conv_t;
 
 /* One legacy message, parsed. */
 typedef struct {
+    int64_t offset;
     int magic;
     int attributes;
     int64_t timestamp;
@@ -198,6 +200,7 @@ static int parse_entry(conv_t *c, const uint8_t *p, size_t avail, legacy_msg_t *
     if ((size_t)size > avail - LEG_LOG_OVERHEAD)
         return fail(c, MSGCONV_ERR_CORRUPT, "message of %d bytes, only %zu left", (int)size,
                     avail - LEG_LOG_OVERHEAD);
+    m->offset = (int64_t)plog_get_be64(p);
     m->magic = p[LEG_OFF_MAGIC];
     if (m->magic > 1)
         return fail(c, m->magic == 2 ? MSGCONV_ERR_INVALID : MSGCONV_ERR_CORRUPT,
@@ -340,6 +343,12 @@ static int unwrap(conv_t *c, const legacy_msg_t *w)
     else
         rc = walk(c, inner, inner_len, w);
     free(inner);
+    /* Inner offsets of magic 1 are relative to the wrapper's, its last
+     * inner message's absolute offset (0 from some librdkafka versions). */
+    if (rc == MSGCONV_OK && w->magic == 1 && w->offset != 0 && w->offset < c->last_inner_offset)
+        rc = fail(c, MSGCONV_ERR_INVALID,
+                  "compressed message offset %lld is below its last inner offset %lld",
+                  (long long)w->offset, (long long)c->last_inner_offset);
     return rc;
 }
 
@@ -365,6 +374,7 @@ static int walk(conv_t *c, const uint8_t *p, size_t len, const legacy_msg_t *wra
                             wrapper->magic, m.magic);
             if (wrapper->magic == 1 && (wrapper->attributes & LEG_ATTR_LOG_APPEND_TIME))
                 m.timestamp = wrapper->timestamp;
+            c->last_inner_offset = m.offset;
         } else if (codec != 0) {
             if ((rc = unwrap(c, &m)) != MSGCONV_OK)
                 return rc;

@@ -23,7 +23,8 @@ typedef enum {
     MSGCONV_OK = 0,
     MSGCONV_ERR_CORRUPT = -1,     /* CORRUPT_MESSAGE (2): bad size, CRC, lengths, codec data */
     MSGCONV_ERR_INVALID = -2,     /* INVALID_RECORD (87): nested compression, magic mismatch,
-                                   * a wrapper without inner messages or with a null value */
+                                   * a wrapper without inner messages or with a null value,
+                                   * a magic-1 wrapper offset below its last inner one */
     MSGCONV_ERR_TOO_LARGE = -3,   /* the output or a decompressed set exceeds max_bytes:
                                    * MESSAGE_TOO_LARGE (10) */
     MSGCONV_ERR_UNSUPPORTED = -4  /* codec 4 (zstd) or above under magic 0/1, as Kafka:
@@ -48,7 +49,9 @@ typedef enum {
  * each wrapper decompresses to at most 2 * max_bytes. Returns MSGCONV_OK
  * (the caller frees *out), or a MSGCONV_ERR_* with a reason in err (when
  * err is not NULL) and *out NULL. Entries of magic 2 among them are
- * refused (MSGCONV_ERR_INVALID). LZ4 wrappers of magic 0 are accepted
+ * refused (MSGCONV_ERR_INVALID), and so is a magic-1 wrapper whose offset
+ * is neither 0 nor at least its last inner offset (AbstractLegacyRecordBatch's
+ * check). LZ4 wrappers of magic 0 are accepted
  * whatever their frame header checksum (Kafka 0.8 computed it wrongly and
  * KafkaLZ4BlockInputStream ignores it for magic 0); magic 1 needs the
  * right one. */

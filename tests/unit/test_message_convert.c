@@ -544,6 +544,30 @@ static void test_message_convert_invalid(void)
     put_wrapper(&set, 1, C_GZIP, 0, 0, T0, &empty);
     CHECK(fails_with(&set, MIB, MSGCONV_ERR_INVALID, "no messages"));
     bytes_free(&set);
+    /* A magic 1 wrapper's offset is 0 or at least its last inner offset
+     * (inner offsets here 0, 1). */
+    put_wrapper(&set, 1, C_GZIP, 0, 0, T0, &inner);
+    put_wrapper(&set, 1, C_GZIP, 0, 1, T0, &inner);
+    put_wrapper(&set, 1, C_GZIP, 0, 7, T0, &inner);
+    parsed_t r;
+    CHECK_EQ(convert(&set, MIB, &r), MSGCONV_OK);
+    CHECK_EQ(r.n, 6);
+    put_wrapper(&set, 1, C_GZIP, 0, 0, T0, &inner);
+    CHECK_EQ(convert(&set, MIB, &r), MSGCONV_OK);
+    bytes_free(&set);
+    put_wrapper(&set, 1, C_LZ4, 0, 0, T0, &inner);
+    bytes_t low = {0};
+    put_entry(&low, 1, 0, 5, T0, NULL, -1, "x", 1);
+    put_wrapper(&set, 1, C_GZIP, 0, 4, T0, &low);
+    CHECK(fails_with(&set, MIB, MSGCONV_ERR_INVALID, "offset 4 is below its last inner offset 5"));
+    bytes_free(&low);
+    bytes_free(&set);
+    /* Magic 0 wrappers carry absolute inner offsets: nothing to check. */
+    put_entry(&low, 0, 0, 5, 0, NULL, -1, "x", 1);
+    put_wrapper(&set, 0, C_GZIP, 0, 4, 0, &low);
+    CHECK_EQ(convert(&set, MIB, &r), MSGCONV_OK);
+    bytes_free(&low);
+    bytes_free(&set);
     /* zstd (and above) with magic 0/1. */
     put_entry(&set, 1, 4, 0, T0, NULL, -1, "x", 1);
     CHECK(fails_with(&set, MIB, MSGCONV_ERR_UNSUPPORTED, "codec 4"));
