@@ -1,12 +1,15 @@
 /* api_produce.c -- Produce: each partition's record batches go to its
  * leader replica's log as they came (offsets and leader epoch set in
- * place), after the checks replica_append makes. acks=0 gets no answer, as
+ * place), after the checks replica_append makes. Produce v0-v2 may carry
+ * message sets of magic 0/1 instead: replica_append up-converts them to one
+ * v2 batch (message_convert.h); v3 and later must carry one v2 batch. acks=0 gets no answer, as
  * in Kafka; acks=1 and acks=-1 are answered once appended (with this
  * broker as the ISR's only member the HW is the log end at once; waiting
  * for followers, seed 000's commitQ, comes with replication). */
 #define _GNU_SOURCE
 #include "broker_impl.h"
 #include "api_util.h"
+#include "message_convert.h"
 #include "../base/log.h"
 
 #include <stdio.h>
@@ -73,13 +76,19 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
     replica_t *r = api_leader_replica(b, topic, index, -1, &error);
     int nbatches = records->is_null ? 0 : count_batches(records->u.b, records->n);
     int32_t err_batch = -1;
+    /* Message sets of magic 0/1 (Produce v0-v2 from Kafka 0.8-0.10 clients)
+     * are up-converted by replica_append; their entries split as batches do. */
+    int legacy = nbatches > 0 && message_set_is_legacy(records->u.b, records->n);
     if (r && nbatches < 0) {
         error = KERR_CORRUPT_MESSAGE;
         message = "records do not split into whole batches";
+    } else if (r && version >= 3 && legacy) {
+        error = KERR_INVALID_RECORD;
+        message = "Produce v3 and later must carry record batches v2 (magic 2)";
     } else if (r && version >= 3 && nbatches != 1) {
         error = KERR_INVALID_RECORD;
         message = "Produce v3 and later must carry exactly one record batch per partition";
-    } else if (r && version < 7 && uses_zstd(records->u.b, records->n)) {
+    } else if (r && version < 7 && !legacy && uses_zstd(records->u.b, records->n)) {
         error = KERR_UNSUPPORTED_COMPRESSION_TYPE;
         message = "zstd needs Produce v7 or later";
     } else if (r && acks == -1 && r->part->nisr < min_insync(b, r->part->topic)) {

@@ -18,8 +18,10 @@
 /* What this broker advertises (within what the codec implements), and who
  * answers. Fetch starts at v4, the first to carry record batches v2 (magic
  * 2), the only format kipper stores; Produce starts at v0 because
- * librdkafka enables gzip, snappy and lz4 only when it does (v0-v2 requests
- * must carry magic 2 batches too). The group APIs stop below the versions
+ * librdkafka enables gzip, snappy and lz4 only when it does. Produce v0-v2
+ * may carry message sets of magic 0 or 1 (Kafka 0.8-0.10 clients): they are
+ * up-converted to one v2 batch before the append, as Kafka's LogValidator
+ * does (message_convert.h); v3 and later must carry magic 2. The group APIs stop below the versions
  * made for KIP-848's consumer protocol (OffsetCommit/OffsetFetch v9) and
  * share groups (FindCoordinator v6); static membership (KIP-345) and
  * KIP-814's SkipAssignment are implemented, so JoinGroup goes to v9. */

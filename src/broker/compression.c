@@ -614,3 +614,49 @@ int batch_find_timestamp_any(const uint8_t *batch, size_t size, int64_t ts, int6
     stream_close(&s);
     return rc;
 }
+
+int compression_decompress(int codec, const uint8_t *in, size_t in_len, size_t max_out,
+                           uint8_t **out, size_t *out_len, char *err, size_t errlen)
+{
+    record_stream_t s;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    *out = NULL;
+    *out_len = 0;
+    if (codec == COMPRESSION_NONE || codec > COMPRESSION_ZSTD || codec < 0) {
+        memset(&s, 0, sizeof(s));
+        s.err = err;
+        s.errlen = errlen;
+        return fail(&s, COMPRESSION_ERR_UNSUPPORTED, "compression codec %d cannot be decompressed",
+                    codec);
+    }
+    int rc = stream_open(&s, codec, in, in_len, max_out, err, errlen);
+    while (rc == COMPRESSION_OK) {
+        rc = stream_fill(&s);
+        if (rc <= 0)
+            break;
+        size_t n = s.len - s.pos;
+        if (n > cap - len) {
+            /* delivered <= max_out, so this stays within the bound */
+            size_t want = cap ? cap : 4096;
+            while (want - len < n)
+                want *= 2;
+            if (want > max_out)
+                want = max_out > len + n ? max_out : len + n;
+            buf = alloc_or_die(buf, want);
+            cap = want;
+        }
+        memcpy(buf + len, s.chunk + s.pos, n);
+        len += n;
+        s.pos = s.len;
+        rc = COMPRESSION_OK;
+    }
+    stream_close(&s);
+    if (rc != COMPRESSION_OK) {
+        free(buf);
+        return rc;
+    }
+    *out = buf ? buf : alloc_or_die(NULL, 1);
+    *out_len = len;
+    return COMPRESSION_OK;
+}

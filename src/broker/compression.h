@@ -87,4 +87,14 @@ int batch_validate_records(const uint8_t *batch, size_t size, size_t max_decompr
 int batch_find_timestamp_any(const uint8_t *batch, size_t size, int64_t ts, int64_t *offset,
                              int64_t *timestamp);
 
+/* Decompress a whole compressed buffer in[0..in_len) of codec (gzip,
+ * snappy raw or xerial, lz4 frames, zstd; the same readers and checks as
+ * above) into a malloc'd *out of *out_len bytes, at most max_out of them
+ * (else COMPRESSION_ERR_TOO_LARGE). For the legacy message sets (magic 0
+ * and 1) whose wrapper message holds a compressed message set. Returns
+ * COMPRESSION_OK (the caller frees *out) or a COMPRESSION_ERR_* (*out
+ * NULL). */
+int compression_decompress(int codec, const uint8_t *in, size_t in_len, size_t max_out,
+                           uint8_t **out, size_t *out_len, char *err, size_t errlen);
+
 #endif

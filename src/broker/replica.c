@@ -13,6 +13,7 @@
 #include "broker_impl.h"
 #include "api_util.h"
 #include "compression.h"
+#include "message_convert.h"
 #include "../base/fsutil.h"
 #include "../base/log.h"
 
@@ -463,8 +464,8 @@ static int16_t storage_error(int rc)
     }
 }
 
-int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
-                       int64_t *base_offset, int64_t *append_time, const char **message)
+static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
+                              int64_t *base_offset, int64_t *append_time, const char **message)
 {
     int64_t now = (int64_t)loop_wall_ms();
     int nbatches = 0;
@@ -474,8 +475,10 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
         record_batch_t h;
         *err_batch = nbatches;
         if (len - off > BATCH_OFF_MAGIC && records[off + BATCH_OFF_MAGIC] != 2) {
-            *message = "only record batches v2 (magic 2) are supported";
-            return KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT;
+            /* Legacy entries after v2 batches: Kafka refuses mixed magics. */
+            *message = records[off + BATCH_OFF_MAGIC] < 2 ? "message sets of magic 0/1 mixed with record batches v2"
+                                                          : "unknown record batch magic";
+            return records[off + BATCH_OFF_MAGIC] < 2 ? KERR_INVALID_RECORD : KERR_CORRUPT_MESSAGE;
         }
         /* The CRC is checked once, by partition_log_append. */
         if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK) {
@@ -518,4 +521,34 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
     update_high_watermark(b, r);
     broker_wake_data_waiters(b);
     return KERR_NONE;
+}
+
+/* Legacy message sets (magic 0/1, Produce v0-v2 from Kafka 0.8-0.10
+ * clients) are up-converted to one v2 batch first, as Kafka's LogValidator
+ * does for a log of format v2; that batch is appended instead. */
+int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
+                       int64_t *base_offset, int64_t *append_time, const char **message)
+{
+    static char why[256];
+    if (!message_set_is_legacy(records, len))
+        return append_batches(b, r, records, len, err_batch, base_offset, append_time, message);
+    *append_time = -1;
+    *message = NULL;
+    *err_batch = -1;
+    uint8_t *batch = NULL;
+    size_t batch_len = 0;
+    size_t max = (size_t)b->cfg.message_max_bytes * 64 + (1u << 20);
+    int rc = message_set_upconvert(records, len, max, &batch, &batch_len, why, sizeof(why));
+    if (rc != MSGCONV_OK) {
+        *message = why;
+        switch (rc) {
+        case MSGCONV_ERR_INVALID: return KERR_INVALID_RECORD;
+        case MSGCONV_ERR_TOO_LARGE: return KERR_MESSAGE_TOO_LARGE;
+        case MSGCONV_ERR_UNSUPPORTED: return KERR_UNSUPPORTED_COMPRESSION_TYPE;
+        default: return KERR_CORRUPT_MESSAGE;
+        }
+    }
+    int16_t err = append_batches(b, r, batch, batch_len, err_batch, base_offset, append_time, message);
+    free(batch);
+    return err;
 }

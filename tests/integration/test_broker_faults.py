@@ -321,7 +321,7 @@ BAD_RECORDS = [
     ("batch-length-too-long", length_too_long, (2,)),
     ("batch-length-too-short", length_too_short, (2,)),
     ("record-count-lies", record_count_lies, (2, 87)),  # CORRUPT_MESSAGE or INVALID_RECORD
-    ("magic-1", magic_1, (2, 43)),                     # or UNSUPPORTED_FOR_MESSAGE_FORMAT
+    ("magic-1", magic_1, (2, 43, 87)),                 # INVALID_RECORD in Produce v3+
     ("not-a-batch", lambda: b"\x00" * 10, (2,)),
 ]
 
