@@ -6,7 +6,7 @@ set -eu
 
 build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev libzookeeper-mt-dev libjansson-dev libsnappy-dev liblz4-dev libzstd-dev"
 # test: real clients and a real Apache ZooKeeper 3.8 to compare against.
-test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard zookeeper zookeeper-bin kcat"
+test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-xxhash zookeeper zookeeper-bin kcat"
 # bench: the test packages plus librdkafka's headers for bench/broker/load.c.
 bench_pkgs="$test_pkgs librdkafka-dev pkg-config"
 
