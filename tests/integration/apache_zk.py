@@ -28,7 +28,7 @@ import signal
 import subprocess
 import tempfile
 
-from harness import free_port, four_letter_word, wait_until
+from harness import crash, four_letter_word, free_port, terminate, wait_until
 
 JAVA = shutil.which("java") or "/usr/bin/java"
 JAVA_DIR = "/usr/share/java"
@@ -161,22 +161,14 @@ class ApacheZooKeeper:
         """SIGTERM and wait (SIGKILL after timeout); returns the exit status."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc, timeout)
         return self._reap()
 
     def kill(self):
         """SIGKILL and wait."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        crash(self.proc)
         return self._reap()
 
     def _reap(self):

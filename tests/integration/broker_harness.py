@@ -28,7 +28,7 @@ import tempfile
 
 import pytest
 
-from harness import KIPPER, Keeper, free_port, wait_until
+from harness import KIPPER, Keeper, crash, free_port, terminate, wait_until
 from kafka_wire import (KafkaConn, Reader, is_closed, parse_api_versions, recv_exact, recv_frame,  # noqa: F401
                         request_frame)
 
@@ -117,22 +117,14 @@ class Broker:
         """SIGTERM and wait; the exit code (None if not running)."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc, timeout)
         return self._reap()
 
     def kill(self):
         """SIGKILL (a crash) and wait; start() restarts on the same data and port."""
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
+        crash(self.proc)
         return self._reap()
 
     def pause(self):

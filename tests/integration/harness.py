@@ -49,6 +49,24 @@ def wait_until(predicate, timeout=10.0, interval=0.02, what="condition"):
     raise TimeoutError("timed out waiting for %s (last error: %r)" % (what, last_exc))
 
 
+def terminate(proc, timeout=10.0):
+    """SIGTERM a running process and wait for it; SIGKILL if it has not exited after timeout."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def crash(proc):
+    """SIGKILL a running process (a crash) and wait for it."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 class Keeper:
     """One `bin/kipper keeper zoo.cfg` process on a free loopback port."""
 
@@ -108,13 +126,7 @@ class Keeper:
     def stop(self, timeout=10.0):
         if self.proc is None:
             return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        terminate(self.proc, timeout)
         return self._reap()
 
     def child_pids(self):
