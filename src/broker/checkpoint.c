@@ -247,8 +247,13 @@ static int check_trailer(reader_t *r)
     return PLOG_OK;
 }
 
-int offset_checkpoint_read(const char *path, offset_checkpoint_entry_t **out, size_t *n,
-                           char *err, size_t errlen)
+/* One entry line, already split into its fields, into entries[i]. */
+typedef int (*entry_parser_t)(reader_t *r, char **f, void *entries, size_t i);
+
+/* The frame both checkpoint kinds share: file, preamble, count lines of
+ * nfields fields each, nothing after. *out is malloc'd. */
+static int read_checkpoint(const char *path, size_t entry_size, int nfields, entry_parser_t parse, void **out,
+                           size_t *n, char *err, size_t errlen)
 {
     reader_t r = {.err = err, .errlen = errlen, .path = path};
     *out = NULL;
@@ -257,25 +262,13 @@ int offset_checkpoint_read(const char *path, offset_checkpoint_entry_t **out, si
     size_t count = 0;
     if (rc == PLOG_OK)
         rc = read_preamble(&r, &count);
-    offset_checkpoint_entry_t *e = NULL;
-    if (rc == PLOG_OK && count > 0 && !(e = calloc(count, sizeof(*e))))
+    void *e = NULL;
+    if (rc == PLOG_OK && count > 0 && !(e = calloc(count, entry_size)))
         rc = PLOG_ERR_IO;
     for (size_t i = 0; rc == PLOG_OK && i < count; i++) {
         char *f[3];
-        int64_t part, off;
-        if ((rc = next_line(&r, f, 3)) != PLOG_OK)
-            break;
-        if (!valid_topic(f[0]))
-            rc = fail(&r, "bad topic name");
-        else if (parse_int(f[1], 0, INT32_MAX, &part) != 0)
-            rc = fail(&r, "bad partition '%s'", f[1]);
-        else if (parse_int(f[2], 0, INT64_MAX, &off) != 0)
-            rc = fail(&r, "bad offset '%s'", f[2]);
-        else {
-            snprintf(e[i].topic, sizeof(e[i].topic), "%s", f[0]);
-            e[i].partition = (int32_t)part;
-            e[i].offset = off;
-        }
+        if ((rc = next_line(&r, f, nfields)) == PLOG_OK)
+            rc = parse(&r, f, e, i);
     }
     if (rc == PLOG_OK)
         rc = check_trailer(&r);
@@ -289,43 +282,51 @@ int offset_checkpoint_read(const char *path, offset_checkpoint_entry_t **out, si
     return PLOG_OK;
 }
 
+static int parse_offset_entry(reader_t *r, char **f, void *entries, size_t i)
+{
+    offset_checkpoint_entry_t *e = (offset_checkpoint_entry_t *)entries + i;
+    int64_t part, off;
+    if (!valid_topic(f[0]))
+        return fail(r, "bad topic name");
+    if (parse_int(f[1], 0, INT32_MAX, &part) != 0)
+        return fail(r, "bad partition '%s'", f[1]);
+    if (parse_int(f[2], 0, INT64_MAX, &off) != 0)
+        return fail(r, "bad offset '%s'", f[2]);
+    snprintf(e->topic, sizeof(e->topic), "%s", f[0]);
+    e->partition = (int32_t)part;
+    e->offset = off;
+    return PLOG_OK;
+}
+
+int offset_checkpoint_read(const char *path, offset_checkpoint_entry_t **out, size_t *n,
+                           char *err, size_t errlen)
+{
+    void *e;
+    int rc = read_checkpoint(path, sizeof(**out), 3, parse_offset_entry, &e, n, err, errlen);
+    *out = e;
+    return rc;
+}
+
+static int parse_epoch_entry(reader_t *r, char **f, void *entries, size_t i)
+{
+    epoch_entry_t *e = entries;
+    int64_t ep, off;
+    if (parse_int(f[0], 0, INT32_MAX, &ep) != 0)
+        return fail(r, "bad epoch '%s'", f[0]);
+    if (parse_int(f[1], 0, INT64_MAX, &off) != 0)
+        return fail(r, "bad start offset '%s'", f[1]);
+    if (i > 0 && (ep <= e[i - 1].epoch || off < e[i - 1].start_offset))
+        return fail(r, "epochs and offsets must increase");
+    e[i].epoch = (int32_t)ep;
+    e[i].start_offset = off;
+    return PLOG_OK;
+}
+
 int epoch_checkpoint_read(const char *path, epoch_entry_t **out, size_t *n, char *err,
                           size_t errlen)
 {
-    reader_t r = {.err = err, .errlen = errlen, .path = path};
-    *out = NULL;
-    *n = 0;
-    int rc = load_file(path, &r);
-    size_t count = 0;
-    if (rc == PLOG_OK)
-        rc = read_preamble(&r, &count);
-    epoch_entry_t *e = NULL;
-    if (rc == PLOG_OK && count > 0 && !(e = calloc(count, sizeof(*e))))
-        rc = PLOG_ERR_IO;
-    for (size_t i = 0; rc == PLOG_OK && i < count; i++) {
-        char *f[2];
-        int64_t ep, off;
-        if ((rc = next_line(&r, f, 2)) != PLOG_OK)
-            break;
-        if (parse_int(f[0], 0, INT32_MAX, &ep) != 0)
-            rc = fail(&r, "bad epoch '%s'", f[0]);
-        else if (parse_int(f[1], 0, INT64_MAX, &off) != 0)
-            rc = fail(&r, "bad start offset '%s'", f[1]);
-        else if (i > 0 && (ep <= e[i - 1].epoch || off < e[i - 1].start_offset))
-            rc = fail(&r, "epochs and offsets must increase");
-        else {
-            e[i].epoch = (int32_t)ep;
-            e[i].start_offset = off;
-        }
-    }
-    if (rc == PLOG_OK)
-        rc = check_trailer(&r);
-    free(r.data);
-    if (rc != PLOG_OK) {
-        free(e);
-        return rc;
-    }
+    void *e;
+    int rc = read_checkpoint(path, sizeof(**out), 2, parse_epoch_entry, &e, n, err, errlen);
     *out = e;
-    *n = count;
-    return PLOG_OK;
+    return rc;
 }
