@@ -371,25 +371,37 @@ static int duplicate_name(const kafka_value_t *topics, uint32_t i)
     return 0;
 }
 
+/* A job with one item per topic of the request, each named, and a topic
+ * named twice refused (Kafka's INVALID_REQUEST). NULL out of memory. */
+static admin_job_t *job_for_topics(admin_kind_t kind, const kafka_value_t *topics, const broker_request_t *req,
+                                   conn_t *c)
+{
+    admin_job_t *j = job_new(kind, (int)topics->n, req, c);
+    for (uint32_t i = 0; j && i < topics->n; i++) {
+        admin_item_t *it = &j->items[i];
+        if (set_name(it, kv_str(kv_at(topics, i), "Name")) < 0) {
+            job_free(j);
+            return NULL;
+        }
+        if (duplicate_name(topics, i))
+            refuse_item(it, KERR_INVALID_REQUEST, "the topic is named more than once in the request");
+    }
+    return j;
+}
+
 static req_status_t create_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
     const kafka_value_t *topics = kv_get(req->body, "Topics");
-    admin_job_t *j = job_new(ADMIN_CREATE, (int)topics->n, req, c);
+    admin_job_t *j = job_for_topics(ADMIN_CREATE, topics, req, c);
     if (!j)
         return REQ_CLOSE;
     j->validate_only = req->api_version >= 1 && kv_int(req->body, "validateOnly");
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        if (set_name(it, kv_str(t, "Name")) < 0) {
-            job_free(j);
-            return REQ_CLOSE;
-        }
         it->partitions = (int)kv_int(t, "NumPartitions");
         it->rf = (int)kv_int(t, "ReplicationFactor");
-        if (duplicate_name(topics, i))
-            refuse_item(it, KERR_INVALID_REQUEST, "the topic is named more than once in the request");
-        else if (copy_assignments(it, kv_get(t, "Assignments")) == 0)
+        if (!it->skip && copy_assignments(it, kv_get(t, "Assignments")) == 0)
             copy_configs(it, kv_get(t, "Configs"));
     }
     return wait_for_job(b, req, j, kv_int(req->body, "timeoutMs"));
@@ -497,22 +509,16 @@ static void copy_new_assignment(admin_item_t *it, const kafka_value_t *as, int e
 static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
     const kafka_value_t *topics = kv_get(req->body, "Topics");
-    admin_job_t *j = job_new(ADMIN_ADD_PARTITIONS, (int)topics->n, req, c);
+    admin_job_t *j = job_for_topics(ADMIN_ADD_PARTITIONS, topics, req, c);
     if (!j)
         return REQ_CLOSE;
     j->validate_only = (int)kv_int(req->body, "ValidateOnly");
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        if (set_name(it, kv_str(t, "Name")) < 0) {
-            job_free(j);
-            return REQ_CLOSE;
-        }
         it->partitions = (int)kv_int(t, "Count");
         topic_t *known = cluster_topic(b, it->name);
-        if (duplicate_name(topics, i))
-            refuse_item(it, KERR_INVALID_REQUEST, "the topic is named more than once in the request");
-        else
+        if (!it->skip)
             copy_new_assignment(it, kv_get(t, "Assignments"), known ? known->nparts : 0);
     }
     return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
