@@ -4,13 +4,13 @@
 
 CC ?= cc
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wshadow \
-                -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -MMD -MP
+                -Wstrict-prototypes -Wmissing-prototypes -Wno-missing-field-initializers -Isrc -MMD -MP
 CFLAGS ?= -O2 -g
 LDLIBS = -lzookeeper_mt -ljansson -lsnappy -llz4 -lzstd -lisal -lcrypto -lz -lpthread
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-SRC := $(wildcard src/base/*.c src/keeper/*.c src/broker/*.c src/cli/*.c)
+SRC := $(sort $(shell find src -name '*.c'))
 LIB_SRC := $(filter-out src/cli/main.c,$(SRC))
 UNIT_SRC := $(wildcard tests/unit/*.c)
 
@@ -46,7 +46,7 @@ build/obj/%.o: %.c
 build/san/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC   $< (sanitizers)"
-	$(Q)$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -Isrc -c -o $@ $<
+	$(Q)$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -c -o $@ $<
 
 build/unit-tests: $(SAN_OBJ)
 	@echo "  LINK $@"

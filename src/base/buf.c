@@ -1,7 +1,7 @@
 /* buf.c -- see buf.h. */
 #include "buf.h"
 
-#include "log.h"
+#include "logging.h"
 
 #include <stdlib.h>
 #include <string.h>

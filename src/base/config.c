@@ -1,7 +1,7 @@
 /* config.c -- see config.h. */
 #define _GNU_SOURCE
 #include "config.h"
-#include "log.h"
+#include "logging.h"
 
 #include <ctype.h>
 #include <errno.h>

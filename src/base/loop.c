@@ -1,7 +1,7 @@
 /* loop.c -- epoll + timer heap + signalfd. See loop.h. */
 #define _GNU_SOURCE
 #include "loop.h"
-#include "log.h"
+#include "logging.h"
 
 #include <errno.h>
 #include <signal.h>

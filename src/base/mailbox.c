@@ -1,7 +1,7 @@
 /* mailbox.c -- see mailbox.h. */
 #define _GNU_SOURCE
 #include "mailbox.h"
-#include "log.h"
+#include "logging.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * callbacks travel back through a mailbox. */
 #define _GNU_SOURCE
 #include "worker.h"
-#include "log.h"
+#include "logging.h"
 #include "mailbox.h"
 
 #include <pthread.h>

@@ -8,8 +8,8 @@
  * restarts. */
 #define _GNU_SOURCE
 #include "dev.h"
-#include "../base/log.h"
-#include "../base/loop.h"
+#include "base/logging.h"
+#include "base/loop.h"
 
 #include <errno.h>
 #include <signal.h>

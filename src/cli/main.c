@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include "dev.h"
 #include "topics.h"
-#include "../base/log.h"
-#include "../broker/broker.h"
-#include "../keeper/keeper.h"
+#include "base/logging.h"
+#include "broker/broker.h"
+#include "keeper/keeper.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
  * 1 the operation failed, 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "topics.h"
-#include "../broker/broker_config.h"
-#include "../broker/coord_admin.h"
+#include "broker/core/broker_config.h"
+#include "broker/coord/coord_admin.h"
 
 #include <errno.h>
 #include <stdio.h>

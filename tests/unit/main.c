@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/log.h"
+#include "base/logging.h"
 #include "suites.h"
 #include "unit.h"
 

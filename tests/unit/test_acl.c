@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/keeper/acl.h"
-#include "../../src/keeper/proto.h"
+#include "keeper/data/acl.h"
+#include "keeper/data/proto.h"
 #include "suites.h"
 #include "unit.h"
 

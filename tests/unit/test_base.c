@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/base/buf.h"
-#include "../../src/base/config.h"
-#include "../../src/base/crc32c.h"
-#include "../../src/base/log.h"
-#include "../../src/base/loop.h"
-#include "../../src/base/mailbox.h"
-#include "../../src/base/worker.h"
+#include "base/buf.h"
+#include "base/config.h"
+#include "base/crc32c.h"
+#include "base/logging.h"
+#include "base/loop.h"
+#include "base/mailbox.h"
+#include "base/worker.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "broker/broker_config.h"
+#include "broker/core/broker_config.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -4,8 +4,8 @@
  * deflate, raw snappy as librdkafka sends it, xerial-framed snappy as the
  * Java client sends it, LZ4 frames, zstd frames with and without a content
  * size), then the v2 header and its CRC-32C. */
-#include "broker/compression.h"
-#include "broker/partition_log.h"
+#include "broker/log/compression.h"
+#include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -1,12 +1,12 @@
 /* test_coord_data.c -- coordinator paths, names, JSON documents and Kafka's
- * replica assignment (src/broker/coord_data.c), and the topic config rules of
+ * replica assignment (src/broker/coord/coord_data.c), and the topic config rules of
  * coord_admin.c (pure; the rest of coord_admin is covered by
  * tests/integration/test_topics_cli.py). */
 #include "suites.h"
 #include "unit.h"
 
-#include "broker/coord_admin.h"
-#include "broker/coord_data.h"
+#include "broker/coord/coord_admin.h"
+#include "broker/coord/coord_data.h"
 
 #include <stdio.h>
 #include <stdlib.h>

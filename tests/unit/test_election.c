@@ -14,10 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../src/base/buf.h"
-#include "../../src/base/loop.h"
-#include "../../src/keeper/election.h"
-#include "../../src/keeper/jute.h"
+#include "base/buf.h"
+#include "base/loop.h"
+#include "keeper/zab/election.h"
+#include "keeper/data/jute.h"
 #include "suites.h"
 #include "unit.h"
 

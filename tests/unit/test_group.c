@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/group.h"
+#include "broker/group/group.h"
 #include "suites.h"
 #include "unit.h"
 

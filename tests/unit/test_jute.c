@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keeper/jute.h"
-#include "keeper/txn.h"
+#include "keeper/data/jute.h"
+#include "keeper/data/txn.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "broker/kafka_codec.h"
+#include "broker/wire/kafka_codec.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -5,9 +5,9 @@
  * through deflate, raw and xerial-framed snappy, LZ4 frames with the right
  * and the wrong header checksum). The output is checked with the broker's
  * own v2 readers and parsed record by record. */
-#include "broker/compression.h"
-#include "broker/message_convert.h"
-#include "broker/partition_log.h"
+#include "broker/log/compression.h"
+#include "broker/log/message_convert.h"
+#include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
 

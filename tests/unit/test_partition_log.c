@@ -3,8 +3,8 @@
  * indexes, checkpoints, retention, truncation, leader epochs. Batches are
  * built here byte by byte with their CRC-32C, as a producer would. */
 #include "base/crc32c.h"
-#include "broker/compression.h"
-#include "broker/partition_log.h"
+#include "broker/log/compression.h"
+#include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
 

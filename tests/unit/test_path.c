@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "keeper/path.h"
+#include "keeper/data/path.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -3,8 +3,8 @@
  * producers, the eviction cap, expiry, the table against a simple model, and
  * a rebuild from a real partition log answering exactly as before. */
 #include "base/crc32c.h"
-#include "broker/partition_log.h"
-#include "broker/producer_state.h"
+#include "broker/log/partition_log.h"
+#include "broker/log/producer_state.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -1,8 +1,8 @@
 /* test_quorum.c -- quorum packets, the SNAP stream scanner, the history. */
-#include "keeper/history.h"
-#include "keeper/quorum.h"
-#include "keeper/snapshot.h"
-#include "keeper/tree.h"
+#include "keeper/disk/history.h"
+#include "keeper/zab/quorum.h"
+#include "keeper/disk/snapshot.h"
+#include "keeper/data/tree.h"
 #include "suites.h"
 #include "unit.h"
 

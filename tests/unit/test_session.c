@@ -1,5 +1,5 @@
 /* test_session.c -- session ids, ZooKeeper-compatible passwords, expiry. */
-#include "keeper/session.h"
+#include "keeper/data/session.h"
 #include "suites.h"
 #include "unit.h"
 

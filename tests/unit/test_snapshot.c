@@ -5,7 +5,7 @@
  *
  * The layout itself was checked by hand against Apache ZooKeeper 3.8.0's
  * own reader (SnapshotFormatter and FileSnap.deserialize, which checks the
- * Adler-32): see the note at the top of src/keeper/snapshot.c. */
+ * Adler-32): see the note at the top of src/keeper/disk/snapshot.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +17,9 @@
 #include <zlib.h>
 
 #include "base/buf.h"
-#include "keeper/jute.h"
-#include "keeper/snapshot.h"
-#include "keeper/tree.h"
+#include "keeper/data/jute.h"
+#include "keeper/disk/snapshot.h"
+#include "keeper/data/tree.h"
 #include "suites.h"
 #include "unit.h"
 

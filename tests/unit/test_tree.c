@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keeper/path.h"
-#include "keeper/tree.h"
-#include "keeper/watch.h"
+#include "keeper/data/path.h"
+#include "keeper/data/tree.h"
+#include "keeper/data/watch.h"
 #include "suites.h"
 #include "unit.h"
 

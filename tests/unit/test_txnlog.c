@@ -2,7 +2,7 @@
  * writer thread, replay, torn tails, corruption, gaps, rolling, purging. */
 #define _GNU_SOURCE
 #include "base/loop.h"
-#include "keeper/txnlog.h"
+#include "keeper/disk/txnlog.h"
 #include "suites.h"
 #include "unit.h"
 

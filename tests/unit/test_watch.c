@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/keeper/proto.h"
-#include "../../src/keeper/watch.h"
+#include "keeper/data/proto.h"
+#include "keeper/data/watch.h"
 #include "suites.h"
 #include "unit.h"
 

@@ -1,0 +1,185 @@
+/* api_metadata.c -- Metadata: the live brokers, and for each topic asked
+ * for (or all) its partitions' leader, replicas and ISR as the coordinator
+ * says. A topic that does not exist is created when auto.create.topics.enable
+ * and the request allow it; the answer then says LEADER_NOT_AVAILABLE until
+ * a leader is elected, as Kafka's does. */
+#define _GNU_SOURCE
+#include "broker/core/broker_impl.h"
+#include "api_util.h"
+#include "base/logging.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Kafka's bit field of the operations allowed on the cluster resource
+ * (CREATE, ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS,
+ * IDEMPOTENT_WRITE); with no authorizer every supported one is allowed. */
+#define CLUSTER_AUTHORIZED_OPS 0x1FA0
+
+static int is_zero_uuid(const uint8_t *u)
+{
+    static const uint8_t zero[16];
+    return memcmp(u, zero, 16) == 0;
+}
+
+static int metadata_partition(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, const partition_t *p)
+{
+    int32_t offline[COORD_MAX_REPLICAS];
+    int noffline = 0;
+    for (int i = 0; i < p->nreplicas; i++)
+        if (!cluster_broker_live(b, p->replicas[i]))
+            offline[noffline++] = p->replicas[i];
+    int leader_live = p->leader >= 0 && cluster_broker_live(b, p->leader);
+    kv_set_int(out, "ErrorCode", leader_live ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
+    kv_set_int(out, "PartitionIndex", p->id);
+    kv_set_int(out, "LeaderId", leader_live ? p->leader : -1);
+    kv_set_int(out, "LeaderEpoch", p->leader_epoch >= 0 ? p->leader_epoch : p->isr_epoch);
+    if (kv_set_int32_array(ra, out, "ReplicaNodes", p->replicas, p->nreplicas) < 0 ||
+        kv_set_int32_array(ra, out, "IsrNodes", p->isr, p->nisr) < 0 ||
+        kv_set_int32_array(ra, out, "OfflineReplicas", offline, noffline) < 0)
+        return -1;
+    return 0;
+}
+
+static int metadata_topic_found(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, const topic_t *t)
+{
+    int n = 0;
+    for (int i = 0; i < t->nparts; i++)
+        if (t->parts[i] && t->parts[i]->have_replicas)
+            n++;
+    kv_set_int(out, "ErrorCode", n ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
+    kv_set_str(ra, out, "Name", t->name);
+    memcpy(kv_get(out, "TopicId")->u.uuid, t->doc.topic_id, 16);
+    kafka_value_t *parts = kv_set_array(ra, out, "Partitions", (uint32_t)n);
+    if (!parts)
+        return -1;
+    uint32_t k = 0;
+    for (int i = 0; i < t->nparts; i++)
+        if (t->parts[i] && t->parts[i]->have_replicas && metadata_partition(b, ra, kv_at(parts, k++), t->parts[i]) < 0)
+            return -1;
+    return 0;
+}
+
+/* A topic asked for by name (or by id when name is NULL, v10+). */
+static int metadata_topic(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, int16_t version, const char *name,
+                          const uint8_t *id, int may_create)
+{
+    /* Topic ids in requests are honoured from v12 on; Kafka rejects them
+     * (and null names) in v10 and v11. */
+    if (version < 12 && (!name || (id && !is_zero_uuid(id)))) {
+        kv_set_int(out, "ErrorCode", KERR_INVALID_REQUEST);
+        kv_set_str(ra, out, "Name", name ? name : "");
+        return 0;
+    }
+    topic_t *t = name ? cluster_topic(b, name) : cluster_topic_by_id(b, id);
+    if (t && t->have_doc)
+        return metadata_topic_found(b, ra, out, t);
+    int16_t error = name ? KERR_UNKNOWN_TOPIC_OR_PARTITION : KERR_UNKNOWN_TOPIC_ID;
+    char why[256];
+    if (name && coord_topic_name_valid(name, why, sizeof(why)) < 0)
+        error = KERR_INVALID_TOPIC_EXCEPTION;
+    else if (name && may_create && admin_auto_create_topic(b, name) == 0)
+        error = KERR_LEADER_NOT_AVAILABLE;
+    kv_set_int(out, "ErrorCode", error);
+    kv_set_str(ra, out, "Name", name ? name : version >= 12 ? NULL : "");
+    if (id)
+        memcpy(kv_get(out, "TopicId")->u.uuid, id, 16);
+    return 0;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The requested topics, each name once (Kafka reads them into a set). */
+static int metadata_requested(broker_t *b, kafka_arena_t *ra, kafka_value_t *resp, const kafka_value_t *req_topics,
+                              int16_t version, int may_create)
+{
+    uint32_t n = req_topics->n, nn = 0, out = 0;
+    const char **names = n ? kafka_arena_alloc(ra, n * sizeof(*names)) : NULL;
+    if (n && !names)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (kv_str(kv_at(req_topics, i), "Name"))
+            names[nn++] = kv_str(kv_at(req_topics, i), "Name");
+    if (nn > 1)
+        qsort(names, nn, sizeof(*names), cmp_str);
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < nn; i++)
+        if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
+            names[unique++] = names[i];
+    kafka_value_t *topics = kv_set_array(ra, resp, "Topics", unique + (n - nn));
+    if (!topics)
+        return -1;
+    for (uint32_t i = 0; i < unique; i++)
+        if (metadata_topic(b, ra, kv_at(topics, out++), version, names[i], NULL, may_create) < 0)
+            return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        const kafka_value_t *t = kv_at(req_topics, i);
+        if (!kv_str(t, "Name") &&
+            metadata_topic(b, ra, kv_at(topics, out++), version, NULL, kv_get(t, "TopicId")->u.uuid, 0) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int metadata_all(broker_t *b, kafka_arena_t *ra, kafka_value_t *resp)
+{
+    int n = 0;
+    for (int i = 0; i < b->ntopics; i++)
+        n += b->topics[i]->have_doc;
+    kafka_value_t *topics = kv_set_array(ra, resp, "Topics", (uint32_t)n);
+    if (!topics)
+        return -1;
+    uint32_t k = 0;
+    for (int i = 0; i < b->ntopics; i++)
+        if (b->topics[i]->have_doc && metadata_topic_found(b, ra, kv_at(topics, k++), b->topics[i]) < 0)
+            return -1;
+    return 0;
+}
+
+static int metadata_brokers(broker_t *b, kafka_arena_t *ra, kafka_value_t *r)
+{
+    /* Until our own registration is seen, list ourselves so clients always
+     * have somewhere to go. */
+    int self_listed = cluster_broker(b, b->cfg.broker_id) != NULL;
+    kafka_value_t *brokers = kv_set_array(ra, r, "Brokers", (uint32_t)(b->nbrokers + !self_listed));
+    if (!brokers)
+        return -1;
+    uint32_t k = 0;
+    for (int i = 0; i < b->nbrokers; i++, k++) {
+        kv_set_int(kv_at(brokers, k), "NodeId", b->brokers[i].id);
+        kv_set_str(ra, kv_at(brokers, k), "Host", b->brokers[i].ep.host);
+        kv_set_int(kv_at(brokers, k), "Port", b->brokers[i].ep.port);
+    }
+    if (!self_listed) {
+        kv_set_int(kv_at(brokers, k), "NodeId", b->cfg.broker_id);
+        kv_set_str(ra, kv_at(brokers, k), "Host", b->adv_host);
+        kv_set_int(kv_at(brokers, k), "Port", b->adv_port);
+    }
+    return 0;
+}
+
+req_status_t api_metadata(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    int16_t v = req->api_version;
+    kafka_value_t *r = kv_new_struct(ra, req->api->response);
+    if (!r || metadata_brokers(b, ra, r) < 0)
+        return REQ_CLOSE;
+    kv_set_str(ra, r, "ClusterId", b->cluster_id);
+    /* There is no controller: any broker serves admin requests by writing
+     * to the coordinator, so each names itself. */
+    kv_set_int(r, "ControllerId", b->cfg.broker_id);
+    if (v >= 8 && v <= 10 && kv_int(req->body, "IncludeClusterAuthorizedOperations"))
+        kv_set_int(r, "ClusterAuthorizedOperations", CLUSTER_AUTHORIZED_OPS);
+    /* v0: an empty list means every topic; v1+: null does. */
+    const kafka_value_t *topics = kv_get(req->body, "Topics");
+    int all = topics->is_null || (v == 0 && topics->n == 0);
+    /* v0-v3 always create (when the broker allows), v4+ say so. */
+    int may_create = b->cfg.auto_create_topics && (v < 4 || kv_int(req->body, "AllowAutoTopicCreation"));
+    int rc = all ? metadata_all(b, ra, r) : metadata_requested(b, ra, r, topics, v, may_create);
+    if (rc < 0)
+        return REQ_CLOSE;
+    return broker_reply(c, req, r) < 0 ? REQ_CLOSE : REQ_DONE;
+}

@@ -1,0 +1,37 @@
+/* api_util.h -- small helpers the request handlers (api_*.c) share. */
+#ifndef KIPPER_BROKER_API_UTIL_H
+#define KIPPER_BROKER_API_UTIL_H
+
+#include "broker/core/broker_impl.h"
+
+/* Sets the named array of int32 to v[0..n). 0, or -1 out of arena. */
+int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n);
+/* Encode and queue body as the answer to r: REQ_DONE, or REQ_CLOSE. */
+req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
+/* The partition's local replica when this broker leads it at the client's
+ * idea of the leader epoch (current_leader_epoch, -1: not given), else NULL
+ * with *error set (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER,
+ * KAFKA_STORAGE_ERROR, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH). */
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                              int16_t *error);
+
+/* The field names of a request's topic/partition tree and of the answer's. */
+typedef struct {
+    const char *topics;           /* request: array of topics */
+    const char *topic_name;       /* request topic: its name */
+    const char *partitions;       /* request topic: array of partitions */
+    const char *out_topics, *out_topic_name, *out_partitions;   /* the same in the response */
+} api_tree_t;
+
+typedef void (*api_partition_fn)(void *ctx, const char *topic, const kafka_value_t *in, kafka_value_t *out);
+/* Builds the response's topic/partition arrays in request order and calls fn
+ * for each partition. 0, or -1 out of arena. */
+int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
+                       api_partition_fn fn, void *ctx);
+
+/* api_admin.c: create a topic with the broker's defaults on the admin
+ * thread, answering nobody (auto.create.topics.enable). 0 when started. */
+int admin_auto_create_topic(broker_t *b, const char *name);
+void admin_stop(broker_t *b);
+
+#endif

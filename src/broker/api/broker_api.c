@@ -1,0 +1,190 @@
+/* broker_api.c -- one request in, one answer out: the API dispatch of the
+ * broker and the handlers of the APIs it advertises.
+ *
+ * Only APIs implemented in full at every advertised version are advertised.
+ * Anything else is handled as Kafka's SocketServer handles it: an unknown or
+ * disabled API key, an unsupported version (except ApiVersions, KIP-511) or a
+ * request that does not parse closes the connection, with a log line. */
+#define _GNU_SOURCE
+#include "broker/core/broker_impl.h"
+#include "broker/wire/kafka_codec.h"
+#include "base/logging.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What this broker advertises (within what the codec implements), and who
+ * answers. Fetch starts at v4, the first to carry record batches v2 (magic
+ * 2), the only format kipper stores; Produce starts at v0 because
+ * librdkafka enables gzip, snappy and lz4 only when it does. Produce v0-v2
+ * may carry message sets of magic 0 or 1 (Kafka 0.8-0.10 clients): they are
+ * up-converted to one v2 batch before the append, as Kafka's LogValidator
+ * does (message_convert.h); v3 and later must carry magic 2. The group APIs stop below the versions
+ * made for KIP-848's consumer protocol (OffsetCommit/OffsetFetch v9) and
+ * share groups (FindCoordinator v6); static membership (KIP-345) and
+ * KIP-814's SkipAssignment are implemented, so JoinGroup goes to v9. */
+typedef req_status_t (*api_handler_t)(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+static const struct {
+    int16_t key, min, max;
+    api_handler_t handler;
+} advertised[] = {
+    {KAFKA_API_PRODUCE, 0, 9, api_produce},
+    {KAFKA_API_FETCH, 4, 11, api_fetch},
+    {KAFKA_API_LIST_OFFSETS, 0, 6, api_list_offsets},
+    {KAFKA_API_METADATA, 0, 12, api_metadata},
+    {KAFKA_API_API_VERSIONS, 0, 3, api_api_versions},
+    {KAFKA_API_CREATE_TOPICS, 0, 7, api_create_topics},
+    {KAFKA_API_DELETE_TOPICS, 0, 6, api_delete_topics},
+    {KAFKA_API_INIT_PRODUCER_ID, 0, 4, api_init_producer_id},
+    {KAFKA_API_OFFSET_FOR_LEADER_EPOCH, 0, 4, api_offset_for_leader_epoch},
+    {KAFKA_API_DESCRIBE_CONFIGS, 0, 4, api_describe_configs},
+    {KAFKA_API_CREATE_PARTITIONS, 0, 3, api_create_partitions},
+    {KAFKA_API_DESCRIBE_CLUSTER, 0, 1, api_describe_cluster},
+    {KAFKA_API_OFFSET_COMMIT, 0, 8, api_offset_commit},
+    {KAFKA_API_OFFSET_FETCH, 0, 8, api_offset_fetch},
+    {KAFKA_API_FIND_COORDINATOR, 0, 5, api_find_coordinator},
+    {KAFKA_API_JOIN_GROUP, 0, 9, api_join_group},
+    {KAFKA_API_HEARTBEAT, 0, 4, api_heartbeat},
+    {KAFKA_API_LEAVE_GROUP, 0, 5, api_leave_group},
+    {KAFKA_API_SYNC_GROUP, 0, 5, api_sync_group},
+    {KAFKA_API_DESCRIBE_GROUPS, 0, 5, api_describe_groups},
+    {KAFKA_API_LIST_GROUPS, 0, 5, api_list_groups},
+};
+#define N_ADVERTISED ((int)(sizeof(advertised) / sizeof(advertised[0])))
+
+static int advertised_index(int16_t key, int16_t version)
+{
+    for (int i = 0; i < N_ADVERTISED; i++)
+        if (advertised[i].key == key && version >= advertised[i].min && version <= advertised[i].max)
+            return i;
+    return -1;
+}
+
+/* Appends the encoded answer; -1 (connection closed) if it cannot be built. */
+static int reply(conn_t *c, const kafka_api_t *api, int16_t version, int32_t corr, const kafka_value_t *body)
+{
+    broker_request_t r = {.api = api, .api_version = version, .correlation_id = corr};
+    return broker_reply(c, &r, body);
+}
+
+/* ---- ApiVersions ---- */
+
+static kafka_value_t *api_versions_body(kafka_arena_t *a, int16_t error)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_API_VERSIONS);
+    kafka_value_t *r = kv_new_struct(a, api->response);
+    if (!r)
+        return NULL;
+    kv_set_int(r, "ErrorCode", error);
+    if (error && error != KAFKA_ERR_UNSUPPORTED_VERSION)
+        return r;   /* Kafka lists no APIs with other errors */
+    /* KIP-511's fallback lists only ApiVersions' own range, as Kafka's
+     * ApiVersionsRequest.getErrorResponse does: enough to retry with. */
+    kafka_value_t *keys = kv_set_array(a, r, "ApiKeys", error ? 1u : (uint32_t)N_ADVERTISED);
+    if (!keys)
+        return NULL;
+    uint32_t n = 0;
+    for (int i = 0; i < N_ADVERTISED; i++) {
+        if (error && advertised[i].key != KAFKA_API_API_VERSIONS)
+            continue;
+        kv_set_int(kv_at(keys, n), "ApiKey", advertised[i].key);
+        kv_set_int(kv_at(keys, n), "MinVersion", advertised[i].min);
+        kv_set_int(kv_at(keys, n), "MaxVersion", advertised[i].max);
+        n++;
+    }
+    return r;
+}
+
+/* ApiVersionsRequest.isValid: the client software name and version match
+ * [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?  */
+static int valid_software_field(const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '.')
+            return 0;
+    return 1;
+}
+
+static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    (void)b;
+    int16_t error = 0;
+    if (req->api_version >= 3 && (!valid_software_field(kv_str(req->body, "ClientSoftwareName")) ||
+                                  !valid_software_field(kv_str(req->body, "ClientSoftwareVersion"))))
+        error = KERR_INVALID_REQUEST;
+    return reply(c, req->api, req->api_version, req->correlation_id, api_versions_body(ra, error)) < 0 ? REQ_CLOSE
+                                                                                                         : REQ_DONE;
+}
+
+/* KIP-511: a version we do not support gets a v0 answer saying so, with the
+ * ranges we do support, so the client can retry with a version we speak. */
+static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka_arena_t *ra)
+{
+    log_info("%s:%d asked for ApiVersions v%d; answering v0 with UNSUPPORTED_VERSION", c->ip, c->port, version);
+    return reply(c, kafka_api_find(KAFKA_API_API_VERSIONS), 0, corr,
+                 api_versions_body(ra, KAFKA_ERR_UNSUPPORTED_VERSION));
+}
+
+/* ---- dispatch ---- */
+
+req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra)
+{
+    int i = advertised_index(r->api_key, r->api_version);
+    return i < 0 ? REQ_CLOSE : advertised[i].handler(b, c, r, ra);
+}
+
+/* Kafka: an unknown key or unsupported version is an invalid request, and
+ * an API the listener does not enable is refused; both close the
+ * connection, with a log line saying which. */
+static int refuse(broker_t *b, conn_t *c, const kafka_request_t *req, int rc, size_t n)
+{
+    char why[256];
+    if (advertised_index(req->api_key, req->api_version) < 0)
+        snprintf(why, sizeof(why), "unsupported request: api key %d (%s) v%d, correlation id %d", req->api_key,
+                 req->api ? req->api->name : "unknown", req->api_version, req->correlation_id);
+    else
+        snprintf(why, sizeof(why), "malformed request (%zu bytes, api key %d v%d, codec error %d)", n,
+                 req->api_key, req->api_version, rc);
+    broker_conn_close(b, c, why);
+    return -1;
+}
+
+int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
+{
+    kafka_arena_t da, ra;
+    kafka_request_t req;
+    kafka_arena_init(&da, kafka_decode_budget(n));
+    kafka_arena_init(&ra, 0);
+    int rc = kafka_request_decode(p, n, &da, &req);
+    int out = 0;
+    if (n >= 8 && req.api_key == KAFKA_API_API_VERSIONS && advertised_index(req.api_key, req.api_version) < 0) {
+        out = api_versions_fallback(c, req.api_version, req.correlation_id, &ra);
+    } else if (n < 8 || rc != KAFKA_OK || advertised_index(req.api_key, req.api_version) < 0) {
+        out = refuse(b, c, &req, rc, n);
+    } else {
+        broker_request_t r = {.id = ++b->next_request_id, .api_key = req.api_key, .api_version = req.api_version,
+                              .correlation_id = req.correlation_id, .client_id = req.client_id, .api = req.api,
+                              .body = req.body};
+        req_status_t st = broker_dispatch(b, c, &r, &ra);
+        if (st == REQ_WAIT && broker_request_detach(b, c, &r, p, n) < 0)
+            st = REQ_CLOSE;
+        /* State a handler made is the detached request's now, or done with. */
+        if (st != REQ_WAIT && r.state && r.state_free)
+            r.state_free(r.state);
+        if (st == REQ_CLOSE) {
+            char why[128];
+            snprintf(why, sizeof(why), "cannot answer %s v%d", req.api->name, req.api_version);
+            broker_conn_close(b, c, why);
+            out = -1;
+        }
+    }
+    kafka_arena_free(&da);
+    kafka_arena_free(&ra);
+    return out;
+}

@@ -1,0 +1,514 @@
+/* broker.c -- `kipper broker server.properties`: one event loop that owns the
+ * listener and every client connection, frames Kafka requests (a 4-byte size,
+ * bounded by socket.request.max.bytes), decodes them with the table-driven
+ * codec and answers ApiVersions and Metadata.
+ *
+ * A connection that sends something we cannot or will not answer is closed
+ * with a log line saying why, as Kafka's SocketServer does; nothing a client
+ * sends can stop the broker from serving the others. */
+#define _GNU_SOURCE
+#include "broker/broker.h"
+#include "broker_config.h"
+#include "broker_impl.h"
+#include "base/logging.h"
+#include "base/loop.h"
+#include "base/net.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+/* A connection with this much unsent output is not read until it drains, so
+ * a client that only writes cannot grow our memory without bound. */
+#define OUT_HIGH_WATER (4u << 20)
+/* File ranges queued behind a connection's output before we stop reading it. */
+#define MAX_SPLICES 4096
+/* Input read ahead while a request waits. */
+#define PENDING_READ_MAX (1u << 20)
+
+static void request_free(broker_request_t *r)
+{
+    if (!r)
+        return;
+    if (r->state && r->state_free)
+        r->state_free(r->state);
+    kafka_arena_free(&r->arena);
+    free(r->frame);
+    free(r);
+}
+
+static void splices_free(conn_t *c)
+{
+    while (c->splices) {
+        splice_t *s = c->splices;
+        c->splices = s->next;
+        close(s->fd);
+        free(s);
+    }
+    c->splices_tail = NULL;
+    c->nsplices = 0;
+}
+
+void broker_conn_close(broker_t *b, conn_t *c, const char *why)
+{
+    if (c->closed)
+        return;
+    if (why)
+        log_info("closing connection from %s:%d: %s", c->ip, c->port, why);
+    else
+        log_debug("connection from %s:%d closed", c->ip, c->port);
+    loop_unwatch(b->loop, c->fd);
+    close(c->fd);
+    c->closed = 1;
+    if (c->pending) {
+        if (c->pending->timer)
+            loop_timer_cancel(b->loop, c->pending->timer);
+        request_free(c->pending);
+        c->pending = NULL;
+    }
+    splices_free(c);
+    /* Freed in the before-sleep hook, so no callback later in this batch
+     * can see freed memory. */
+    b->n_conns--;
+}
+
+int broker_reply(conn_t *c, const broker_request_t *r, const kafka_value_t *body)
+{
+    if (!body || kafka_response_encode(&c->out, r->api, r->api_version, r->correlation_id, body) != KAFKA_OK) {
+        log_error("cannot encode %s v%d response for %s:%d", r->api->name, r->api_version, c->ip, c->port);
+        return -1;
+    }
+    return 0;
+}
+
+void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
+{
+    splice_t *s = calloc(1, sizeof(*s));
+    int dfd = s ? dup(fd) : -1;
+    if (dfd < 0) {
+        /* Cannot happen short of fd or memory exhaustion; the response is
+         * already framed, so the connection cannot continue. */
+        free(s);
+        broker_conn_close(c->broker, c, "cannot queue file data for a fetch");
+        return;
+    }
+    s->at = c->out_sent + ext->out_offset;
+    s->fd = dfd;
+    s->pos = pos;
+    s->left = ext->len;
+    if (c->splices_tail)
+        c->splices_tail->next = s;
+    else
+        c->splices = s;
+    c->splices_tail = s;
+    c->nsplices++;
+}
+
+/* Readable unless output is backed up; writable while output is pending. */
+static void conn_rewatch(broker_t *b, conn_t *c);
+
+static int conn_has_output(const conn_t *c)
+{
+    return buf_unread(&c->out) > 0 || c->splices;
+}
+
+/* Memory up to the next splice, then the splice's file range, in order,
+ * until the socket is full. 0, or -1 on a socket error. */
+static int conn_write_some(conn_t *c)
+{
+    for (;;) {
+        splice_t *s = c->splices;
+        if (s && s->at == c->out_sent) {
+            off_t pos = (off_t)s->pos;
+            ssize_t n = sendfile(c->fd, s->fd, &pos, (size_t)s->left);
+            s->pos = pos;
+            if (n < 0)
+                return errno == EAGAIN || errno == EINTR ? 0 : -1;
+            if (n == 0) {
+                errno = EIO;   /* the file is shorter than the log said */
+                return -1;
+            }
+            s->left -= n;
+            if (s->left > 0)
+                continue;
+            c->splices = s->next;
+            if (!c->splices)
+                c->splices_tail = NULL;
+            c->nsplices--;
+            close(s->fd);
+            free(s);
+            continue;
+        }
+        size_t want = buf_unread(&c->out);
+        if (s && s->at - c->out_sent < want)
+            want = (size_t)(s->at - c->out_sent);
+        if (want == 0)
+            return 0;
+        ssize_t n = send(c->fd, buf_read_ptr(&c->out), want, MSG_NOSIGNAL);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        buf_consume(&c->out, (size_t)n);
+        c->out_sent += (uint64_t)n;
+    }
+}
+
+static void conn_flush(broker_t *b, conn_t *c)
+{
+    if (c->closed || !conn_has_output(c))
+        return;
+    if (conn_write_some(c) < 0) {
+        broker_conn_close(b, c, strerror(errno));
+        return;
+    }
+    conn_rewatch(b, c);
+}
+
+static int conn_backed_up(const conn_t *c)
+{
+    return buf_unread(&c->out) >= OUT_HIGH_WATER || c->nsplices >= MAX_SPLICES;
+}
+
+/* Answers every whole frame in c->in; -1 when the connection was closed. */
+static int conn_process(broker_t *b, conn_t *c)
+{
+    while (!c->closed && !c->pending && buf_unread(&c->in) >= 4 && !conn_backed_up(c)) {
+        uint8_t *p = buf_read_ptr(&c->in);
+        int32_t size = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+        if (size < 0 || size > b->cfg.socket_request_max_bytes) {
+            char why[160];
+            snprintf(why, sizeof(why), "request size %d is outside 0..%d (socket.request.max.bytes)", size,
+                     b->cfg.socket_request_max_bytes);
+            broker_conn_close(b, c, why);
+            return -1;
+        }
+        if (buf_unread(&c->in) < 4 + (size_t)size) {
+            buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
+            return 0;
+        }
+        if (broker_handle_frame(b, c, p + 4, (size_t)size) < 0)
+            return -1;
+        buf_consume(&c->in, 4 + (size_t)size);
+    }
+    return c->closed ? -1 : 0;
+}
+
+/* ---- waiting requests ---- */
+
+static void on_request_timeout(loop_t *loop, void *arg);
+
+static void request_finish(broker_t *b, conn_t *c, req_status_t st)
+{
+    broker_request_t *r = c->pending;
+    if (st == REQ_WAIT)
+        return;
+    c->pending = NULL;
+    if (r->timer)
+        loop_timer_cancel(b->loop, r->timer);
+    int closed_for = st == REQ_CLOSE;
+    char why[128];
+    snprintf(why, sizeof(why), "cannot answer %s v%d", r->api->name, r->api_version);
+    request_free(r);
+    if (closed_for) {
+        broker_conn_close(b, c, why);
+        return;
+    }
+    /* Frames that arrived meanwhile are next. */
+    conn_process(b, c);
+    conn_flush(b, c);
+    if (!c->closed)
+        conn_rewatch(b, c);
+}
+
+static void request_run(broker_t *b, conn_t *c)
+{
+    kafka_arena_t ra;
+    kafka_arena_init(&ra, 0);
+    req_status_t st = broker_dispatch(b, c, c->pending, &ra);
+    kafka_arena_free(&ra);
+    request_finish(b, c, st);
+}
+
+static void on_request_timeout(loop_t *loop, void *arg)
+{
+    (void)loop;
+    conn_t *c = arg;
+    if (c->closed || !c->pending)
+        return;
+    c->pending->timer = NULL;
+    c->pending->timed_out = 1;
+    request_run(c->broker, c);
+}
+
+/* The handler asked to wait: keep a private copy of the request. */
+int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n)
+{
+    broker_request_t *d = calloc(1, sizeof(*d));
+    uint8_t *copy = d ? malloc(n ? n : 1) : NULL;
+    if (!copy) {
+        free(d);
+        return -1;
+    }
+    memcpy(copy, p, n);
+    *d = *r;
+    d->frame = copy;
+    kafka_arena_init(&d->arena, kafka_decode_budget(n));
+    kafka_request_t req;
+    if (kafka_request_decode(copy, n, &d->arena, &req) != KAFKA_OK) {
+        request_free(d);
+        return -1;
+    }
+    d->body = req.body;
+    d->client_id = req.client_id;
+    c->pending = d;
+    if (d->deadline_ms) {
+        uint64_t now = loop_now_ms(b->loop);
+        d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, c);
+    }
+    return 0;
+}
+
+void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id)
+{
+    for (conn_t *c = b->conns; c; c = c->next)
+        if (c->id == conn_id && !c->closed && c->pending && c->pending->id == request_id) {
+            request_run(b, c);
+            return;
+        }
+}
+
+/* Fetches waiting for data run again from the before-sleep hook, once per
+ * loop iteration however many appends there were. */
+void broker_wake_data_waiters(broker_t *b)
+{
+    b->data_arrived = 1;
+}
+
+static void run_data_waiters(broker_t *b)
+{
+    b->data_arrived = 0;
+    for (conn_t *c = b->conns; c; c = c->next)
+        if (!c->closed && c->pending && c->pending->wants_data)
+            request_run(b, c);
+}
+
+static void conn_read(broker_t *b, conn_t *c)
+{
+    for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
+        buf_reserve(&c->in, READ_CHUNK);
+        ssize_t n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
+        if (n > 0) {
+            c->in.len += (size_t)n;
+            if (conn_process(b, c) < 0 || conn_backed_up(c) || c->pending)
+                return;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n == 0 && buf_unread(&c->in) > 0)
+            broker_conn_close(b, c, "peer closed in the middle of a request");
+        else
+            broker_conn_close(b, c, n == 0 ? NULL : strerror(errno));
+        return;
+    }
+}
+
+static void on_conn(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)loop;
+    (void)fd;
+    conn_t *c = arg;
+    broker_t *b = c->broker;
+    if (events & LOOP_WRITABLE) {
+        conn_flush(b, c);
+        /* Output drained below the mark: frames held back can go now. */
+        if (!c->closed && !conn_backed_up(c))
+            conn_process(b, c);
+    }
+    if (!c->closed && (events & LOOP_READABLE))
+        conn_read(b, c);
+    if (!c->closed)
+        conn_flush(b, c);
+    if (!c->closed)
+        conn_rewatch(b, c);
+}
+
+static void conn_rewatch(broker_t *b, conn_t *c)
+{
+    unsigned ev = 0;
+    /* A waiting request holds the connection's later frames back (Kafka
+     * answers one request per connection at a time), but we keep reading so
+     * a hang-up is noticed; conn_read stops at the buffer's bound. */
+    if (!conn_backed_up(c) && (!c->pending || buf_unread(&c->in) < PENDING_READ_MAX))
+        ev |= LOOP_READABLE;
+    if (conn_has_output(c))
+        ev |= LOOP_WRITABLE;
+    if (loop_watch(b->loop, c->fd, ev, on_conn, c) < 0)
+        broker_conn_close(b, c, "cannot watch the socket");
+}
+
+static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)loop;
+    (void)events;
+    broker_t *b = arg;
+    for (;;) {
+        char ip[64];
+        int port = 0;
+        int cfd = net_accept(fd, ip, sizeof(ip), &port);
+        if (cfd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                log_warn("accept: %s", strerror(errno));
+            return;
+        }
+        conn_t *c = calloc(1, sizeof(*c));
+        if (!c) {
+            log_error("out of memory accepting a connection from %s:%d", ip, port);
+            close(cfd);
+            continue;
+        }
+        c->fd = cfd;
+        c->id = ++b->next_conn_id;
+        c->broker = b;
+        c->port = port;
+        snprintf(c->ip, sizeof(c->ip), "%s", ip);
+        buf_init(&c->in);
+        buf_init(&c->out);
+        c->next = b->conns;
+        b->conns = c;
+        b->n_conns++;
+        log_debug("connection from %s:%d", ip, port);
+        if (loop_watch(b->loop, cfd, LOOP_READABLE, on_conn, c) < 0)
+            broker_conn_close(b, c, "cannot watch the socket");
+    }
+}
+
+/* Runs fetches woken by appends, flushes output they queued, and frees
+ * connections closed during this iteration. */
+static void before_sleep(loop_t *loop, void *arg)
+{
+    (void)loop;
+    broker_t *b = arg;
+    if (b->data_arrived)
+        run_data_waiters(b);
+    for (conn_t **pp = &b->conns; *pp;) {
+        conn_t *c = *pp;
+        if (!c->closed) {
+            pp = &c->next;
+            continue;
+        }
+        *pp = c->next;
+        splices_free(c);
+        buf_free(&c->in);
+        buf_free(&c->out);
+        free(c);
+    }
+}
+
+static void on_signal(loop_t *loop, int signo, void *arg)
+{
+    (void)arg;
+    log_info("%s received, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
+    loop_stop(loop);
+}
+
+/* The host clients are told to connect to: advertised.listeners, else the
+ * listener's host, else (listening on every address) this machine's name,
+ * as Kafka does. Port 0 in the listener means the port we were given. */
+static void resolve_advertised(broker_t *b)
+{
+    const broker_endpoint_t *a = &b->cfg.advertised;
+    snprintf(b->adv_host, sizeof(b->adv_host), "%s", a->host);
+    b->adv_port = a->port ? a->port : b->port;
+    if (!b->adv_host[0] && gethostname(b->adv_host, sizeof(b->adv_host) - 1) < 0)
+        snprintf(b->adv_host, sizeof(b->adv_host), "localhost");
+}
+
+static int broker_start(broker_t *b, char *err, size_t errlen)
+{
+    /* Signals are blocked (in loop_on_shutdown_signals) before any helper
+     * thread exists, so every thread inherits the mask and only the loop's
+     * signalfd sees SIGINT/SIGTERM. */
+    b->loop = loop_create();
+    if (!b->loop || loop_on_shutdown_signals(b->loop, on_signal, b) < 0) {
+        snprintf(err, errlen, "cannot create the event loop: %s", strerror(errno));
+        return -1;
+    }
+    loop_set_before_sleep(b->loop, before_sleep, b);
+    const broker_endpoint_t *l = &b->cfg.listener;
+    b->listen_fd = net_listen_tcp(l->host, l->port, 511, err, errlen);
+    if (b->listen_fd < 0)
+        return -1;
+    b->port = net_local_port(b->listen_fd);
+    resolve_advertised(b);
+    /* The coordinator first (cluster id, then meta.properties), then the
+     * log dirs; replicas open as the coordinator's state arrives. */
+    if (group_service_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting the group coordinator");
+        return -1;
+    }
+    if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0)
+        return -1;
+    if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
+        snprintf(err, errlen, "cannot watch the listener: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void broker_stop(broker_t *b)
+{
+    b->stopping = 1;
+    for (conn_t *c = b->conns; c; c = c->next)
+        broker_conn_close(b, c, NULL);
+    if (b->loop)
+        before_sleep(b->loop, b);
+    if (b->listen_fd >= 0)
+        close(b->listen_fd);
+    /* Logs flushed and marked clean first; then the session goes, and with
+     * it our leader nodes, so other replicas can take over. */
+    log_dirs_stop(b);
+    cluster_stop(b);
+    /* After the coordinator link: its last callbacks still find the groups. */
+    group_service_stop(b);
+    if (b->loop)
+        loop_destroy(b->loop);
+}
+
+int broker_main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: kipper broker server.properties\n");
+        return 2;
+    }
+    broker_t b;
+    memset(&b, 0, sizeof(b));
+    b.listen_fd = -1;
+    char err[1024];
+    if (broker_config_load(&b.cfg, argv[1], err, sizeof(err)) < 0) {
+        log_error("%s", err);
+        return 1;
+    }
+    char tag[32];
+    snprintf(tag, sizeof(tag), "broker.%d", (int)b.cfg.broker_id);
+    log_set_tag(tag);
+    if (broker_start(&b, err, sizeof(err)) < 0) {
+        log_error("cannot start: %s", err);
+        broker_stop(&b);
+        return 1;
+    }
+    log_info("serving Kafka clients on %s:%d, advertised as %s:%d (cluster %s, log dirs from %s)",
+             b.cfg.listener.host[0] ? b.cfg.listener.host : "*", b.port, b.adv_host, b.adv_port, b.cluster_id,
+             b.cfg.log_dirs[0]);
+    loop_run(b.loop);
+    broker_stop(&b);
+    log_info("stopped");
+    return 0;
+}

@@ -1,0 +1,365 @@
+/* broker_config.c -- server.properties read as Kafka's KafkaConfig reads it:
+ * Kafka's property names, Kafka's defaults, and a clear error naming the key
+ * for a bad value. */
+#define _GNU_SOURCE
+#include "broker_config.h"
+#include "base/logging.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kafka keys that kipper accepts but does not act on (yet): accepted so a
+ * stock server.properties starts, and named in an info line so nobody thinks
+ * they took effect. */
+static const char *const accepted_without_effect[] = {
+    "num.network.threads", "num.io.threads", "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
+    "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
+    "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
+    "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
+    "compression.type", "auto.leader.rebalance.enable", "replica.lag.time.max.ms",
+    "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
+    "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
+    "num.replica.fetchers", "replica.fetch.max.bytes", "controlled.shutdown.enable",
+};
+
+static int get_num(config_t *cfg, const char *key, long def, long min, long max, long *out, char *err,
+                   size_t errlen)
+{
+    if (config_get_long(cfg, key, def, min, max, out) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
+    return 0;
+}
+
+static int get_int(config_t *cfg, const char *key, long def, long min, long max, int *out, char *err,
+                   size_t errlen)
+{
+    long v;
+    if (get_num(cfg, key, def, min, max, &v, err, errlen) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Copy [s, s+n) without surrounding blanks into out (size outlen); -1 if too long. */
+static int copy_trimmed(const char *s, size_t n, char *out, size_t outlen)
+{
+    while (n && isspace((unsigned char)*s))
+        s++, n--;
+    while (n && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n >= outlen)
+        return -1;
+    memcpy(out, s, n);
+    out[n] = 0;
+    return 0;
+}
+
+/* A decimal port in [lo, 65535], the whole of s. */
+static int parse_port(const char *s, int lo)
+{
+    if (!*s || strlen(s) > 5)
+        return -1;
+    for (const char *p = s; *p; p++)
+        if (!isdigit((unsigned char)*p))
+            return -1;
+    int v = atoi(s);
+    return v < lo || v > 65535 ? -1 : v;
+}
+
+/* "host:port" or "[v6]:port" into host and port. */
+static int split_host_port(const char *s, char *host, size_t hostlen, int *port, int port_min)
+{
+    const char *colon;
+    if (*s == '[') {
+        const char *close = strchr(s, ']');
+        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= hostlen)
+            return -1;
+        memcpy(host, s + 1, (size_t)(close - s - 1));
+        host[close - s - 1] = 0;
+        colon = close + 1;
+    } else {
+        colon = strrchr(s, ':');
+        if (!colon || (size_t)(colon - s) >= hostlen || memchr(s, ':', (size_t)(colon - s)))
+            return -1;
+        memcpy(host, s, (size_t)(colon - s));
+        host[colon - s] = 0;
+    }
+    *port = parse_port(colon + 1, port_min);
+    return *port < 0 ? -1 : 0;
+}
+
+int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep, char *err, size_t errlen)
+{
+    if (strchr(v, ',')) {
+        snprintf(err, errlen, "%s: only one listener is supported for now, got '%.200s'", key, v);
+        return -1;
+    }
+    const char *sep = strstr(v, "://");
+    if (!sep) {
+        snprintf(err, errlen, "%s must look like PLAINTEXT://host:port, got '%.200s'", key, v);
+        return -1;
+    }
+    if ((size_t)(sep - v) != strlen("PLAINTEXT") || strncasecmp(v, "PLAINTEXT", 9) != 0) {
+        snprintf(err, errlen, "%s: only the PLAINTEXT listener is supported, got '%.200s'", key, v);
+        return -1;
+    }
+    if (split_host_port(sep + 3, ep->host, sizeof(ep->host), &ep->port, 0) < 0) {
+        snprintf(err, errlen, "%s must look like PLAINTEXT://host:port (port 0-65535), got '%.200s'", key, v);
+        return -1;
+    }
+    return 0;
+}
+
+/* One host:port of zookeeper.connect, [s, s+n). */
+static int check_zk_server(const char *s, size_t n)
+{
+    char item[BROKER_HOST_MAX + 8], host[BROKER_HOST_MAX];
+    int port;
+    if (copy_trimmed(s, n, item, sizeof(item)) < 0 || !item[0])
+        return -1;
+    return split_host_port(item, host, sizeof(host), &port, 1) < 0 || !host[0] ? -1 : 0;
+}
+
+int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen)
+{
+    const char *slash = strchr(v, '/');
+    size_t servers_len = slash ? (size_t)(slash - v) : strlen(v);
+    chroot[0] = 0;
+    if (slash) {
+        size_t n = strlen(slash);
+        /* ZooKeeper's client refuses a chroot with a trailing slash or "//". */
+        if (n >= chrootlen || (n > 1 && slash[n - 1] == '/') || strstr(slash, "//")) {
+            snprintf(err, errlen, "zookeeper.connect: bad chroot '%.200s'", slash);
+            return -1;
+        }
+        if (n > 1)
+            memcpy(chroot, slash, n + 1);
+    }
+    const char *p = v, *end = v + servers_len;
+    while (p <= end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *stop = comma ? comma : end;
+        if (check_zk_server(p, (size_t)(stop - p)) < 0) {
+            snprintf(err, errlen, "zookeeper.connect must be host:port[,host:port...][/chroot], got '%.200s'", v);
+            return -1;
+        }
+        p = stop + 1;
+    }
+    return 0;
+}
+
+static int read_log_dirs(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    const char *key = "log.dirs";
+    const char *v = config_get(cfg, key);
+    const char *single = config_get(cfg, "log.dir");   /* Kafka's fallback when log.dirs is absent */
+    if (!v) {
+        key = "log.dir";
+        v = single ? single : "/tmp/kafka-logs";
+    }
+    bc->n_log_dirs = 0;
+    for (const char *p = v;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (bc->n_log_dirs == BROKER_MAX_LOG_DIRS) {
+            snprintf(err, errlen, "%s: at most %d log dirs", key, BROKER_MAX_LOG_DIRS);
+            return -1;
+        }
+        char *dir = bc->log_dirs[bc->n_log_dirs];
+        if (copy_trimmed(p, n, dir, BROKER_PATH_MAX) < 0 || !dir[0]) {
+            snprintf(err, errlen, "%s: empty or too long path in '%.200s'", key, v);
+            return -1;
+        }
+        bc->n_log_dirs++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+/* log.retention.ms wins over .minutes, which wins over .hours (Kafka's rule). */
+static int read_retention(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long ms, minutes, hours;
+    if (get_num(cfg, "log.retention.hours", 168, -1, INT_MAX, &hours, err, errlen) < 0 ||
+        get_num(cfg, "log.retention.minutes", -2, -1, INT_MAX, &minutes, err, errlen) < 0 ||
+        get_num(cfg, "log.retention.ms", -2, -1, LONG_MAX, &ms, err, errlen) < 0)
+        return -1;
+    if (ms != -2)
+        bc->log_retention_ms = ms;
+    else if (minutes != -2)
+        bc->log_retention_ms = minutes < 0 ? -1 : (int64_t)minutes * 60000;
+    else
+        bc->log_retention_ms = hours < 0 ? -1 : (int64_t)hours * 3600000;
+    long bytes;
+    if (get_num(cfg, "log.retention.bytes", -1, -1, LONG_MAX, &bytes, err, errlen) < 0)
+        return -1;
+    bc->log_retention_bytes = bytes;
+    return 0;
+}
+
+static int read_listeners(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    const char *l = config_get(cfg, "listeners");
+    if (broker_parse_listener("listeners", l ? l : "PLAINTEXT://:9092", &bc->listener, err, errlen) < 0)
+        return -1;
+    const char *a = config_get(cfg, "advertised.listeners");
+    bc->advertised_set = a != NULL;
+    if (!a) {
+        bc->advertised = bc->listener;
+        return 0;
+    }
+    if (broker_parse_listener("advertised.listeners", a, &bc->advertised, err, errlen) < 0)
+        return -1;
+    if (!bc->advertised.host[0] || bc->advertised.port == 0) {
+        snprintf(err, errlen, "advertised.listeners needs a host and a port, got '%.200s'", a);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_zk(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    const char *zk = config_get(cfg, "zookeeper.connect");
+    if (!zk || !*zk) {
+        snprintf(err, errlen, "%s: zookeeper.connect is required", cfg->path);
+        return -1;
+    }
+    if (strlen(zk) >= sizeof(bc->zk_connect)) {
+        snprintf(err, errlen, "zookeeper.connect is longer than %zu bytes", sizeof(bc->zk_connect) - 1);
+        return -1;
+    }
+    snprintf(bc->zk_connect, sizeof(bc->zk_connect), "%s", zk);
+    return broker_parse_zk_connect(zk, bc->zk_chroot, sizeof(bc->zk_chroot), err, errlen);
+}
+
+static int read_numbers(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long seg, max_req;
+    if (get_int(cfg, "num.partitions", 1, 1, INT32_MAX, &bc->num_partitions, err, errlen) < 0 ||
+        get_int(cfg, "default.replication.factor", 1, 1, INT16_MAX, &bc->default_replication_factor, err,
+                errlen) < 0 ||
+        get_int(cfg, "min.insync.replicas", 1, 1, INT16_MAX, &bc->min_insync_replicas, err, errlen) < 0 ||
+        get_num(cfg, "log.segment.bytes", 1073741824L, 14, INT32_MAX, &seg, err, errlen) < 0 ||
+        get_num(cfg, "socket.request.max.bytes", 104857600L, 1, INT32_MAX, &max_req, err, errlen) < 0)
+        return -1;
+    bc->log_segment_bytes = seg;
+    bc->socket_request_max_bytes = (int32_t)max_req;
+    if (config_get_bool(cfg, "auto.create.topics.enable", 1, &bc->auto_create_topics) < 0 ||
+        config_get_bool(cfg, "unclean.leader.election.enable", 0, &bc->unclean_leader_election) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
+    return 0;
+}
+
+/* Timing and sizing keys, with Kafka's defaults (log.flush.interval.ms is
+ * kipper's background fsync period; Kafka's default leaves it to the OS). */
+static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long lag, session, conn, roll_ms, roll_hours, check, flush, max_msg, idx_int, idx_max, expire;
+    if (get_num(cfg, "replica.lag.time.max.ms", 30000, 1, LONG_MAX, &lag, err, errlen) < 0 ||
+        get_num(cfg, "zookeeper.session.timeout.ms", 18000, 1000, INT_MAX, &session, err, errlen) < 0 ||
+        get_num(cfg, "zookeeper.connection.timeout.ms", session, 100, INT_MAX, &conn, err, errlen) < 0 ||
+        get_num(cfg, "log.roll.hours", 168, 1, INT_MAX, &roll_hours, err, errlen) < 0 ||
+        get_num(cfg, "log.roll.ms", roll_hours * 3600000L, 1, LONG_MAX, &roll_ms, err, errlen) < 0 ||
+        get_num(cfg, "log.retention.check.interval.ms", 300000, 1, LONG_MAX, &check, err, errlen) < 0 ||
+        get_num(cfg, "log.flush.interval.ms", 5000, 1, LONG_MAX, &flush, err, errlen) < 0 ||
+        get_num(cfg, "message.max.bytes", 1048588, 0, INT32_MAX, &max_msg, err, errlen) < 0 ||
+        get_num(cfg, "log.index.interval.bytes", 4096, 0, INT32_MAX, &idx_int, err, errlen) < 0 ||
+        get_num(cfg, "log.index.size.max.bytes", 10485760, 4, INT32_MAX, &idx_max, err, errlen) < 0 ||
+        get_num(cfg, "producer.id.expiration.ms", 86400000, 1, LONG_MAX, &expire, err, errlen) < 0)
+        return -1;
+    bc->replica_lag_time_max_ms = lag;
+    bc->zk_session_timeout_ms = (int)session;
+    bc->zk_connection_timeout_ms = (int)conn;
+    bc->log_roll_ms = roll_ms;
+    bc->log_retention_check_ms = check;
+    bc->log_flush_interval_ms = flush;
+    bc->message_max_bytes = (int32_t)max_msg;
+    bc->log_index_interval_bytes = (int32_t)idx_int;
+    bc->log_index_max_bytes = (int32_t)idx_max;
+    bc->producer_id_expiration_ms = expire;
+    const char *ts = config_get(cfg, "log.message.timestamp.type");
+    if (ts && strcmp(ts, "CreateTime") != 0 && strcmp(ts, "LogAppendTime") != 0) {
+        snprintf(err, errlen, "log.message.timestamp.type must be CreateTime or LogAppendTime, got '%.100s'", ts);
+        return -1;
+    }
+    bc->log_append_time = ts && strcmp(ts, "LogAppendTime") == 0;
+    return 0;
+}
+
+/* The group coordinator's keys, with Kafka's defaults. */
+static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long min_session, max_session, delay, max_size, md_max, commit_timeout;
+    if (get_num(cfg, "group.min.session.timeout.ms", 6000, 0, INT32_MAX, &min_session, err, errlen) < 0 ||
+        get_num(cfg, "group.max.session.timeout.ms", 1800000, 0, INT32_MAX, &max_session, err, errlen) < 0 ||
+        get_num(cfg, "group.initial.rebalance.delay.ms", 3000, 0, INT32_MAX, &delay, err, errlen) < 0 ||
+        get_num(cfg, "group.max.size", INT32_MAX, 1, INT32_MAX, &max_size, err, errlen) < 0 ||
+        get_num(cfg, "offset.metadata.max.bytes", 4096, 0, INT32_MAX, &md_max, err, errlen) < 0 ||
+        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0)
+        return -1;
+    if (min_session > max_session) {
+        snprintf(err, errlen, "group.min.session.timeout.ms (%ld) is larger than group.max.session.timeout.ms (%ld)",
+                 min_session, max_session);
+        return -1;
+    }
+    bc->group_min_session_timeout_ms = (int32_t)min_session;
+    bc->group_max_session_timeout_ms = (int32_t)max_session;
+    bc->group_initial_rebalance_delay_ms = (int32_t)delay;
+    bc->group_max_size = (int32_t)max_size;
+    bc->offset_metadata_max_bytes = (int32_t)md_max;
+    bc->offsets_commit_timeout_ms = (int32_t)commit_timeout;
+    return 0;
+}
+
+static void note_accepted(config_t *cfg)
+{
+    for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
+        const char *v = config_get(cfg, accepted_without_effect[i]);
+        if (v)
+            log_info("%s: %s=%s accepted, not acted on yet", cfg->path, accepted_without_effect[i], v);
+    }
+}
+
+int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    memset(bc, 0, sizeof(*bc));
+    const char *id = config_get(cfg, "broker.id");
+    if (!id) {
+        snprintf(err, errlen, "%s: broker.id is required", cfg->path);
+        return -1;
+    }
+    int bid;
+    if (get_int(cfg, "broker.id", 0, 0, INT32_MAX, &bid, err, errlen) < 0)
+        return -1;
+    bc->broker_id = bid;
+    if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
+        read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
+        read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
+        read_group_settings(cfg, bc, err, errlen) < 0)
+        return -1;
+    note_accepted(cfg);
+    config_warn_unknown(cfg);
+    return 0;
+}
+
+int broker_config_load(broker_config_t *bc, const char *path, char *err, size_t errlen)
+{
+    config_t cfg;
+    if (config_load(&cfg, path) < 0) {
+        snprintf(err, errlen, "%s", cfg.error);
+        return -1;
+    }
+    int rc = broker_config_read(&cfg, bc, err, errlen);
+    config_free(&cfg);
+    return rc;
+}

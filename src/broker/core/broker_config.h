@@ -1,0 +1,77 @@
+/* broker_config.h -- server.properties with Kafka's property names and
+ * defaults, and the per-log-dir meta.properties (cluster id, broker id). */
+#ifndef KIPPER_BROKER_BROKER_CONFIG_H
+#define KIPPER_BROKER_BROKER_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/config.h"
+
+#define BROKER_MAX_LOG_DIRS 16
+#define BROKER_PATH_MAX 1024
+#define BROKER_HOST_MAX 256
+
+typedef struct {
+    char host[BROKER_HOST_MAX];   /* "" = every address */
+    int port;                     /* 0 = any free port */
+} broker_endpoint_t;
+
+typedef struct {
+    int32_t broker_id;
+    broker_endpoint_t listener;
+    broker_endpoint_t advertised;
+    int advertised_set;           /* advertised.listeners given (else = listeners) */
+    char log_dirs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];
+    int n_log_dirs;
+    char zk_connect[1024];        /* as given: host:port[,host:port...][/chroot] */
+    char zk_chroot[BROKER_PATH_MAX];   /* "" when none */
+    int num_partitions;
+    int default_replication_factor;
+    int min_insync_replicas;
+    int64_t log_segment_bytes;
+    int64_t log_retention_ms;     /* -1 = forever */
+    int64_t log_retention_bytes;  /* -1 = unbounded */
+    int auto_create_topics;
+    int32_t socket_request_max_bytes;
+    int unclean_leader_election;  /* unclean.leader.election.enable */
+    int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
+    int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
+    int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */
+    int64_t log_roll_ms;          /* log.roll.ms / log.roll.hours */
+    int64_t log_retention_check_ms; /* log.retention.check.interval.ms */
+    int64_t log_flush_interval_ms;  /* log.flush.interval.ms: background fsync period */
+    int32_t message_max_bytes;    /* message.max.bytes */
+    int32_t log_index_interval_bytes;
+    int32_t log_index_max_bytes;
+    int log_append_time;          /* log.message.timestamp.type=LogAppendTime */
+    int64_t producer_id_expiration_ms;
+    /* the group coordinator */
+    int32_t group_min_session_timeout_ms;    /* group.min.session.timeout.ms */
+    int32_t group_max_session_timeout_ms;    /* group.max.session.timeout.ms */
+    int32_t group_initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
+    int32_t group_max_size;                  /* group.max.size */
+    int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
+    int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
+} broker_config_t;
+
+/* Read server.properties from cfg (already loaded or parsed). Unknown keys
+ * are warned about; Kafka keys kipper does not act on yet get an info line.
+ * 0, or -1 with err naming the key. */
+int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t errlen);
+/* config_load + broker_config_read. */
+int broker_config_load(broker_config_t *bc, const char *path, char *err, size_t errlen);
+
+/* "PLAINTEXT://host:port" (host may be empty or [v6]). 0 or -1 with err. */
+int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep, char *err, size_t errlen);
+/* host:port[,host:port...][/chroot]; fills chroot ("" if none). 0 or -1 with err. */
+int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen);
+
+/* Reads meta.properties in every log dir; they must agree with each other,
+ * with broker_id and with coord_id (the coordinator's /cluster/id, "" or NULL
+ * when unknown). Fills cluster_id (coord_id, else the dirs', else a new random
+ * one) and writes meta.properties where missing. 0, or -1 with err. */
+int broker_meta_load(const broker_config_t *bc, const char *coord_id, char *cluster_id, size_t idlen, char *err,
+                     size_t errlen);
+
+#endif

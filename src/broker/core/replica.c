@@ -1,0 +1,554 @@
+/* replica.c -- this broker's replicas of the partitions assigned to it:
+ * opening their logs, seed 000's leader election through the coordinator,
+ * becoming leader or follower, the leader's append path, and stopping.
+ *
+ * Election (seed 000 leaderElection, with DESIGN.md's fixes): a live replica
+ * in the ISR creates the ephemeral leader node and, in the same multi,
+ * rewrites the ISR node at its znode version with the leader epoch bumped.
+ * Only one candidate can win, and a deposed leader can never overwrite
+ * newer state. A brand-new partition (no ISR node yet) is started by its
+ * first live assigned replica with ISR = the live assigned replicas and
+ * epoch 0. An empty or dead ISR waits, unless unclean.leader.election.enable. */
+#define _GNU_SOURCE
+#include "broker_impl.h"
+#include "broker/api/api_util.h"
+#include "broker/log/compression.h"
+#include "broker/log/message_convert.h"
+#include "base/fsutil.h"
+#include "base/logging.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int contains(const int32_t *ids, int n, int32_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static const char *pname(const partition_t *p, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s-%d", p->topic->name, (int)p->id);
+    return buf;
+}
+
+/* ---- opening ---- */
+
+/* partition.metadata holds the topic id (as Kafka's does), so a folder left
+ * from a deleted topic of the same name is never taken for the new one. */
+static int check_partition_metadata(replica_t *r, const topic_t *t)
+{
+    char path[sizeof(r->dir) + 32], want[64], have[256];
+    char id[23];
+    coord_topic_id_format(t->doc.topic_id, id);
+    snprintf(path, sizeof(path), "%s/partition.metadata", r->dir);
+    int n = snprintf(want, sizeof(want), "version: 0\ntopic_id: %s\n", id);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t got = read(fd, have, sizeof(have) - 1);
+        close(fd);
+        if (got == n && memcmp(have, want, (size_t)n) == 0)
+            return 0;
+        return -1;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || write(fd, want, (size_t)n) != n) {
+        if (fd >= 0)
+            close(fd);
+        return -2;
+    }
+    close(fd);
+    return 0;
+}
+
+/* dir renamed to "<dir>.<ms><suffix>", with the folder's own name cut short
+ * when the result would pass NAME_MAX (as Kafka does for its -delete and
+ * -stray folders: topic names may be 249 characters). */
+static void aside_name(const char *dir, const char *suffix, char *out, size_t n)
+{
+    char tail[64];
+    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", loop_wall_ms(), suffix);
+    const char *slash = strrchr(dir, '/');
+    size_t parent = slash ? (size_t)(slash - dir) + 1 : 0;
+    size_t base = strlen(dir) - parent, room = NAME_MAX - strlen(tail);
+    snprintf(out, n, "%.*s%.*s%s", (int)parent, dir, (int)(base < room ? base : room), dir + parent, tail);
+}
+
+static void set_aside_stray(replica_t *r)
+{
+    char stray[sizeof(r->dir) + 64];
+    aside_name(r->dir, "-stray", stray, sizeof(stray));
+    if (rename(r->dir, stray) == 0)
+        log_warn("%s belongs to an older topic of the same name; moved aside to %s", r->dir, stray);
+    else
+        log_error("cannot move aside %s: %s", r->dir, strerror(errno));
+}
+
+static void replica_open_log(broker_t *b, replica_t *r)
+{
+    partition_t *p = r->part;
+    char err[512];
+    if (fs_make_dirs(r->dir) < 0) {
+        log_error("cannot create %s: %s; the replica is offline", r->dir, strerror(errno));
+        return;
+    }
+    if (p->topic->have_doc) {
+        int m = check_partition_metadata(r, p->topic);
+        if (m == -1) {
+            set_aside_stray(r);
+            if (fs_make_dirs(r->dir) < 0 || check_partition_metadata(r, p->topic) < 0)
+                return;
+        }
+    }
+    partition_log_config_t cfg;
+    log_config_for(b, p->topic, &cfg);
+    int64_t recovery = log_dirs_recovery_point(b, p->topic->name, p->id);
+    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)loop_wall_ms(),
+                                &r->log, err, sizeof(err));
+    if (rc != PLOG_OK) {
+        log_error("cannot open the log of %s: %s; the replica is offline", r->dir, err);
+        r->log = NULL;
+        return;
+    }
+    int64_t hw = log_dirs_high_watermark(b, p->topic->name, p->id);
+    partition_log_set_high_watermark(r->log, hw);
+}
+
+static replica_t *replica_create(broker_t *b, partition_t *p)
+{
+    replica_t *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->part = p;
+    r->role = ROLE_NONE;
+    r->leader_epoch = -1;
+    r->producers = producer_state_create(PRODUCER_MAX_PRODUCERS_DEFAULT);
+    if (!r->producers) {
+        free(r);
+        return NULL;
+    }
+    r->log_dir = log_dirs_pick(b, p->topic->name, p->id);
+    snprintf(r->dir, sizeof(r->dir), "%s/%s-%d", b->cfg.log_dirs[r->log_dir], p->topic->name, (int)p->id);
+    const char *ts = topic_config(p->topic, "message.timestamp.type");
+    r->log_append_time = ts ? strcmp(ts, "LogAppendTime") == 0 : b->cfg.log_append_time;
+    replica_open_log(b, r);
+    /* Idempotent producers' sequences are rebuilt from the batch headers. */
+    if (r->log && r->producers)
+        partition_log_scan_batches(r->log, partition_log_start_offset(r->log), producer_state_apply_batch,
+                                   r->producers);
+    char name[300];
+    log_info("replica of %s started in %s (log end offset %" PRId64 ")", pname(p, name, sizeof(name)), r->dir,
+             r->log ? partition_log_end_offset(r->log) : -1);
+    return r;
+}
+
+/* ---- roles ---- */
+
+static void update_high_watermark(broker_t *b, replica_t *r)
+{
+    partition_t *p = r->part;
+    /* The HW is the smallest LEO of the ISR; with ourselves the only member
+     * that is our LEO. Followers' LEOs come with replication. */
+    if (r->log && p->nisr == 1 && p->isr[0] == b->cfg.broker_id)
+        partition_log_set_high_watermark(r->log, partition_log_end_offset(r->log));
+}
+
+static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
+{
+    char name[300];
+    if (r->role == ROLE_LEADER && r->leader_epoch == epoch)
+        return;
+    r->role = ROLE_LEADER;
+    r->leader_epoch = epoch;
+    update_high_watermark(b, r);
+    log_info("leading %s at epoch %d (ISR size %d)", pname(r->part, name, sizeof(name)), (int)epoch, r->part->nisr);
+}
+
+static void become_follower(replica_t *r, int32_t leader, int32_t epoch)
+{
+    char name[300];
+    if (r->role == ROLE_FOLLOWER && r->leader_epoch == epoch)
+        return;
+    r->role = ROLE_FOLLOWER;
+    r->leader_epoch = epoch;
+    log_info("following broker %d for %s at epoch %d", (int)leader, pname(r->part, name, sizeof(name)), (int)epoch);
+}
+
+void replicas_stop_leading(broker_t *b, const char *why)
+{
+    char name[300];
+    for (int i = 0; i < b->ntopics; i++)
+        for (int k = 0; k < b->topics[i]->nparts; k++) {
+            partition_t *p = b->topics[i]->parts[k];
+            if (p && p->replica && p->replica->role == ROLE_LEADER) {
+                p->replica->role = ROLE_NONE;
+                log_warn("no longer leading %s: %s", pname(p, name, sizeof(name)), why);
+            }
+        }
+}
+
+/* ---- election ---- */
+
+typedef struct {
+    broker_t *b;
+    char topic[COORD_TOPIC_NAME_MAX + 1];
+    int32_t partition;
+    int32_t epoch;
+} election_t;
+
+static void election_done(coord_t *co, const coord_result_t *res, void *arg)
+{
+    (void)co;
+    election_t *e = arg;
+    partition_t *p = cluster_partition(e->b, e->topic, e->partition);
+    if (p) {
+        p->electing = 0;
+        if (res->rc == ZOK)
+            log_info("elected leader of %s-%d at epoch %d", e->topic, (int)e->partition, (int)e->epoch);
+        else if (res->rc != ZNODEEXISTS && res->rc != ZBADVERSION && res->rc != ZCLOSING)
+            log_warn("leader election for %s-%d failed: %s", e->topic, (int)e->partition, zerror(res->rc));
+        /* Either way the leader and ISR watches bring the outcome. */
+    }
+    free(e);
+}
+
+static int first_live_replica(const broker_t *b, const partition_t *p)
+{
+    for (int i = 0; i < p->nreplicas; i++)
+        if (cluster_broker_live(b, p->replicas[i]) || p->replicas[i] == b->cfg.broker_id)
+            return p->replicas[i];
+    return -1;
+}
+
+static int any_live(const broker_t *b, const int32_t *ids, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (cluster_broker_live(b, ids[i]))
+            return 1;
+    return 0;
+}
+
+/* The ISR the winner writes, and its epoch; 0 when this broker should not
+ * stand now. */
+static int election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
+{
+    int32_t me = b->cfg.broker_id;
+    char name[300];
+    *create_isr = p->isr_state == 1;
+    if (*create_isr) {
+        if (first_live_replica(b, p) != me)
+            return 0;
+        *nisr = 0;
+        for (int i = 0; i < p->nreplicas; i++)
+            if (p->replicas[i] == me || cluster_broker_live(b, p->replicas[i]))
+                isr[(*nisr)++] = p->replicas[i];
+        *epoch = 0;
+        return 1;
+    }
+    if (contains(p->isr, p->nisr, me)) {
+        memcpy(isr, p->isr, sizeof(*isr) * (size_t)p->nisr);
+        *nisr = p->nisr;
+        *epoch = p->isr_epoch + 1;
+        return 1;
+    }
+    if (any_live(b, p->isr, p->nisr) || !b->cfg.unclean_leader_election)
+        return 0;
+    log_warn("%s: no replica of the ISR is alive; unclean.leader.election.enable lets this out-of-sync replica "
+             "lead, and messages only the lost replicas had may be lost",
+             pname(p, name, sizeof(name)));
+    isr[0] = me;
+    *nisr = 1;
+    *epoch = p->isr_epoch + 1;
+    return 1;
+}
+
+static void elect(broker_t *b, partition_t *p)
+{
+    int32_t isr[COORD_MAX_REPLICAS], epoch;
+    int nisr, create_isr;
+    if (p->electing || !election_plan(b, p, isr, &nisr, &epoch, &create_isr))
+        return;
+    char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64];
+    char isr_doc[1024], leader_doc[256];
+    coord_path_partition_leaf(isr_path, sizeof(isr_path), p->topic->name, p->id, "ISR");
+    coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
+    int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
+    int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
+    election_t *e = calloc(1, sizeof(*e));
+    if (!e || isr_len < 0 || leader_len < 0) {
+        free(e);
+        return;
+    }
+    *e = (election_t){.b = b, .partition = p->id, .epoch = epoch};
+    snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
+    coord_op_t ops[2] = {
+        {.type = create_isr ? COORD_OP_CREATE : COORD_OP_SET, .path = isr_path, .data = isr_doc, .len = isr_len,
+         .version = p->isr_version},
+        {.type = COORD_OP_CREATE, .path = leader_path, .data = leader_doc, .len = leader_len,
+         .flags = ZOO_EPHEMERAL},
+    };
+    if (coord_multi(b->coord, ops, 2, election_done, e) < 0) {
+        free(e);
+        return;
+    }
+    p->electing = 1;
+}
+
+/* ---- reconcile: the partition's coordinator state changed ---- */
+
+void replica_reconcile(broker_t *b, partition_t *p)
+{
+    int32_t me = b->cfg.broker_id;
+    if (b->stopping)
+        return;
+    int assigned = p->have_replicas && contains(p->replicas, p->nreplicas, me);
+    if (!assigned) {
+        /* Unassigned (reassigned away, or the topic is being deleted). */
+        if (p->replica && p->isr_state != 0)
+            replica_stop(b, p, 1);
+        return;
+    }
+    if (!p->topic->have_doc)
+        return;   /* the topic id is needed for partition.metadata */
+    if (!p->replica && !(p->replica = replica_create(b, p)))
+        return;
+    replica_t *r = p->replica;
+    if (!b->registered || !p->have_leader || p->isr_state == 0 || !r->log)
+        return;
+    if (p->leader < 0) {
+        if (r->role == ROLE_LEADER)
+            r->role = ROLE_NONE;
+        elect(b, p);
+    } else if (p->leader == me) {
+        if (p->leader_owner == b->session_id)
+            become_leader(b, r, p->leader_epoch);
+        else if (r->role == ROLE_LEADER)
+            r->role = ROLE_NONE;   /* a previous session's node: wait for it to expire */
+    } else {
+        become_follower(r, p->leader, p->leader_epoch);
+    }
+    if (r->role == ROLE_LEADER)
+        update_high_watermark(b, r);
+}
+
+/* ---- stopping ---- */
+
+static void remove_tree_job(void *arg)
+{
+    fs_remove_tree(arg);
+}
+
+static void free_job_arg(void *arg)
+{
+    free(arg);
+}
+
+void replica_free(replica_t *r)
+{
+    if (r->log)
+        partition_log_close(r->log);
+    producer_state_free(r->producers);
+    free(r);
+}
+
+void replica_stop(broker_t *b, partition_t *p, int delete_log)
+{
+    replica_t *r = p->replica;
+    char name[300];
+    if (!r)
+        return;
+    p->replica = NULL;
+    log_info("replica of %s stopped%s", pname(p, name, sizeof(name)), delete_log ? "; deleting its log" : "");
+    char *doomed = NULL;
+    if (delete_log) {
+        /* Renamed at once so a new topic of the same name starts clean;
+         * removed on the helper thread. */
+        size_t n = strlen(r->dir) + 64;
+        doomed = malloc(n);
+        if (doomed) {
+            aside_name(r->dir, "-delete", doomed, n);
+            if (rename(r->dir, doomed) < 0) {
+                log_error("cannot rename %s for deletion: %s", r->dir, strerror(errno));
+                free(doomed);
+                doomed = NULL;
+            }
+        }
+    }
+    log_dirs_forget(b, r);   /* a flush in flight finishes without it */
+    replica_free(r);
+    if (doomed && worker_submit(b->flusher, remove_tree_job, free_job_arg, doomed) < 0) {
+        log_warn("%s left for the next start to remove", doomed);
+        free(doomed);
+    }
+}
+
+/* ---- the leader's append ---- */
+
+typedef struct {
+    int16_t error;
+    const char *message;
+    int64_t dup_offset;   /* >= 0: a retried batch already in the log */
+} batch_check_t;
+
+static void check_batch(broker_t *b, replica_t *r, uint8_t *p, size_t avail, const record_batch_t *h,
+                        batch_check_t *out)
+{
+    static char why[256];
+    out->error = KERR_NONE;
+    out->message = NULL;
+    out->dup_offset = -1;
+    int codec = h->attributes & BATCH_ATTR_COMPRESSION_MASK;
+    if (h->attributes & (BATCH_ATTR_TRANSACTIONAL | BATCH_ATTR_CONTROL)) {
+        out->error = KERR_INVALID_RECORD;
+        out->message = "transactional and control batches are not supported";
+        return;
+    }
+    if (codec != 0) {
+        size_t max = (size_t)b->cfg.message_max_bytes * 64 + (1u << 20);
+        int rc = batch_validate_records(p, avail, max, why, sizeof(why));
+        if (rc != 0) {
+            out->error = rc == COMPRESSION_ERR_UNSUPPORTED ? KERR_UNSUPPORTED_COMPRESSION_TYPE : KERR_CORRUPT_MESSAGE;
+            out->message = why;
+            return;
+        }
+    }
+    if (h->producer_id < 0)
+        return;
+    producer_dup_t dup;
+    int rc = producer_state_check(r->producers, h->producer_id, h->producer_epoch, h->base_sequence,
+                                  producer_state_last_seq(h->base_sequence, h->last_offset_delta), &dup);
+    if (rc == PRODUCER_DUPLICATE)
+        out->dup_offset = dup.first_offset;
+    else if (rc < 0)
+        out->error = (int16_t)-rc;
+}
+
+/* LogAppendTime: the broker's clock in max timestamp and the attribute; the
+ * CRC covers both, so it is recomputed (no records are touched). */
+static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t now)
+{
+    uint8_t *a = batch + BATCH_OFF_ATTRIBUTES;
+    uint16_t attrs = (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME;
+    a[0] = (uint8_t)(attrs >> 8);
+    a[1] = (uint8_t)attrs;
+    plog_put_be64(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
+    plog_put_be32(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
+}
+
+/* After the append: the batches now carry their offsets. */
+static void remember_producers(replica_t *r, const uint8_t *records, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        record_batch_t h;
+        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK)
+            break;
+        producer_state_apply_batch(&h, r->producers);
+        off += (size_t)record_batch_size(&h);
+    }
+}
+
+static int16_t storage_error(int rc)
+{
+    switch (rc) {
+    case PLOG_ERR_CORRUPT: return KERR_CORRUPT_MESSAGE;
+    case PLOG_ERR_TOO_LARGE: return KERR_MESSAGE_TOO_LARGE;
+    default: return KERR_KAFKA_STORAGE_ERROR;
+    }
+}
+
+static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
+                              int64_t *base_offset, int64_t *append_time, const char **message)
+{
+    int64_t now = (int64_t)loop_wall_ms();
+    int nbatches = 0;
+    *append_time = -1;
+    *message = NULL;
+    for (size_t off = 0; off < len; nbatches++) {
+        record_batch_t h;
+        *err_batch = nbatches;
+        if (len - off > BATCH_OFF_MAGIC && records[off + BATCH_OFF_MAGIC] != 2) {
+            /* Legacy entries after v2 batches: Kafka refuses mixed magics. */
+            *message = records[off + BATCH_OFF_MAGIC] < 2 ? "message sets of magic 0/1 mixed with record batches v2"
+                                                          : "unknown record batch magic";
+            return records[off + BATCH_OFF_MAGIC] < 2 ? KERR_INVALID_RECORD : KERR_CORRUPT_MESSAGE;
+        }
+        /* The CRC is checked once, by partition_log_append. */
+        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK) {
+            *message = "record batch is corrupt (bad length or magic)";
+            return KERR_CORRUPT_MESSAGE;
+        }
+        batch_check_t check;
+        check_batch(b, r, records + off, (size_t)record_batch_size(&h), &h, &check);
+        if (check.error) {
+            *message = check.message;
+            return check.error;
+        }
+        if (check.dup_offset >= 0) {
+            /* A retry of a batch already written: answer with its offset. */
+            *base_offset = check.dup_offset;
+            return len == (size_t)record_batch_size(&h) ? KERR_NONE : KERR_INVALID_RECORD;
+        }
+        if (r->log_append_time) {
+            /* Stamping rewrites the CRC: check the client's first. */
+            if (record_batch_validate(records + off, len - off, &h) != PLOG_OK) {
+                *message = "record batch failed its CRC-32C check";
+                return KERR_CORRUPT_MESSAGE;
+            }
+            stamp_append_time(records + off, &h, now);
+        }
+        off += (size_t)record_batch_size(&h);
+    }
+    *err_batch = -1;
+    append_info_t info;
+    int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, &info);
+    if (rc != PLOG_OK) {
+        *err_batch = -1;
+        *message = rc == PLOG_ERR_CORRUPT ? "record batch failed its CRC-32C check" : plog_strerror(rc);
+        return storage_error(rc);
+    }
+    remember_producers(r, records, len);
+    *base_offset = info.first_offset;
+    if (r->log_append_time)
+        *append_time = now;
+    update_high_watermark(b, r);
+    broker_wake_data_waiters(b);
+    return KERR_NONE;
+}
+
+/* Legacy message sets (magic 0/1, Produce v0-v2 from Kafka 0.8-0.10
+ * clients) are up-converted to one v2 batch first, as Kafka's LogValidator
+ * does for a log of format v2; that batch is appended instead. */
+int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
+                       int64_t *base_offset, int64_t *append_time, const char **message)
+{
+    static char why[256];
+    if (!message_set_is_legacy(records, len))
+        return append_batches(b, r, records, len, err_batch, base_offset, append_time, message);
+    *append_time = -1;
+    *message = NULL;
+    *err_batch = -1;
+    uint8_t *batch = NULL;
+    size_t batch_len = 0;
+    size_t max = (size_t)b->cfg.message_max_bytes * 64 + (1u << 20);
+    int rc = message_set_upconvert(records, len, max, &batch, &batch_len, why, sizeof(why));
+    if (rc != MSGCONV_OK) {
+        *message = why;
+        switch (rc) {
+        case MSGCONV_ERR_INVALID: return KERR_INVALID_RECORD;
+        case MSGCONV_ERR_TOO_LARGE: return KERR_MESSAGE_TOO_LARGE;
+        case MSGCONV_ERR_UNSUPPORTED: return KERR_UNSUPPORTED_COMPRESSION_TYPE;
+        default: return KERR_CORRUPT_MESSAGE;
+        }
+    }
+    int16_t err = append_batches(b, r, batch, batch_len, err_batch, base_offset, append_time, message);
+    free(batch);
+    return err;
+}

@@ -1,0 +1,234 @@
+/* kafka_codec.h -- Kafka's wire protocol described as data, with one codec.
+ *
+ * Each message is a table of fields (kafka_field_t): a name, a type, the
+ * versions the field exists in, the versions in which it may be null, and for
+ * flexible versions an optional tag.  The tables (kafka_messages.c) are
+ * transcribed from Apache Kafka's clients/src/main/resources/common/message
+ * JSON definitions.  One decoder turns bytes into a generic value tree
+ * (kafka_value_t) allocated in an arena; one encoder turns a tree back into
+ * bytes.  No code is written per message or per version.
+ *
+ * Decoding is bounded: every length and count is checked against the bytes
+ * that remain, and the arena has a byte budget, so a hostile frame cannot make
+ * us allocate more than a small multiple of its own size.  Record batches
+ * (type "records") stay opaque: decoded values point into the frame. */
+#ifndef KIPPER_BROKER_KAFKA_CODEC_H
+#define KIPPER_BROKER_KAFKA_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+
+/* ---- schema ---- */
+
+typedef enum {
+    KT_BOOL = 1,
+    KT_INT8,
+    KT_INT16,
+    KT_UINT16,
+    KT_INT32,
+    KT_INT64,
+    KT_VARINT,    /* zigzag int32 */
+    KT_VARLONG,   /* zigzag int64 */
+    KT_FLOAT64,
+    KT_UUID,
+    KT_STRING,    /* compact in flexible versions */
+    KT_BYTES,     /* compact in flexible versions */
+    KT_RECORDS,   /* opaque record batches: bytes on the wire */
+    KT_STRUCT,    /* nested struct (sub) */
+    KT_ARRAY,     /* array of elem; elem KT_STRUCT uses sub */
+} kafka_type_t;
+
+#define KAFKA_VMAX 0x7fff   /* "N+" in Kafka's JSON: no upper bound */
+
+typedef struct kafka_struct kafka_struct_t;
+
+typedef struct {
+    const char *name;
+    uint8_t type;          /* kafka_type_t */
+    uint8_t elem;          /* element type of a KT_ARRAY */
+    int16_t vmin, vmax;    /* versions the field exists in */
+    uint8_t nullable;      /* may be null from version nmin on */
+    int16_t nmin;
+    uint8_t tagged;        /* a tagged field (in flexible versions) */
+    int16_t tag;
+    uint8_t defnull;       /* a string/bytes/array whose default is null */
+    uint8_t noflex;        /* never compact (the request header's ClientId) */
+    int64_t def;           /* default of a numeric field */
+    const kafka_struct_t *sub;   /* KT_STRUCT, or KT_ARRAY of KT_STRUCT */
+} kafka_field_t;
+
+struct kafka_struct {
+    const char *name;
+    const kafka_field_t *fields;
+    int nfields;
+};
+
+/* One API: its key, the versions this codec handles, where flexible versions
+ * begin, and its request and response bodies. */
+typedef struct {
+    int16_t key;
+    const char *name;
+    int16_t min, max;
+    int16_t flex_min;
+    const kafka_struct_t *request;
+    const kafka_struct_t *response;
+} kafka_api_t;
+
+enum {
+    KAFKA_API_PRODUCE = 0,
+    KAFKA_API_FETCH = 1,
+    KAFKA_API_LIST_OFFSETS = 2,
+    KAFKA_API_METADATA = 3,
+    KAFKA_API_OFFSET_COMMIT = 8,
+    KAFKA_API_OFFSET_FETCH = 9,
+    KAFKA_API_FIND_COORDINATOR = 10,
+    KAFKA_API_JOIN_GROUP = 11,
+    KAFKA_API_HEARTBEAT = 12,
+    KAFKA_API_LEAVE_GROUP = 13,
+    KAFKA_API_SYNC_GROUP = 14,
+    KAFKA_API_DESCRIBE_GROUPS = 15,
+    KAFKA_API_LIST_GROUPS = 16,
+    KAFKA_API_DESCRIBE_CONFIGS = 32,
+    KAFKA_API_API_VERSIONS = 18,
+    KAFKA_API_CREATE_TOPICS = 19,
+    KAFKA_API_DELETE_TOPICS = 20,
+    KAFKA_API_INIT_PRODUCER_ID = 22,
+    KAFKA_API_OFFSET_FOR_LEADER_EPOCH = 23,
+    KAFKA_API_CREATE_PARTITIONS = 37,
+    KAFKA_API_DESCRIBE_CLUSTER = 60,
+};
+
+extern const kafka_api_t kafka_apis[];
+extern const int kafka_napis;
+const kafka_api_t *kafka_api_find(int16_t key);
+static inline int kafka_api_flexible(const kafka_api_t *api, int16_t version) { return version >= api->flex_min; }
+static inline int kafka_api_supports(const kafka_api_t *api, int16_t version)
+{
+    return version >= api->min && version <= api->max;
+}
+
+/* ---- arena ---- */
+
+typedef struct kafka_chunk kafka_chunk_t;
+typedef struct {
+    kafka_chunk_t *head;
+    size_t used, limit;   /* bytes handed out; the most we will hand out */
+} kafka_arena_t;
+
+/* limit 0 means unbounded (for values the broker builds itself). */
+void kafka_arena_init(kafka_arena_t *a, size_t limit);
+void kafka_arena_free(kafka_arena_t *a);
+/* Zeroed memory, or NULL once the budget is spent (or malloc fails). */
+void *kafka_arena_alloc(kafka_arena_t *a, size_t n);
+
+/* ---- values ---- */
+
+typedef struct kafka_value kafka_value_t;
+struct kafka_value {
+    uint8_t type;      /* kafka_type_t */
+    uint8_t is_null;   /* strings, bytes, records, arrays */
+    uint8_t external;  /* KT_RECORDS whose bytes the caller sends itself (u.ext) */
+    uint32_t n;        /* string/bytes length, array count, struct field count */
+    union {
+        int64_t i;                 /* bool and integer types */
+        double f;                  /* KT_FLOAT64 */
+        uint8_t uuid[16];
+        const char *s;             /* KT_STRING: NUL-terminated copy in the arena */
+        const uint8_t *b;          /* KT_BYTES/KT_RECORDS: into the frame, or caller's memory */
+        struct kafka_ext_records *ext;   /* KT_RECORDS with external set */
+        kafka_value_t *items;      /* KT_ARRAY elements, KT_STRUCT fields (schema order) */
+    } u;
+    const kafka_struct_t *schema;  /* KT_STRUCT, and KT_ARRAY of structs */
+};
+
+/* A struct with every field at its default (empty strings/arrays, or null
+ * where the default is null). */
+kafka_value_t *kv_new_struct(kafka_arena_t *a, const kafka_struct_t *s);
+int kafka_field_index(const kafka_struct_t *s, const char *name);   /* -1 if absent */
+
+/* Accessors by name; a name the schema lacks is a programming error and aborts. */
+kafka_value_t *kv_get(const kafka_value_t *st, const char *name);
+int64_t kv_int(const kafka_value_t *st, const char *name);
+const char *kv_str(const kafka_value_t *st, const char *name);   /* NULL when null */
+static inline kafka_value_t *kv_at(const kafka_value_t *arr, uint32_t i) { return &arr->u.items[i]; }
+
+void kv_set_int(kafka_value_t *st, const char *name, int64_t v);
+/* Copies s into the arena; s NULL sets null. */
+void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s);
+/* Points at p (not copied): it must outlive the encode.  p NULL sets null. */
+void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len);
+/* Records sent from elsewhere (a file, with sendfile): the encoder writes
+ * only the length prefix and notes in ext->out_offset where the len bytes
+ * belong, counted from the output buffer's read cursor at the time (stable
+ * until the buffer is consumed). The frame size includes them. */
+typedef struct kafka_ext_records {
+    size_t out_offset;
+    uint32_t len;
+    int encoded;   /* set by the encoder */
+    void *owner;   /* the caller's */
+} kafka_ext_records_t;
+void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext);
+
+/* Makes the named array n elements long (structs at their defaults, numbers
+ * 0) and returns it; NULL when out of arena. */
+kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n);
+
+/* ---- codec ---- */
+
+enum {
+    KAFKA_OK = 0,
+    KAFKA_EMALFORMED = -1,     /* truncated, bad length, trailing bytes, over budget */
+    KAFKA_EUNSUPPORTED = -2,   /* unknown API key or version; the header is valid */
+    KAFKA_EINVAL = -3,         /* encode: a value that does not fit the schema */
+};
+
+/* Body codec.  decode consumes exactly n bytes or fails. */
+int kafka_encode(buf_t *out, const kafka_struct_t *s, int16_t version, int flexible, const kafka_value_t *v);
+int kafka_decode(const uint8_t *p, size_t n, const kafka_struct_t *s, int16_t version, int flexible,
+                 kafka_arena_t *a, kafka_value_t **out);
+
+extern const kafka_struct_t kafka_request_header;    /* v1 and v2 */
+extern const kafka_struct_t kafka_response_header;   /* v0 and v1 */
+
+/* Header versions: request v2 / response v1 for flexible API versions, else
+ * v1 / v0.  ApiVersions responses always use header v0 (KIP-511), so a client
+ * can read the answer whatever version it asked for.  A version above what we
+ * support is taken as flexible when the API's flexible versions are open-ended,
+ * as Kafka does. */
+int kafka_request_header_version(const kafka_api_t *api, int16_t version);
+int kafka_response_header_version(const kafka_api_t *api, int16_t version);
+
+typedef struct {
+    int16_t api_key, api_version;
+    int32_t correlation_id;
+    const char *client_id;      /* NULL when null */
+    const kafka_api_t *api;     /* NULL for an unknown key */
+    kafka_value_t *body;        /* NULL unless KAFKA_OK */
+} kafka_request_t;
+
+/* One request frame without its 4-byte size prefix.  KAFKA_EUNSUPPORTED
+ * leaves the key, version and correlation id filled in so the broker can
+ * answer with an error instead of dropping the connection. */
+int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_request_t *out);
+/* Appends size prefix, header and body. */
+int kafka_request_encode(buf_t *out, const kafka_api_t *api, int16_t version, int32_t correlation_id,
+                         const char *client_id, const kafka_value_t *body);
+int kafka_response_encode(buf_t *out, const kafka_api_t *api, int16_t version, int32_t correlation_id,
+                          const kafka_value_t *body);
+/* p, n: a response frame without its size prefix. */
+int kafka_response_decode(const uint8_t *p, size_t n, const kafka_api_t *api, int16_t version, kafka_arena_t *a,
+                          int32_t *correlation_id, kafka_value_t **body);
+
+/* KIP-511: an ApiVersions request of a version we do not support is answered
+ * with ApiVersions v0 and UNSUPPORTED_VERSION, listing what we do support. */
+#define KAFKA_ERR_UNSUPPORTED_VERSION 35
+int16_t kafka_api_versions_response_version(int16_t requested);
+
+/* Arena budget for decoding a frame of n bytes: enough for any well-formed
+ * frame (a struct element costs at most ~80 bytes of nodes per wire byte in
+ * these schemas), small enough that a hostile one cannot blow up memory. */
+static inline size_t kafka_decode_budget(size_t n) { return 128 * n + 65536; }
+
+#endif

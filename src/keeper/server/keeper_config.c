@@ -1,0 +1,234 @@
+/* keeper_config.c -- zoo.cfg, read as ZooKeeper's QuorumPeerConfig reads it. */
+#define _GNU_SOURCE
+#include "keeper_config.h"
+#include "base/logging.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys ZooKeeper knows that kipper accepts but does not act on. */
+static const char *const accepted_without_effect[] = {
+    "admin.enableServer", "admin.serverPort", "admin.serverAddress", "admin.commandURL",
+    "standaloneEnabled", "reconfigEnabled", "metricsProvider.className",
+    "metricsProvider.httpPort", "metricsProvider.exportJvmInfo", "quorumListenOnAllIPs",
+    "electionAlg", "globalOutstandingLimit", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
+};
+
+static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
+                       char *err, size_t errlen)
+{
+    const char *v = config_get(cfg, key);
+    if (!v)
+        v = def;
+    if (strlen(v) >= outlen) {
+        snprintf(err, errlen, "%s: %s is longer than %zu bytes", cfg->path, key, outlen - 1);
+        return -1;
+    }
+    snprintf(out, outlen, "%s", v);
+    return 0;
+}
+
+static int get_int(config_t *cfg, const char *key, long def, long min, long max, int *out,
+                   char *err, size_t errlen)
+{
+    long v;
+    if (config_get_long(cfg, key, def, min, max, &v) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+typedef struct {
+    keeper_config_t *kc;
+    char *err;
+    size_t errlen;
+    int failed;
+} peer_parse_t;
+
+/* server.N=host:quorumPort:electionPort[:participant|observer][;clientAddr] */
+static void parse_peer(const char *key, const char *value, void *arg)
+{
+    peer_parse_t *pp = arg;
+    if (pp->failed)
+        return;
+    char *end = NULL;
+    errno = 0;
+    long id = strtol(key + strlen("server."), &end, 10);
+    if (errno || *end || id < 1 || id > 255) {
+        snprintf(pp->err, pp->errlen, "%s: %s: the server id must be a number from 1 to 255",
+                 pp->kc->path, key);
+        pp->failed = 1;
+        return;
+    }
+    if (pp->kc->npeers >= KEEPER_MAX_SERVERS) {
+        snprintf(pp->err, pp->errlen, "%s: more than %d server.N lines", pp->kc->path, KEEPER_MAX_SERVERS);
+        pp->failed = 1;
+        return;
+    }
+    keeper_peer_t *p = &pp->kc->peers[pp->kc->npeers];
+    char role[32] = "";
+    int n = sscanf(value, "%255[^:]:%d:%d:%31[a-z]", p->host, &p->quorum_port, &p->election_port, role);
+    if (n < 3 || p->quorum_port < 1 || p->quorum_port > 65535 || p->election_port < 1 ||
+        p->election_port > 65535 || (n == 4 && strcmp(role, "participant") != 0)) {
+        snprintf(pp->err, pp->errlen,
+                 "%s: %s must be host:quorumPort:electionPort (participant), got '%.100s'",
+                 pp->kc->path, key, value);
+        pp->failed = 1;
+        return;
+    }
+    p->id = (int)id;
+    pp->kc->npeers++;
+}
+
+static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/myid", kc->data_dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "%s: server.N lines are set, so %s must hold this server's id: %s",
+                 kc->path, path, strerror(errno));
+        return -1;
+    }
+    char line[64] = "";
+    char *got = fgets(line, sizeof(line), f);
+    fclose(f);
+    char *end = NULL;
+    long id = got ? strtol(line, &end, 10) : 0;
+    if (!got || end == line || id < 1 || id > 255) {
+        snprintf(err, errlen, "%s: must hold a server id from 1 to 255", path);
+        return -1;
+    }
+    for (int i = 0; i < kc->npeers; i++)
+        if (kc->peers[i].id == id) {
+            kc->server_id = (int)id;
+            return 0;
+        }
+    snprintf(err, errlen, "%s: id %ld has no server.%ld line in %s", path, id, id, kc->path);
+    return -1;
+}
+
+static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t errlen)
+{
+    if (get_int(cfg, "tickTime", 2000, 1, 600000, &kc->tick_time, err, errlen) < 0 ||
+        get_int(cfg, "initLimit", 10, 1, 100000, &kc->init_limit, err, errlen) < 0 ||
+        get_int(cfg, "syncLimit", 5, 1, 100000, &kc->sync_limit, err, errlen) < 0 ||
+        get_int(cfg, "clientPort", 2181, 0, 65535, &kc->client_port, err, errlen) < 0 ||
+        get_int(cfg, "maxClientCnxns", 60, 0, 1000000, &kc->max_client_cnxns, err, errlen) < 0 ||
+        get_int(cfg, "minSessionTimeout", -1, -1, INT32_MAX, &kc->min_session_timeout, err, errlen) < 0 ||
+        get_int(cfg, "maxSessionTimeout", -1, -1, INT32_MAX, &kc->max_session_timeout, err, errlen) < 0 ||
+        get_int(cfg, "autopurge.snapRetainCount", 3, 3, 1000000, &kc->autopurge_snap_retain_count, err,
+                errlen) < 0 ||
+        get_int(cfg, "autopurge.purgeInterval", 0, 0, 1000000, &kc->autopurge_purge_interval, err, errlen) < 0 ||
+        get_int(cfg, "znode.container.checkIntervalMs", 60000, 10, 86400000, &kc->container_check_interval_ms,
+                err, errlen) < 0 ||
+        get_int(cfg, "znode.container.maxPerMinute", 10000, 1, 1000000000, &kc->container_max_per_minute, err,
+                errlen) < 0 ||
+        get_int(cfg, "kipper.maxOutstandingPerConnection", 1000, 1, 1000000, &kc->max_outstanding_per_cnxn,
+                err, errlen) < 0)
+        return -1;
+    if (get_int(cfg, "snapCount", 100000, 2, INT32_MAX, &kc->snap_count, err, errlen) < 0)
+        return -1;
+    int prealloc_kib;
+    if (get_int(cfg, "preAllocSize", 65536, 0, 16 * 1024 * 1024, &prealloc_kib, err, errlen) < 0)
+        return -1;
+    kc->prealloc_bytes = (int64_t)prealloc_kib * 1024;
+    const char *force_sync = config_get(cfg, "forceSync");
+    kc->force_sync = 1;
+    if (force_sync && strcmp(force_sync, "no") == 0) {
+        kc->force_sync = 0;
+        log_warn("%s: forceSync=no: the transaction log is not fsynced; a crash of the machine can lose "
+                 "acknowledged writes",
+                 cfg->path);
+    } else if (force_sync && strcmp(force_sync, "yes") != 0) {
+        snprintf(err, errlen, "%s: forceSync must be yes or no, got '%.80s'", cfg->path, force_sync);
+        return -1;
+    }
+    int maxbuf;
+    if (get_int(cfg, "jute.maxbuffer", 0xfffff, 1024, 256 * 1024 * 1024, &maxbuf, err, errlen) < 0)
+        return -1;
+    kc->jute_maxbuffer = maxbuf;
+    if (copy_string(cfg, "dataDir", "", kc->data_dir, sizeof(kc->data_dir), err, errlen) < 0 ||
+        copy_string(cfg, "dataLogDir", kc->data_dir, kc->data_log_dir, sizeof(kc->data_log_dir), err,
+                    errlen) < 0 ||
+        copy_string(cfg, "clientPortAddress", "", kc->client_port_address, sizeof(kc->client_port_address),
+                    err, errlen) < 0 ||
+        copy_string(cfg, "4lw.commands.whitelist", "", kc->four_letter_whitelist,
+                    sizeof(kc->four_letter_whitelist), err, errlen) < 0 ||
+        copy_string(cfg, "DigestAuthenticationProvider.superDigest", "", kc->super_digest,
+                    sizeof(kc->super_digest), err, errlen) < 0)
+        return -1;
+    if (config_get_bool(cfg, "extendedTypesEnabled", 1, &kc->extended_types_enabled) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
+    if (kc->data_dir[0] == 0) {
+        snprintf(err, errlen, "%s: dataDir is not set", cfg->path);
+        return -1;
+    }
+    if (kc->min_session_timeout < 0)
+        kc->min_session_timeout = 2 * kc->tick_time;
+    if (kc->max_session_timeout < 0)
+        kc->max_session_timeout = 20 * kc->tick_time;
+    if (kc->min_session_timeout > kc->max_session_timeout) {
+        snprintf(err, errlen, "%s: minSessionTimeout (%d) must not be larger than maxSessionTimeout (%d)",
+                 cfg->path, kc->min_session_timeout, kc->max_session_timeout);
+        return -1;
+    }
+    return 0;
+}
+
+int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t errlen)
+{
+    memset(kc, 0, sizeof(*kc));
+    snprintf(kc->path, sizeof(kc->path), "%s", path);
+    config_t cfg;
+    if (config_load(&cfg, path) < 0) {
+        snprintf(err, errlen, "%s", cfg.error);
+        config_free(&cfg);
+        return -1;
+    }
+    int rc = load_values(kc, &cfg, err, errlen);
+    if (rc == 0) {
+        peer_parse_t pp = {kc, err, errlen, 0};
+        config_each_prefix(&cfg, "server.", parse_peer, &pp);
+        rc = pp.failed ? -1 : 0;
+    }
+    if (rc == 0 && kc->npeers > 0)
+        rc = read_myid(kc, err, errlen);
+    if (rc == 0) {
+        for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++)
+            if (config_get(&cfg, accepted_without_effect[i]))
+                log_info("%s: %s has no effect in kipper", path, accepted_without_effect[i]);
+        config_warn_unknown(&cfg);
+    }
+    config_free(&cfg);
+    return rc;
+}
+
+int keeper_config_4lw_allowed(const keeper_config_t *kc, const char *word)
+{
+    if (strcmp(word, "srvr") == 0)   /* always on: zkServer.sh status depends on it */
+        return 1;
+    const char *list = kc->four_letter_whitelist;
+    size_t wlen = strlen(word);
+    while (*list) {
+        while (*list == ' ' || *list == ',')
+            list++;
+        const char *end = list;
+        while (*end && *end != ',')
+            end++;
+        const char *last = end;
+        while (last > list && last[-1] == ' ')
+            last--;
+        size_t len = (size_t)(last - list);
+        if ((len == 1 && *list == '*') || (len == wlen && strncmp(list, word, wlen) == 0))
+            return 1;
+        list = end;
+    }
+    return 0;
+}

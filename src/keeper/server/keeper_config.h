@@ -1,0 +1,54 @@
+/* keeper_config.h -- a keeper's settings, read from ZooKeeper's own zoo.cfg keys. */
+#ifndef KIPPER_KEEPER_CONFIG_H
+#define KIPPER_KEEPER_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/config.h"
+
+#define KEEPER_MAX_SERVERS 32
+
+typedef struct {
+    int id;
+    char host[256];
+    int quorum_port;
+    int election_port;
+} keeper_peer_t;
+
+typedef struct {
+    char path[512];               /* the zoo.cfg read */
+    int tick_time;                /* ms */
+    int init_limit, sync_limit;   /* ticks */
+    char data_dir[512];
+    char data_log_dir[512];       /* defaults to data_dir */
+    int client_port;
+    char client_port_address[256];
+    int max_client_cnxns;         /* per IP; 0 = unlimited */
+    int min_session_timeout;      /* ms; default 2 x tickTime */
+    int max_session_timeout;      /* ms; default 20 x tickTime */
+    int32_t jute_maxbuffer;       /* largest request frame, bytes */
+    int max_outstanding_per_cnxn; /* queued requests + unsent replies per connection */
+    char four_letter_whitelist[512];
+    int snap_count;               /* snapshot after about this many txns (randomised) */
+    int force_sync;               /* forceSync: fdatasync the log before answering */
+    int64_t prealloc_bytes;       /* preAllocSize (given in KiB) */
+    int autopurge_snap_retain_count;
+    int autopurge_purge_interval; /* hours */
+    char super_digest[256];       /* DigestAuthenticationProvider.superDigest: "super:<hash>" */
+    int extended_types_enabled;   /* extendedTypesEnabled: TTL nodes (default on in kipper) */
+    int container_check_interval_ms;
+    int container_max_per_minute;
+    int server_id;                /* myid; 0 when standalone */
+    keeper_peer_t peers[KEEPER_MAX_SERVERS];
+    int npeers;
+} keeper_config_t;
+
+/* Read zoo.cfg (and dataDir/myid when server.N lines exist). 0, or -1 with
+ * a message naming the key in err. Unknown keys are logged as warnings. */
+int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t errlen);
+
+/* Is this four-letter word allowed by 4lw.commands.whitelist? */
+int keeper_config_4lw_allowed(const keeper_config_t *kc, const char *word);
+
+#endif

@@ -1,0 +1,271 @@
+/* keeper_impl.h -- the keeper's internal state, shared by its .c files
+ * (server.c: sockets and sessions; request.c: request handling; prep.c:
+ * requests to transactions; fourlw.c: four-letter words). Nothing outside
+ * src/keeper includes this. */
+#ifndef KIPPER_KEEPER_IMPL_H
+#define KIPPER_KEEPER_IMPL_H
+
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "base/loop.h"
+#include "keeper/data/acl.h"
+#include "keeper/zab/election.h"
+#include "keeper/disk/history.h"
+#include "keeper_config.h"
+#include "keeper/data/session.h"
+#include "keeper/data/tree.h"
+#include "keeper/data/txn.h"
+#include "keeper/disk/txnlog.h"
+#include "keeper/data/watch.h"
+
+typedef struct keeper keeper_t;
+typedef struct conn conn_t;
+typedef struct leader leader_t;
+typedef struct follower follower_t;
+
+/* What this keeper is in its ensemble (STANDALONE without server.N lines). */
+typedef enum { ROLE_STANDALONE, ROLE_LOOKING, ROLE_FOLLOWING, ROLE_LEADING } keeper_role_t;
+
+/* Latency and traffic counters (ZooKeeper's ServerStats / ServerCnxn stats). */
+typedef struct {
+    uint64_t packets_received, packets_sent;
+    uint64_t latency_count, latency_total_ms;
+    uint64_t latency_min_ms, latency_max_ms;   /* min is UINT64_MAX until set */
+} keeper_stats_t;
+
+struct conn {
+    keeper_t *keeper;
+    int fd;
+    char ip[64];
+    int port;
+    buf_t in;                /* bytes read, not yet parsed */
+    buf_t out;               /* replies not yet written */
+    int connected;           /* ConnectRequest answered: the session is live */
+    int connecting;          /* its new session's txn is on the way to the log */
+    int with_read_only;      /* its ConnectRequest carried the readOnly byte */
+    int closing;             /* close once out is flushed; read nothing more */
+    int read_paused;         /* backpressure: too many unsent replies */
+    int want_write;          /* LOOP_WRITABLE is being watched */
+    int64_t session_id;
+    int32_t session_timeout;
+    auth_set_t auth;         /* ("ip", address) plus what addAuth proved */
+    uint32_t unsent_replies; /* replies in out, counted for the outstanding bound */
+    uint32_t in_flight;      /* its requests queued in the pipeline (a read may not overtake them) */
+    uint64_t walk_mark;      /* follower: reply walk that found it blocked */
+    /* for cons / stat */
+    uint64_t established_wall_ms;
+    int64_t last_cxid, last_zxid;
+    const char *last_op;
+    uint64_t last_response_wall_ms, last_latency_ms;
+    keeper_stats_t stats;
+    int dead;                /* closed; freed by the next before-sleep pass */
+    int pending_write;       /* on keeper.pending_writes */
+    conn_t *next_pending;
+    conn_t *prev, *next;     /* keeper.conns, or keeper.dead_conns once dead */
+};
+
+/* A request in the pipeline: prepared (writes) and waiting until its
+ * transaction is durable, or (reads) waiting behind writes that are. */
+typedef enum {
+    PENDING_READ,            /* answer when reached */
+    PENDING_WRITE,           /* commit and reply */
+    PENDING_CLOSE_SESSION,   /* a client's closeSession: commit, reply, hang up */
+    PENDING_CONNECT,         /* createSession for a new connection: commit, ConnectResponse */
+    PENDING_SYSTEM,          /* the keeper's own txn (session expiry, container sweep) */
+    PENDING_REMOTE,          /* leader: a follower's client request; commit, no reply here */
+    PENDING_LEARNER_SYNC,    /* leader: a follower's sync; answer it when reached */
+    PENDING_FORWARDED,       /* follower: sent to the leader; done when its commit (or SYNC) arrives */
+} pending_kind_t;
+
+typedef struct pending pending_t;
+struct pending {
+    pending_kind_t kind;
+    conn_t *conn;            /* NULL once the connection is gone */
+    int32_t xid, type;
+    int has_txn;
+    txn_header_t hdr;
+    txn_t txn;
+    uint8_t *frame;          /* PENDING_READ: a copy of the request */
+    size_t frame_len;
+    int32_t timeout;         /* PENDING_CONNECT */
+    int64_t learner_sid;     /* PENDING_LEARNER_SYNC */
+    int done;                /* PENDING_FORWARDED: answered by the leader */
+    txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
+    int has_result;
+    uint64_t started_ms;
+    pending_t *next;
+};
+
+/* A change prepared but not yet applied (ZooKeeper's ChangeRecord): prep
+ * validates each request against the tree as these records say it will be. */
+typedef struct {
+    char *path;
+    int64_t zxid;
+    int exists;
+    zstat_t stat;
+    int32_t child_count;
+    acl_list_t acl;
+} change_record_t;
+
+struct keeper {
+    loop_t *loop;
+    keeper_config_t cfg;
+    int listen_fd;
+    int port;
+    tree_t *tree;
+    watch_manager_t *watches;
+    session_tracker_t *sessions;
+    int64_t next_zxid;             /* zxid the next transaction gets */
+    change_record_t *changes;      /* outstanding changes, oldest first */
+    size_t nchanges, changes_cap;
+    conn_t *conns;
+    size_t nconns;
+    conn_t *pending_writes;        /* connections with output to flush */
+    conn_t *dead_conns;            /* closed, waiting to be freed */
+    keeper_stats_t stats;
+    uint64_t started_wall_ms;
+    loop_timer_t *tick_timer;
+    loop_timer_t *container_timer;
+    loop_timer_t *purge_timer;
+    int stopping;
+    /* durability */
+    txnlog_t *log;
+    char snap_dir[600];            /* dataDir/version-2 */
+    char log_dir[600];             /* dataLogDir/version-2 */
+    pending_t *pending_head, *pending_tail;
+    size_t npending;
+    size_t txns_since_snapshot;
+    size_t snapshot_threshold;     /* snapCount/2 + a random part, as ZooKeeper */
+    int snapshot_pid;              /* the forked child writing a snapshot, or 0 */
+    int64_t snapshot_zxid;
+    uint64_t log_failures;         /* write batches the disk refused */
+    /* the ensemble (quorum.c, peer.c, leader.c, follower.c) */
+    keeper_role_t role;
+    int serving;                   /* clients are accepted */
+    election_t *election;
+    vote_t vote;                   /* the last election's outcome */
+    int64_t accepted_epoch, current_epoch;
+    int64_t last_logged_zxid;      /* appended to the log, applied or not */
+    history_t history;             /* recent logged txns, for DIFF */
+    pending_t *unapplied_head, *unapplied_tail;   /* logged, not applied: proposals left by a leader change */
+    leader_t *leader;
+    follower_t *follower;
+    uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
+    uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (conn.walk_mark) */
+};
+
+/* server.c */
+/* Replies are built straight into c->out (reply_begin/reply_finish);
+ * conn_queued() then counts the reply and schedules the flush. */
+void conn_queued(conn_t *c);
+void conn_close(conn_t *c, const char *why);
+void conn_close_after_flush(conn_t *c);
+conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id);
+/* Does this keeper expire sessions and sweep containers (standalone, or
+ * an established leader)? */
+int keeper_owns_sessions(const keeper_t *k);
+void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms);
+
+/* request.c: one complete request frame from a connected client. */
+void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len);
+int request_is_write(int32_t type);
+int request_is_read(int32_t type);
+void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
+void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r);
+/* Start a reply frame: length placeholder + ReplyHeader. Returns the offset
+ * of the length, to finish with reply_finish(). */
+size_t reply_begin(buf_t *b, int32_t xid, int64_t zxid, int32_t err);
+void reply_finish(buf_t *b, size_t start);
+/* pipeline.c: requests between prep and reply. */
+pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type);
+void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len);
+/* Queue p; a prepared txn (p->has_txn set by prep, see pipeline_new) goes to the log. */
+void pipeline_submit(keeper_t *k, pending_t *p);
+int pipeline_idle(const keeper_t *k);
+/* The log's report: commit and answer what is durable, refuse what failed. */
+void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid);
+/* A connection closed: its queued requests lose their reply target. */
+void pipeline_forget_conn(keeper_t *k, conn_t *c);
+/* Apply committed transactions up to zxid, answering their requests. */
+void pipeline_commit_upto(keeper_t *k, int64_t zxid);
+/* Follower: a committed txn was applied; answer the local request it belongs to. */
+void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result);
+/* Follower: the leader answered the oldest forwarded sync. */
+void pipeline_follower_synced(keeper_t *k);
+/* Follower: queue a forwarded request or a read behind one. */
+void pipeline_follower_queue(keeper_t *k, pending_t *p);
+void pipeline_free_entry(pending_t *p);
+/* Drop every queued request (the role changed); txns logged but not applied
+ * move to k->unapplied. */
+void pipeline_abandon(keeper_t *k);
+/* Apply a durable transaction: tree, sessions, change records. */
+void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);
+/* Expire a session through a closeSession transaction. */
+void keeper_close_session(keeper_t *k, int64_t session_id, const char *why);
+/* server.c: the new session of c is durable; answer its ConnectRequest. */
+void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok);
+
+/* persist.c: restore at start, snapshots, purging. */
+int persist_recover(keeper_t *k, char *err, size_t errlen);
+int persist_open_log(keeper_t *k, char *err, size_t errlen);
+void persist_after_append(keeper_t *k);   /* count txns; start a snapshot when due */
+void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
+void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
+void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
+
+/* Who a write comes from: a local connection, or a client of another
+ * keeper whose request the leader received (session and identities travel
+ * with it). who names it in log lines. */
+typedef struct {
+    int64_t session_id;
+    const auth_set_t *auth;
+    const char *who;
+} prep_origin_t;
+
+/* prep.c: turn a write request into a transaction (ZooKeeper's
+ * PrepRequestProcessor). Always yields a txn: a failed request becomes an
+ * OP_ERROR txn (or a multi of errors) that still takes a zxid. */
+void prep_write(keeper_t *k, const prep_origin_t *origin, int32_t type, int32_t cxid, jute_in_t *in,
+                txn_header_t *hdr, txn_t *txn);
+void prep_create_session(keeper_t *k, int64_t session_id, int32_t timeout, txn_header_t *hdr, txn_t *txn);
+void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_t *txn);
+void prep_delete_container(keeper_t *k, const char *path, txn_header_t *hdr, txn_t *txn);
+/* Forget change records at or below an applied zxid. */
+void prep_applied(keeper_t *k, int64_t zxid);
+/* A log write failed from zxid on: forget its change records and reuse
+ * the zxids, so the log stays gap-free. */
+void prep_rollback(keeper_t *k, int64_t zxid);
+
+/* peer.c: the ensemble role. */
+int peer_start(keeper_t *k, char *err, size_t errlen);   /* standalone, or start looking */
+void peer_look(keeper_t *k, const char *why);            /* back to LOOKING */
+void peer_stop(keeper_t *k);
+void peer_init_history(keeper_t *k);                     /* before recovery fills it */
+void peer_apply_unapplied(keeper_t *k);                  /* apply what k->unapplied holds */
+void peer_drop_unapplied(keeper_t *k);
+int peer_quorum_size(const keeper_t *k);
+const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
+
+/* leader.c */
+int leader_start(keeper_t *k, char *err, size_t errlen);
+void leader_stop(keeper_t *k);
+void leader_propose(keeper_t *k, const txn_header_t *hdr);
+void leader_on_durable(keeper_t *k, int64_t durable_zxid);
+void leader_answer_sync(keeper_t *k, int64_t learner_sid);
+void leader_counts(const keeper_t *k, int *followers, int *synced);
+
+/* follower.c */
+int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);
+void follower_stop(keeper_t *k);
+void follower_on_durable(keeper_t *k, int64_t durable_zxid);
+/* Forward a client's write (or sync, closeSession) to the leader. */
+void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
+void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
+void follower_touch(keeper_t *k, int64_t session_id);
+
+/* fourlw.c: if the first four bytes of a connection are a known command,
+ * write its answer into out and return 1; else 0. */
+int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word[4], buf_t *out);
+
+#endif

@@ -1,0 +1,394 @@
+/* pipeline.c -- requests between prep and reply (ZooKeeper's
+ * SyncRequestProcessor + FinalRequestProcessor for one server).
+ *
+ * Every write is prepared on arrival and its transaction handed to the log;
+ * the request then waits here, in arrival order, until the log reports its
+ * zxid durable. Only then is it applied to the tree and answered, so no
+ * client ever sees, or is told of, a change a crash could take back. A read
+ * arriving while writes are in flight waits behind them, which keeps every
+ * client's replies in the order of its requests. */
+#define _GNU_SOURCE
+#include "keeper_impl.h"
+#include "base/logging.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type)
+{
+    pending_t *p = calloc(1, sizeof(*p));
+    if (!p) {
+        log_error("out of memory queueing a request");
+        abort();
+    }
+    p->kind = kind;
+    p->conn = c;
+    p->xid = xid;
+    p->type = type;
+    p->has_txn = kind != PENDING_READ && kind != PENDING_FORWARDED && kind != PENDING_LEARNER_SYNC;
+    p->started_ms = loop_now_ms(k->loop);
+    return p;
+}
+
+void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len)
+{
+    p->frame = malloc(len ? len : 1);
+    if (!p->frame) {
+        log_error("out of memory queueing a request");
+        abort();
+    }
+    memcpy(p->frame, frame, len);
+    p->frame_len = len;
+}
+
+int pipeline_idle(const keeper_t *k)
+{
+    return k->pending_head == NULL;
+}
+
+void pipeline_submit(keeper_t *k, pending_t *p)
+{
+    if (p->has_txn) {
+        if (txnlog_append(k->log, &p->hdr, &p->txn) < 0) {
+            log_error("out of memory appending to the transaction log");
+            abort();
+        }
+        k->last_logged_zxid = p->hdr.zxid;
+        if (k->role != ROLE_STANDALONE)
+            history_add(&k->history, &p->hdr, &p->txn);
+        if (k->role == ROLE_LEADING)
+            leader_propose(k, &p->hdr);
+        persist_after_append(k);
+    }
+    if (k->pending_tail)
+        k->pending_tail->next = p;
+    else
+        k->pending_head = p;
+    k->pending_tail = p;
+    k->npending++;
+}
+
+void pipeline_forget_conn(keeper_t *k, conn_t *c)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next)
+        if (p->conn == c)
+            p->conn = NULL;
+}
+
+void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result)
+{
+    tree_apply(k->tree, hdr, txn, result);
+    if (hdr->type == OP_CREATE_SESSION)
+        session_add(k->sessions, hdr->client_id, txn->timeout, loop_now_ms(k->loop));
+    else if (hdr->type == OP_CLOSE_SESSION)
+        session_remove(k->sessions, hdr->client_id);
+    prep_applied(k, hdr->zxid);
+}
+
+void keeper_close_session(keeper_t *k, int64_t session_id, const char *why)
+{
+    log_info("closing session 0x%llx: %s", (unsigned long long)session_id, why);
+    pending_t *p = pipeline_new(k, PENDING_SYSTEM, NULL, 0, OP_CLOSE_SESSION);
+    prep_close_session(k, session_id, &p->hdr, &p->txn);
+    pipeline_submit(k, p);
+}
+
+static void free_pending(pending_t *p)
+{
+    if (p->has_txn)
+        txn_free(&p->txn);
+    if (p->has_result)
+        txn_result_free(&p->result);
+    free(p->frame);
+    free(p);
+}
+
+/* The transaction of p is durable: apply it and answer. */
+static void complete(keeper_t *k, pending_t *p)
+{
+    txn_result_t result;
+    int64_t session_id = p->hdr.client_id;
+    conn_t *owner = p->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, session_id) : NULL;
+    keeper_commit(k, &p->hdr, &p->txn, &result);
+    conn_t *c = p->conn;
+    switch (p->kind) {
+    case PENDING_WRITE:
+    case PENDING_CLOSE_SESSION:
+        if (c && !c->dead) {
+            c->last_zxid = p->hdr.zxid;
+            request_reply_write(c, p->xid, p->type, &p->hdr, &result);
+            keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
+            if (p->kind == PENDING_CLOSE_SESSION)
+                conn_close_after_flush(c);
+        }
+        break;
+    case PENDING_CONNECT:
+        if (c && !c->dead)
+            keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, 1);
+        break;
+    case PENDING_SYSTEM:
+    case PENDING_REMOTE:
+        if (owner && p->hdr.type == OP_CLOSE_SESSION)
+            conn_close(owner, p->kind == PENDING_SYSTEM ? "session expired" : "session closed");
+        break;
+    default:
+        break;
+    }
+    txn_result_free(&result);
+}
+
+/* The log refused p's transaction: tell whoever asked. */
+static void refuse(keeper_t *k, pending_t *p)
+{
+    conn_t *c = p->conn;
+    if (p->hdr.type == OP_CLOSE_SESSION) {
+        /* The session lives on; expiry will try again. */
+        session_t *s = session_find(k->sessions, p->hdr.client_id);
+        if (s)
+            s->closing = 0;
+    }
+    if (!c || c->dead)
+        return;
+    switch (p->kind) {
+    case PENDING_WRITE:
+    case PENDING_CLOSE_SESSION: {
+        size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZSYSTEMERROR);
+        reply_finish(&c->out, start);
+        conn_queued(c);
+        break;
+    }
+    case PENDING_CONNECT:
+        keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, 0);
+        break;
+    default:
+        break;
+    }
+}
+
+static void answer_read(keeper_t *k, pending_t *p)
+{
+    conn_t *c = p->conn;
+    if (!c || c->dead)
+        return;
+    jute_in_t in;
+    jute_in_init(&in, p->frame, p->frame_len);
+    in.pos = 8;   /* past xid and type, checked on arrival */
+    request_answer_read(k, c, p->xid, p->type, &in);
+    keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
+}
+
+/* p leaves the pipeline: its connection has one request less queued. */
+static void release(pending_t *p)
+{
+    if (p->conn && p->conn->in_flight)
+        p->conn->in_flight--;
+}
+
+/* The head of the pipeline has been answered: remove and free it. */
+static void drop_head(keeper_t *k)
+{
+    pending_t *p = k->pending_head;
+    release(p);
+    k->pending_head = p->next;
+    if (!k->pending_head)
+        k->pending_tail = NULL;
+    k->npending--;
+    free_pending(p);
+}
+
+/* Answer or apply, in order, everything up to zxid (committed: durable
+ * here when standalone, acknowledged by a quorum when leading). */
+void pipeline_commit_upto(keeper_t *k, int64_t zxid)
+{
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        if (p->has_txn) {
+            if (p->hdr.zxid > zxid)
+                break;   /* not committed yet: it and everything behind it wait */
+            complete(k, p);
+        } else if (p->kind == PENDING_LEARNER_SYNC) {
+            leader_answer_sync(k, p->learner_sid);
+        } else {
+            answer_read(k, p);
+        }
+        drop_head(k);
+    }
+}
+
+static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
+{
+    size_t refused = 0;
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        if (p->has_txn) {
+            refuse(k, p);
+            refused++;
+        } else if (p->kind == PENDING_READ) {
+            answer_read(k, p);
+        }
+        drop_head(k);
+    }
+    k->log_failures++;
+    prep_rollback(k, failed_zxid);
+    k->last_logged_zxid = failed_zxid - 1;
+    history_truncate_after(&k->history, failed_zxid - 1);
+    log_error("transaction log write failed from zxid 0x%llx: %s; refused %zu writes (reads go on)",
+              (unsigned long long)failed_zxid, strerror(err), refused);
+}
+
+void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid)
+{
+    keeper_t *k = arg;
+    switch (k->role) {
+    case ROLE_STANDALONE:
+        pipeline_commit_upto(k, err ? failed_zxid - 1 : durable_zxid);
+        if (err)
+            refuse_all(k, err, failed_zxid);
+        return;
+    case ROLE_LEADING:
+        if (!err) {
+            leader_on_durable(k, durable_zxid);
+            return;
+        }
+        break;
+    case ROLE_FOLLOWING:
+        if (!err) {
+            follower_on_durable(k, durable_zxid);
+            return;
+        }
+        break;
+    case ROLE_LOOKING:
+        if (!err)
+            return;
+        break;
+    }
+    /* In an ensemble a keeper that cannot log cannot vouch for anything:
+     * it leaves its role; the others go on without it. */
+    refuse_all(k, err, failed_zxid);
+    if (k->role != ROLE_LOOKING)
+        peer_look(k, "the transaction log refused a write");
+}
+
+/* ---- the follower: requests answered by the leader ---- */
+
+/* Send what can go, in each connection's order: an entry is answered once
+ * every earlier entry of its connection has been. */
+static void follower_flush(keeper_t *k)
+{
+    uint64_t walk = ++k->reply_walks;
+    pending_t **pp = &k->pending_head, *prev = NULL;
+    while (*pp) {
+        pending_t *p = *pp;
+        conn_t *c = p->conn;
+        int ready = p->kind == PENDING_READ || p->done;
+        if (c && !c->dead && c->walk_mark == walk)
+            ready = 0;   /* an earlier entry of this connection still waits */
+        if (!ready) {
+            if (c)
+                c->walk_mark = walk;
+            prev = p;
+            pp = &p->next;
+            continue;
+        }
+        if (c && !c->dead) {
+            if (p->kind == PENDING_READ) {
+                answer_read(k, p);
+            } else if (p->kind == PENDING_CONNECT) {
+                keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, p->has_result && p->result.err == ZOK);
+            } else {
+                if (p->has_result)
+                    request_reply_write(c, p->xid, p->type, &p->hdr, &p->result);
+                else {   /* a sync */
+                    size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZOK);
+                    jute_put_string(&c->out, p->frame ? (const char *)p->frame : "/");
+                    reply_finish(&c->out, start);
+                    conn_queued(c);
+                }
+                keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
+                if (p->type == OP_CLOSE_SESSION)
+                    conn_close_after_flush(c);
+            }
+            if (p->kind != PENDING_READ && c->in_flight)
+                c->in_flight--;
+        }
+        *pp = p->next;
+        if (k->pending_tail == p)
+            k->pending_tail = prev;
+        k->npending--;
+        free_pending(p);
+    }
+}
+
+void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next) {
+        if (p->kind == PENDING_READ || p->done || p->hdr.client_id != hdr->client_id)
+            continue;
+        int match = p->kind == PENDING_CONNECT ? hdr->type == OP_CREATE_SESSION
+                                               : p->type != OP_SYNC && p->xid == hdr->cxid;
+        if (!match)
+            continue;
+        p->done = 1;
+        p->has_result = 1;
+        p->result = *result;   /* the entry owns the result now */
+        follower_flush(k);
+        return;
+    }
+    txn_result_t copy = *result;
+    txn_result_free(&copy);   /* nobody here asked for it */
+}
+
+void pipeline_follower_synced(keeper_t *k)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next)
+        if (p->kind == PENDING_FORWARDED && p->type == OP_SYNC && !p->done) {
+            p->done = 1;
+            break;
+        }
+    follower_flush(k);
+}
+
+void pipeline_follower_queue(keeper_t *k, pending_t *p)
+{
+    if (k->pending_tail)
+        k->pending_tail->next = p;
+    else
+        k->pending_head = p;
+    k->pending_tail = p;
+    k->npending++;
+    if (p->kind == PENDING_READ)
+        follower_flush(k);
+}
+
+void pipeline_abandon(keeper_t *k)
+{
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        k->pending_head = p->next;
+        k->npending--;
+        if (p->has_txn) {   /* logged, maybe proposed, never applied */
+            p->next = NULL;
+            p->kind = PENDING_SYSTEM;
+            p->conn = NULL;
+            if (k->unapplied_tail)
+                k->unapplied_tail->next = p;
+            else
+                k->unapplied_head = p;
+            k->unapplied_tail = p;
+            continue;
+        }
+        free_pending(p);
+    }
+    k->pending_tail = NULL;
+    for (size_t i = 0; i < k->nchanges; i++) {
+        free(k->changes[i].path);
+        acl_list_free(&k->changes[i].acl);
+    }
+    k->nchanges = 0;
+}
+
+void pipeline_free_entry(pending_t *p)
+{
+    free_pending(p);
+}

@@ -1,0 +1,676 @@
+/* server.c -- the keeper process: its listening socket, client connections
+ * (framing, the connect handshake, backpressure), the session tick and the
+ * container sweep. Requests of a connected client go to request.c. */
+#define _GNU_SOURCE
+#include "keeper/keeper.h"
+#include "keeper_impl.h"
+#include "base/logging.h"
+#include "base/net.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+/* Stop reading from a client while this much output waits for it. */
+#define OUT_HIGH_WATER (4u << 20)
+
+static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+
+/* ---- output ---- */
+
+static void conn_update_interest(conn_t *c)
+{
+    if (c->dead)
+        return;
+    unsigned ev = 0;
+    if (!c->read_paused && !c->closing)
+        ev |= LOOP_READABLE;
+    if (buf_unread(&c->out) > 0)
+        ev |= LOOP_WRITABLE;
+    if (ev == 0)
+        ev = LOOP_READABLE;   /* keep seeing hang-ups */
+    loop_watch(c->keeper->loop, c->fd, ev, conn_on_io, c);
+    c->want_write = (ev & LOOP_WRITABLE) != 0;
+}
+
+void conn_queued(conn_t *c)
+{
+    if (c->dead)
+        return;
+    c->unsent_replies++;
+    c->stats.packets_sent++;
+    c->keeper->stats.packets_sent++;
+    if (!c->pending_write) {
+        c->pending_write = 1;
+        c->next_pending = c->keeper->pending_writes;
+        c->keeper->pending_writes = c;
+    }
+}
+
+/* Write what the socket takes. Returns -1 if the connection was closed. */
+static int conn_flush(conn_t *c)
+{
+    if (net_write_buffer(c->fd, &c->out) < 0) {
+        conn_close(c, strerror(errno));
+        return -1;
+    }
+    if (buf_unread(&c->out) == 0) {
+        c->unsent_replies = 0;
+        if (c->closing) {
+            conn_close(c, NULL);
+            return -1;
+        }
+    }
+    int was_paused = c->read_paused;
+    if (c->read_paused && buf_unread(&c->out) < OUT_HIGH_WATER / 2 &&
+        c->unsent_replies < (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn / 2)
+        c->read_paused = 0;
+    if (c->want_write != (buf_unread(&c->out) > 0) || was_paused != c->read_paused)
+        conn_update_interest(c);
+    return 0;
+}
+
+void conn_close_after_flush(conn_t *c)
+{
+    c->closing = 1;
+    if (!c->pending_write) {
+        c->pending_write = 1;
+        c->next_pending = c->keeper->pending_writes;
+        c->keeper->pending_writes = c;
+    }
+}
+
+static void unlink_conn(conn_t **head, conn_t *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+void conn_close(conn_t *c, const char *why)
+{
+    if (c->dead)
+        return;
+    keeper_t *k = c->keeper;
+    if (why)
+        log_info("closing connection from %s:%d (session 0x%llx): %s", c->ip, c->port,
+                 (unsigned long long)c->session_id, why);
+    loop_unwatch(k->loop, c->fd);
+    close(c->fd);
+    c->dead = 1;
+    watch_remove_watcher(k->watches, c);
+    pipeline_forget_conn(k, c);
+    if (c->session_id) {
+        session_t *s = session_find(k->sessions, c->session_id);
+        if (s && s->owner == c)
+            s->owner = NULL;
+    }
+    unlink_conn(&k->conns, c);
+    k->nconns--;
+    c->next = k->dead_conns;   /* freed in before_sleep, after every callback */
+    k->dead_conns = c;
+}
+
+static void free_conn(conn_t *c)
+{
+    buf_free(&c->in);
+    buf_free(&c->out);
+    auth_set_free(&c->auth);
+    free(c);
+}
+
+static void keeper_before_sleep(loop_t *loop, void *arg)
+{
+    (void)loop;
+    keeper_t *k = arg;
+    while (k->pending_writes) {
+        conn_t *c = k->pending_writes;
+        k->pending_writes = c->next_pending;
+        c->pending_write = 0;
+        if (!c->dead)
+            conn_flush(c);
+    }
+    while (k->dead_conns) {
+        conn_t *c = k->dead_conns;
+        k->dead_conns = c->next;
+        free_conn(c);
+    }
+}
+
+int keeper_owns_sessions(const keeper_t *k)
+{
+    return k->role == ROLE_STANDALONE || (k->role == ROLE_LEADING && k->serving);
+}
+
+conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id)
+{
+    session_t *s = session_find(k->sessions, session_id);
+    return s ? s->owner : NULL;
+}
+
+void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms)
+{
+    keeper_stats_t *all[2] = {&k->stats, &c->stats};
+    for (int i = 0; i < 2; i++) {
+        keeper_stats_t *s = all[i];
+        s->latency_count++;
+        s->latency_total_ms += latency_ms;
+        if (latency_ms < s->latency_min_ms)
+            s->latency_min_ms = latency_ms;
+        if (latency_ms > s->latency_max_ms)
+            s->latency_max_ms = latency_ms;
+    }
+    c->last_latency_ms = latency_ms;
+    c->last_response_wall_ms = loop_wall_ms();
+}
+
+/* ---- the connect handshake ---- */
+
+/* A client that sent the readOnly byte gets one back; an older client, whose
+ * ConnectRequest ends before it, gets the older, shorter answer. */
+static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id, int valid, int with_read_only)
+{
+    uint8_t passwd[SESSION_PASSWORD_LEN] = {0};
+    if (valid)
+        session_password(session_id, passwd);
+    size_t start = c->out.len;
+    jute_put_int(&c->out, 0);                 /* length, patched below */
+    jute_put_int(&c->out, 0);                 /* protocolVersion */
+    jute_put_int(&c->out, valid ? timeout : 0);
+    jute_put_long(&c->out, valid ? session_id : 0);
+    jute_put_buffer(&c->out, passwd, SESSION_PASSWORD_LEN);
+    if (with_read_only)
+        jute_put_bool(&c->out, 0);            /* readOnly: this server is read-write */
+    jute_patch_int(&c->out, start, (int32_t)(c->out.len - start - 4));
+    conn_queued(c);
+}
+
+static void attach_session(conn_t *c, session_t *s, int32_t timeout)
+{
+    conn_t *previous = s->owner;
+    if (previous && previous != c)
+        conn_close(previous, "its session reconnected on another connection");
+    s->owner = c;
+    c->session_id = s->id;
+    c->session_timeout = timeout;
+    c->connected = 1;
+}
+
+static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
+{
+    jute_in_t in;
+    jute_in_init(&in, frame, len);
+    int32_t protocol_version = jute_get_int(&in);
+    int64_t last_zxid_seen = jute_get_long(&in);
+    int32_t timeout = jute_get_int(&in);
+    int64_t session_id = jute_get_long(&in);
+    const uint8_t *passwd;
+    int32_t passwd_len;
+    jute_get_buffer(&in, &passwd, &passwd_len);
+    if (in.error) {
+        conn_close(c, "malformed ConnectRequest");
+        return;
+    }
+    (void)protocol_version;
+    int with_read_only = jute_remaining(&in) >= 1;
+    if (with_read_only)
+        (void)jute_get_bool(&in);   /* readOnly: accepted, this server is read-write */
+    if (!k->serving) {   /* electing a leader or syncing: ZooKeeper refuses sessions too */
+        conn_close(c, "not serving clients until this keeper has a leader");
+        return;
+    }
+    int64_t our_zxid = tree_last_zxid(k->tree);
+    if (last_zxid_seen > our_zxid) {
+        char why[160];
+        snprintf(why, sizeof(why), "client has seen zxid 0x%llx, our last zxid is 0x%llx",
+                 (unsigned long long)last_zxid_seen, (unsigned long long)our_zxid);
+        conn_close(c, why);
+        return;
+    }
+    if (timeout < k->cfg.min_session_timeout)
+        timeout = k->cfg.min_session_timeout;
+    if (timeout > k->cfg.max_session_timeout)
+        timeout = k->cfg.max_session_timeout;
+    uint64_t now = loop_now_ms(k->loop);
+
+    c->with_read_only = with_read_only;
+    if (session_id == 0 && k->role == ROLE_FOLLOWING) {
+        /* The leader creates sessions; this keeper names them (its id is
+         * in the top byte) and answers once the leader's commit arrives. */
+        int64_t id = session_next_id(k->sessions);
+        pending_t *p = pipeline_new(k, PENDING_CONNECT, c, 0, OP_CREATE_SESSION);
+        p->has_txn = 0;
+        p->hdr.client_id = id;
+        p->timeout = timeout;
+        c->connecting = 1;
+        follower_forward_create_session(k, id, timeout);
+        pipeline_follower_queue(k, p);
+        return;
+    }
+    if (session_id == 0) {
+        /* The session exists once its createSession txn is durable; until
+         * then this connection reads no further requests. */
+        int64_t id = session_next_id(k->sessions);
+        pending_t *p = pipeline_new(k, PENDING_CONNECT, c, 0, OP_CREATE_SESSION);
+        p->timeout = timeout;
+        prep_create_session(k, id, timeout, &p->hdr, &p->txn);
+        c->connecting = 1;
+        pipeline_submit(k, p);
+        return;
+    }
+
+    uint8_t expected[SESSION_PASSWORD_LEN];
+    session_password(session_id, expected);
+    session_t *s = session_find(k->sessions, session_id);
+    int valid = s && !s->closing && passwd_len == SESSION_PASSWORD_LEN &&
+                memcmp(passwd, expected, SESSION_PASSWORD_LEN) == 0;
+    if (!valid) {
+        log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
+                 c->port, s ? "wrong password" : "expired or unknown");
+        send_connect_response(c, 0, 0, 0, with_read_only);
+        conn_close_after_flush(c);
+        return;
+    }
+    session_touch(k->sessions, session_id, now);
+    follower_touch(k, session_id);
+    attach_session(c, s, timeout);
+    send_connect_response(c, timeout, session_id, 1, with_read_only);
+}
+
+static void conn_process_input(keeper_t *k, conn_t *c);
+
+void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok)
+{
+    c->connecting = 0;
+    session_t *s = ok ? session_find(k->sessions, session_id) : NULL;
+    if (!s) {
+        conn_close(c, ok ? "its new session vanished" : "cannot create a session: the transaction log refused it");
+        return;
+    }
+    attach_session(c, s, timeout);
+    send_connect_response(c, timeout, s->id, 1, c->with_read_only);
+    log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)s->id, c->ip, c->port,
+              timeout);
+    conn_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
+}
+
+/* ---- input ---- */
+
+static int32_t frame_length(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+static int over_outstanding_bound(const conn_t *c)
+{
+    return buf_unread(&c->out) >= OUT_HIGH_WATER ||
+           c->unsent_replies >= (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn;
+}
+
+/* Handle every complete frame in c->in. */
+static void conn_process_input(keeper_t *k, conn_t *c)
+{
+    while (!c->dead && !c->closing && !c->connecting && buf_unread(&c->in) >= 4) {
+        if (over_outstanding_bound(c)) {
+            c->read_paused = 1;   /* resumed by conn_flush once the client reads */
+            conn_update_interest(c);
+            return;
+        }
+        const uint8_t *p = buf_read_ptr(&c->in);
+        if (!c->connected && c->stats.packets_received == 0) {
+            buf_t answer;
+            buf_init(&answer);
+            if (fourlw_run(k, c, p, &answer)) {
+                buf_append(&c->out, answer.data, answer.len);
+                buf_free(&answer);
+                conn_queued(c);
+                conn_close_after_flush(c);
+                return;
+            }
+            buf_free(&answer);
+        }
+        int32_t len = frame_length(p);
+        if (len < 0 || len > k->cfg.jute_maxbuffer) {
+            char why[128];
+            snprintf(why, sizeof(why), "frame length %d is outside 0..%d (jute.maxbuffer)", len,
+                     k->cfg.jute_maxbuffer);
+            conn_close(c, why);
+            return;
+        }
+        if (buf_unread(&c->in) - 4 < (size_t)len)
+            return;   /* wait for the rest */
+        c->stats.packets_received++;
+        k->stats.packets_received++;
+        if (c->connected) {
+            request_handle(k, c, p + 4, (size_t)len);
+        } else {
+            handle_connect(k, c, p + 4, (size_t)len);
+        }
+        buf_consume(&c->in, 4 + (size_t)len);
+    }
+}
+
+static void conn_read(keeper_t *k, conn_t *c)
+{
+    /* Read at most one frame's worth beyond what is buffered, so a client
+     * that floods us is held back by TCP rather than by our memory. */
+    size_t limit = (size_t)k->cfg.jute_maxbuffer + 4 + READ_CHUNK;
+    while (!c->dead && !c->closing && !c->read_paused && buf_unread(&c->in) < limit) {
+        buf_reserve(&c->in, READ_CHUNK);
+        ssize_t n = read(c->fd, c->in.data + c->in.len, READ_CHUNK);
+        if (n > 0) {
+            c->in.len += (size_t)n;
+            conn_process_input(k, c);
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0) {
+            if (buf_unread(&c->in) > 0)
+                conn_close(c, "client closed the connection in the middle of a request");
+            else
+                conn_close(c, c->connected ? NULL : "client closed before connecting");
+        } else {
+            conn_close(c, strerror(errno));
+        }
+        return;
+    }
+}
+
+static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)loop;
+    (void)fd;
+    conn_t *c = arg;
+    keeper_t *k = c->keeper;
+    if ((events & LOOP_WRITABLE) && conn_flush(c) < 0)
+        return;
+    if (events & LOOP_READABLE) {
+        if (c->read_paused && !c->closing) {
+            /* Reading is paused; epoll still reports hang-ups here. */
+            char probe;
+            ssize_t n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+            if (n == 0)
+                conn_close(c, "client closed the connection");
+            return;
+        }
+        if (!c->closing)
+            conn_read(k, c);
+    }
+}
+
+/* ---- accepting ---- */
+
+static size_t connections_from(const keeper_t *k, const char *ip)
+{
+    size_t n = 0;
+    for (const conn_t *c = k->conns; c; c = c->next)
+        if (strcmp(c->ip, ip) == 0)
+            n++;
+    return n;
+}
+
+static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)events;
+    keeper_t *k = arg;
+    for (int i = 0; i < 64; i++) {
+        char ip[64];
+        int port;
+        int cfd = net_accept(fd, ip, sizeof(ip), &port);
+        if (cfd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+                log_warn("accept: %s", strerror(errno));
+            return;
+        }
+        if (k->cfg.max_client_cnxns > 0 && connections_from(k, ip) >= (size_t)k->cfg.max_client_cnxns) {
+            log_warn("too many connections from %s - max is %d", ip, k->cfg.max_client_cnxns);
+            close(cfd);
+            continue;
+        }
+        conn_t *c = calloc(1, sizeof(*c));
+        if (!c) {
+            log_error("out of memory accepting a connection from %s", ip);
+            close(cfd);
+            continue;
+        }
+        c->keeper = k;
+        c->fd = cfd;
+        snprintf(c->ip, sizeof(c->ip), "%s", ip);
+        c->port = port;
+        c->established_wall_ms = loop_wall_ms();
+        c->last_cxid = -1;
+        c->last_zxid = -1;
+        c->last_op = "NA";
+        c->stats.latency_min_ms = UINT64_MAX;
+        auth_set_init(&c->auth);
+        auth_set_add(&c->auth, "ip", ip);
+        buf_init(&c->in);
+        buf_init(&c->out);
+        c->next = k->conns;
+        if (k->conns)
+            k->conns->prev = c;
+        k->conns = c;
+        k->nconns++;
+        if (loop_watch(loop, cfd, LOOP_READABLE, conn_on_io, c) < 0)
+            conn_close(c, "cannot watch the socket");
+    }
+}
+
+/* ---- periodic work ---- */
+
+static void expire_session(session_t *s, void *arg)
+{
+    keeper_close_session(arg, s->id, "session expired");
+}
+
+static void on_tick(loop_t *loop, void *arg)
+{
+    keeper_t *k = arg;
+    if (keeper_owns_sessions(k))   /* followers learn of expiry from the leader */
+        session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
+    persist_tick(k);
+    k->tick_timer = loop_timer_add(loop, (uint64_t)k->cfg.tick_time, on_tick, k);
+}
+
+typedef struct {
+    keeper_t *keeper;
+    char **paths;
+    size_t count, cap, budget;
+} container_sweep_t;
+
+static int collect_container(const znode_t *node, void *arg)
+{
+    container_sweep_t *sw = arg;
+    if (sw->count == sw->cap) {
+        size_t cap = sw->cap ? sw->cap * 2 : 16;
+        char **p = realloc(sw->paths, cap * sizeof(*p));
+        if (!p)
+            return 1;
+        sw->paths = p;
+        sw->cap = cap;
+    }
+    sw->paths[sw->count] = strdup(node->path);
+    if (sw->paths[sw->count])
+        sw->count++;
+    return sw->count >= sw->budget;
+}
+
+/* ZooKeeper's ContainerManager: delete empty containers and expired TTL
+ * nodes through deleteContainer transactions, at most maxPerMinute a minute. */
+static void on_container_sweep(loop_t *loop, void *arg)
+{
+    keeper_t *k = arg;
+    container_sweep_t sw = {k, NULL, 0, 0, 0};
+    if (!keeper_owns_sessions(k)) {
+        k->container_timer = loop_timer_add(loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);
+        return;
+    }
+    uint64_t budget = (uint64_t)k->cfg.container_max_per_minute * (uint64_t)k->cfg.container_check_interval_ms /
+                      60000u;
+    sw.budget = budget ? (size_t)budget : 1;
+    tree_each_expired_container(k->tree, (int64_t)loop_wall_ms(), collect_container, &sw);
+    for (size_t i = 0; i < sw.count; i++) {
+        pending_t *p = pipeline_new(k, PENDING_SYSTEM, NULL, 0, OP_DELETE_CONTAINER);
+        prep_delete_container(k, sw.paths[i], &p->hdr, &p->txn);
+        pipeline_submit(k, p);
+        free(sw.paths[i]);
+    }
+    free(sw.paths);
+    k->container_timer = loop_timer_add(loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);
+}
+
+/* ---- start and stop ---- */
+
+static void on_watch_event(void *watcher, int32_t event_type, const char *path, void *ctx)
+{
+    (void)ctx;
+    conn_t *c = watcher;
+    if (c->dead)
+        return;
+    size_t start = reply_begin(&c->out, XID_NOTIFICATION, -1, ZOK);
+    jute_put_int(&c->out, event_type);
+    jute_put_int(&c->out, STATE_SYNC_CONNECTED);
+    jute_put_string(&c->out, path);
+    reply_finish(&c->out, start);
+    conn_queued(c);
+}
+
+static void on_purge(loop_t *loop, void *arg)
+{
+    keeper_t *k = arg;
+    persist_purge(k);
+    k->purge_timer = loop_timer_add(loop, (uint64_t)k->cfg.autopurge_purge_interval * 3600u * 1000u, on_purge, k);
+}
+
+static void on_shutdown_signal(loop_t *loop, int signo, void *arg)
+{
+    keeper_t *k = arg;
+    log_info("received signal %d, shutting down", signo);
+    k->stopping = 1;
+    loop_stop(loop);
+}
+
+static int ensure_dir(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return 0;
+        snprintf(err, errlen, "%s exists and is not a directory", path);
+        return -1;
+    }
+    if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int keeper_start(keeper_t *k, char *err, size_t errlen)
+{
+    if (ensure_dir(k->cfg.data_dir, err, errlen) < 0 || ensure_dir(k->cfg.data_log_dir, err, errlen) < 0)
+        return -1;
+    k->loop = loop_create();
+    if (k->loop)   /* before any thread starts, so SIGINT/SIGTERM come to the loop */
+        loop_on_shutdown_signals(k->loop, on_shutdown_signal, k);
+    k->watches = watch_manager_create(on_watch_event, k);
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    if (!k->loop || !k->watches || !k->sessions) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    peer_init_history(k);
+    if (persist_recover(k, err, errlen) < 0 || persist_open_log(k, err, errlen) < 0)
+        return -1;
+    k->next_zxid = tree_last_zxid(k->tree) + 1;
+    k->stats.latency_min_ms = UINT64_MAX;
+    k->started_wall_ms = loop_wall_ms();
+    k->listen_fd = net_listen_tcp(k->cfg.client_port_address, k->cfg.client_port, 511, err, errlen);
+    if (k->listen_fd < 0)
+        return -1;
+    if (peer_start(k, err, errlen) < 0)
+        return -1;
+    k->port = net_local_port(k->listen_fd);
+    loop_watch(k->loop, k->listen_fd, LOOP_READABLE, on_accept, k);
+    loop_set_before_sleep(k->loop, keeper_before_sleep, k);
+    k->tick_timer = loop_timer_add(k->loop, (uint64_t)k->cfg.tick_time, on_tick, k);
+    k->container_timer =
+        loop_timer_add(k->loop, (uint64_t)k->cfg.container_check_interval_ms, on_container_sweep, k);
+    if (k->cfg.autopurge_purge_interval > 0)
+        k->purge_timer = loop_timer_add(k->loop, 1000, on_purge, k);
+    return 0;
+}
+
+static void keeper_stop(keeper_t *k)
+{
+    while (k->conns)
+        conn_close(k->conns, NULL);
+    if (k->loop)
+        peer_stop(k);
+    if (k->loop)
+        keeper_before_sleep(k->loop, k);
+    txnlog_close(k->log);   /* what was appended is written and synced first */
+    persist_shutdown(k);
+    while (k->pending_head) {
+        pending_t *p = k->pending_head;
+        k->pending_head = p->next;
+        if (p->has_txn)
+            txn_free(&p->txn);
+        free(p->frame);
+        free(p);
+    }
+    if (k->listen_fd > 0)
+        close(k->listen_fd);
+    for (size_t i = 0; i < k->nchanges; i++) {
+        free(k->changes[i].path);
+        acl_list_free(&k->changes[i].acl);
+    }
+    free(k->changes);
+    tree_destroy(k->tree);
+    watch_manager_destroy(k->watches);
+    session_tracker_destroy(k->sessions);
+    loop_destroy(k->loop);
+}
+
+int keeper_main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: kipper keeper zoo.cfg\n");
+        return 2;
+    }
+    keeper_t k;
+    memset(&k, 0, sizeof(k));
+    k.listen_fd = -1;
+    char err[1024];
+    if (keeper_config_load(&k.cfg, argv[1], err, sizeof(err)) < 0) {
+        log_error("%s", err);
+        return 1;
+    }
+    char tag[32];
+    snprintf(tag, sizeof(tag), "keeper.%d", k.cfg.server_id);
+    log_set_tag(tag);
+    if (keeper_start(&k, err, sizeof(err)) < 0) {
+        log_error("cannot start: %s", err);
+        keeper_stop(&k);
+        return 1;
+    }
+    log_info("serving clients on %s:%d (tickTime %d ms, sessions %d..%d ms, data in %s)",
+             k.cfg.client_port_address[0] ? k.cfg.client_port_address : "*", k.port, k.cfg.tick_time,
+             k.cfg.min_session_timeout, k.cfg.max_session_timeout, k.cfg.data_dir);
+    loop_run(k.loop);
+    keeper_stop(&k);
+    log_info("stopped");
+    return 0;
+}

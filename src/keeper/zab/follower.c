@@ -1,0 +1,585 @@
+/* follower.c -- following the leader (ZooKeeper's Follower/Learner, seed
+ * 001's followLeader): connect to the leader's quorum port; agree on the
+ * epoch (FOLLOWERINFO -> LEADERINFO -> ACKEPOCH); take the leader's sync
+ * (DIFF: proposals and commits; TRUNC: cut the log and reload; SNAP: the
+ * whole tree); ACK NEWLEADER once everything is durable; serve clients from
+ * UPTODATE on. Then: log each PROPOSAL and ACK it when durable, apply each
+ * COMMIT in order and answer the local client it belongs to, forward this
+ * keeper's clients' writes and syncs to the leader, and answer PINGs with
+ * the sessions its clients touched. A leader silent for syncLimit ticks
+ * sends this keeper back to LOOKING. */
+#define _GNU_SOURCE
+#include "keeper/server/keeper_impl.h"
+#include "quorum.h"
+#include "keeper/disk/snapshot.h"
+#include "base/logging.h"
+#include "base/net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
+
+struct follower {
+    keeper_t *keeper;
+    int64_t leader_sid;
+    int fd;
+    follower_state_t state;
+    buf_t in, out;
+    int64_t new_epoch;
+    pending_t *nc_head, *nc_tail;   /* proposals logged, waiting for COMMIT */
+    int64_t newleader_zxid;         /* NEWLEADER to ACK once the log is durable, or 0 */
+    int64_t durable;
+    uint64_t started_ms, last_heard_ms;
+    int in_snapshot;                /* reading the snapshot stream after a SNAP */
+    int64_t snap_zxid;
+    snap_scan_t snap_scan;
+    int64_t *touched;               /* sessions used since the last PING */
+    size_t ntouched, touched_cap;
+    loop_timer_t *timer;
+};
+
+static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+
+static void flush(follower_t *f)
+{
+    if (f->fd < 0)
+        return;
+    if (net_write_buffer(f->fd, &f->out) < 0)
+        return;   /* the read side sees the failure and goes LOOKING */
+    unsigned ev = LOOP_READABLE | (buf_unread(&f->out) ? LOOP_WRITABLE : 0);
+    if (f->state == F_CONNECTING)
+        ev = LOOP_WRITABLE;
+    loop_watch(f->keeper->loop, f->fd, ev, follower_on_io, f);
+}
+
+static void send_packet(follower_t *f, int32_t type, int64_t zxid, const void *data, int32_t len,
+                        const auth_set_t *auth)
+{
+    quorum_packet_write(&f->out, type, zxid, data, len, auth);
+}
+
+/* ---- forwarding (client side) ---- */
+
+void follower_touch(keeper_t *k, int64_t session_id)
+{
+    follower_t *f = k->follower;
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->ntouched; i++)
+        if (f->touched[i] == session_id)
+            return;
+    if (f->ntouched == f->touched_cap) {
+        size_t cap = f->touched_cap ? f->touched_cap * 2 : 64;
+        int64_t *t = realloc(f->touched, cap * sizeof(*t));
+        if (!t)
+            return;   /* the session is touched again by its next request */
+        f->touched = t;
+        f->touched_cap = cap;
+    }
+    f->touched[f->ntouched++] = session_id;
+}
+
+static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t type, const uint8_t *body, size_t len,
+                    const auth_set_t *auth)
+{
+    buf_t data;
+    buf_init(&data);
+    jute_put_long(&data, session_id);
+    jute_put_int(&data, cxid);
+    jute_put_int(&data, type);
+    buf_append(&data, body, len);
+    send_packet(f, QP_REQUEST, -1, data.data, (int32_t)data.len, auth);
+    buf_free(&data);
+    flush(f);
+}
+
+void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
+{
+    follower_t *f = k->follower;
+    pending_t *p = pipeline_new(k, PENDING_FORWARDED, c, xid, type);
+    p->hdr.client_id = c->session_id;
+    if (type == OP_SYNC) {   /* keep the path for the answer */
+        jute_in_t in;
+        jute_in_init(&in, body, len);
+        char *path = jute_get_string(&in);
+        p->frame = (uint8_t *)path;
+    }
+    c->in_flight++;
+    follower_touch(k, c->session_id);
+    forward(f, c->session_id, xid, type, body, len, &c->auth);
+    pipeline_follower_queue(k, p);
+}
+
+void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout)
+{
+    buf_t body;
+    buf_init(&body);
+    jute_put_int(&body, timeout);
+    forward(k->follower, session_id, 0, OP_CREATE_SESSION, body.data, body.len, NULL);
+    buf_free(&body);
+}
+
+/* ---- the leader's packets ---- */
+
+static void send_ack(follower_t *f, int64_t zxid)
+{
+    send_packet(f, QP_ACK, zxid, NULL, -1, NULL);
+}
+
+void follower_on_durable(keeper_t *k, int64_t durable_zxid)
+{
+    follower_t *f = k->follower;
+    if (!f)
+        return;
+    /* ACK each proposal that is now durable, one by one as ZooKeeper's
+     * leader counts them (a kipper leader would take the highest alone). */
+    if (durable_zxid > f->durable) {
+        if (f->state == F_ACTIVE)
+            for (pending_t *q = f->nc_head; q; q = q->next)
+                if (q->hdr.zxid > f->durable && q->hdr.zxid <= durable_zxid)
+                    send_ack(f, q->hdr.zxid);
+        f->durable = durable_zxid;
+    }
+    if (f->newleader_zxid && f->durable >= k->last_logged_zxid) {
+        send_ack(f, f->newleader_zxid);
+        log_info("synced with leader %" PRId64 " up to 0x%" PRIx64 "; acknowledged NEWLEADER", f->leader_sid,
+                 (uint64_t)k->last_logged_zxid);
+        f->newleader_zxid = 0;
+    }
+    flush(f);
+}
+
+static int on_proposal(follower_t *f, const quorum_packet_t *p)
+{
+    keeper_t *k = f->keeper;
+    pending_t *q = pipeline_new(k, PENDING_SYSTEM, NULL, 0, 0);
+    jute_in_t in;
+    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    if (txn_header_read(&in, &q->hdr) < 0 || txn_body_read(&in, q->hdr.type, &q->txn) < 0 ||
+        q->hdr.zxid != p->zxid || p->zxid <= k->last_logged_zxid) {
+        q->has_txn = 0;
+        pipeline_free_entry(q);
+        log_warn("bad PROPOSAL 0x%" PRIx64 " from the leader (last logged 0x%" PRIx64 ")", (uint64_t)p->zxid,
+                 (uint64_t)k->last_logged_zxid);
+        return -1;
+    }
+    if (txnlog_append(k->log, &q->hdr, &q->txn) < 0) {
+        log_error("out of memory appending to the transaction log");
+        abort();
+    }
+    k->last_logged_zxid = q->hdr.zxid;
+    history_add(&k->history, &q->hdr, &q->txn);
+    persist_after_append(k);
+    if (f->nc_tail)
+        f->nc_tail->next = q;
+    else
+        f->nc_head = q;
+    f->nc_tail = q;
+    return 0;
+}
+
+static int on_commit(follower_t *f, int64_t zxid)
+{
+    keeper_t *k = f->keeper;
+    pending_t *q = f->nc_head;
+    if (!q || q->hdr.zxid != zxid) {
+        log_warn("COMMIT 0x%" PRIx64 " from the leader does not match the oldest proposal 0x%" PRIx64,
+                 (uint64_t)zxid, q ? (uint64_t)q->hdr.zxid : 0);
+        return -1;
+    }
+    f->nc_head = q->next;
+    if (!f->nc_head)
+        f->nc_tail = NULL;
+    txn_result_t result;
+    conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, q->hdr.client_id) : NULL;
+    keeper_commit(k, &q->hdr, &q->txn, &result);
+    pipeline_follower_applied(k, &q->hdr, &result);   /* takes the result */
+    if (owner && !owner->dead && !owner->closing)   /* expired by the leader, not closed by its client */
+        conn_close(owner, "session expired");
+    pipeline_free_entry(q);
+    return 0;
+}
+
+/* Reload the tree and sessions from this keeper's own files (after a TRUNC). */
+static int reload_from_disk(keeper_t *k, char *err, size_t errlen)
+{
+    tree_destroy(k->tree);
+    k->tree = NULL;
+    session_tracker_destroy(k->sessions);
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    if (!k->sessions) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    return persist_recover(k, err, errlen);
+}
+
+static int remove_snapshots_after(keeper_t *k, int64_t zxid)
+{
+    int64_t *zxids = NULL;
+    size_t count = 0;
+    if (snapshot_list(k->snap_dir, &zxids, &count) < 0)
+        return -1;
+    for (size_t i = 0; i < count; i++)
+        if (zxids[i] > zxid) {
+            char path[700];
+            snapshot_path(path, sizeof(path), k->snap_dir, zxids[i]);
+            unlink(path);
+        }
+    free(zxids);
+    return 0;
+}
+
+static int on_trunc(follower_t *f, int64_t zxid)
+{
+    keeper_t *k = f->keeper;
+    char err[700];
+    log_info("leader %" PRId64 " says TRUNC to 0x%" PRIx64 " (this keeper logged up to 0x%" PRIx64 ")", f->leader_sid,
+             (uint64_t)zxid, (uint64_t)k->last_logged_zxid);
+    peer_drop_unapplied(k);
+    txnlog_close(k->log);   /* every appended record is written first */
+    k->log = NULL;
+    if (txnlog_truncate_after(k->log_dir, zxid, err, sizeof(err)) < 0 || remove_snapshots_after(k, zxid) < 0 ||
+        reload_from_disk(k, err, sizeof(err)) < 0 || persist_open_log(k, err, sizeof(err)) < 0) {
+        log_error("TRUNC failed: %s", err);
+        return -1;
+    }
+    k->last_logged_zxid = tree_last_zxid(k->tree);
+    f->durable = k->last_logged_zxid;
+    history_truncate_after(&k->history, zxid);
+    return 0;
+}
+
+static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t zxid)
+{
+    keeper_t *k = f->keeper;
+    char err[512];
+    tree_t *tree;
+    snapshot_session_t *sessions;
+    size_t n;
+    if (snapshot_load_buffer(data, len, k->watches, &tree, &sessions, &n, err, sizeof(err)) < 0) {
+        log_error("the leader's snapshot is unusable: %s", err);
+        return -1;
+    }
+    peer_drop_unapplied(k);
+    tree_destroy(k->tree);
+    k->tree = tree;
+    tree_set_last_zxid(tree, zxid);
+    session_tracker_destroy(k->sessions);
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    for (size_t i = 0; i < n; i++)
+        session_add(k->sessions, sessions[i].id, sessions[i].timeout_ms, loop_now_ms(k->loop));
+    free(sessions);
+    /* The snapshot must be on disk before any later txn is logged, or a
+     * crash would leave a log that does not follow any snapshot. The
+     * follower serves no client while syncing, so it writes it here. */
+    if (snapshot_write_file(k->snap_dir, zxid, k->tree, NULL, 0, err, sizeof(err)) < 0) {
+        log_error("cannot write the leader's snapshot: %s", err);
+        return -1;
+    }
+    txnlog_roll(k->log);
+    k->last_logged_zxid = zxid;
+    f->durable = zxid;
+    history_reset(&k->history, zxid);
+    log_info("loaded the leader's snapshot at 0x%" PRIx64 ": %zu znodes, %zu sessions", (uint64_t)zxid,
+             tree_node_count(k->tree), n);
+    return 0;
+}
+
+/* After a SNAP packet the snapshot follows as a bare stream: take it once
+ * it is all here. 1 when loaded, 0 for more bytes, -1 on error. */
+static int take_snapshot_stream(follower_t *f)
+{
+    int rc = snap_scan(&f->snap_scan, buf_read_ptr(&f->in), buf_unread(&f->in));
+    if (rc <= 0) {
+        if (rc < 0)
+            log_error("the leader's snapshot stream is malformed at byte %zu", f->snap_scan.pos);
+        return rc;
+    }
+    if (load_snapshot(f, buf_read_ptr(&f->in), f->snap_scan.body_len, f->snap_zxid) < 0)
+        return -1;
+    buf_consume(&f->in, f->snap_scan.pos);
+    f->in_snapshot = 0;
+    return 1;
+}
+
+static void on_ping(follower_t *f)
+{
+    buf_t data;
+    buf_init(&data);
+    for (size_t i = 0; i < f->ntouched; i++) {
+        session_t *s = session_find(f->keeper->sessions, f->touched[i]);
+        jute_put_long(&data, f->touched[i]);
+        jute_put_int(&data, s ? s->timeout_ms : 0);
+    }
+    f->ntouched = 0;
+    send_packet(f, QP_PING, f->keeper->last_logged_zxid, data.data, (int32_t)data.len, NULL);
+    buf_free(&data);
+}
+
+static int on_packet(follower_t *f, const quorum_packet_t *p)
+{
+    keeper_t *k = f->keeper;
+    f->last_heard_ms = loop_now_ms(k->loop);
+    switch (p->type) {
+    case QP_LEADERINFO: {
+        if (f->state != F_WAIT_LEADERINFO)
+            return -1;
+        f->new_epoch = zxid_epoch(p->zxid);
+        if (f->new_epoch < k->accepted_epoch) {
+            log_warn("leader %" PRId64 " proposes epoch %" PRId64 ", older than our accepted %" PRId64,
+                     f->leader_sid, f->new_epoch, k->accepted_epoch);
+            return -1;
+        }
+        if (f->new_epoch > k->accepted_epoch) {
+            k->accepted_epoch = f->new_epoch;
+            if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
+                return -1;
+        }
+        uint8_t data[4];
+        uint32_t ce = (uint32_t)k->current_epoch;
+        data[0] = (uint8_t)(ce >> 24);
+        data[1] = (uint8_t)(ce >> 16);
+        data[2] = (uint8_t)(ce >> 8);
+        data[3] = (uint8_t)ce;
+        send_packet(f, QP_ACKEPOCH, k->last_logged_zxid, data, 4, NULL);
+        f->state = F_SYNCING;
+        return 0;
+    }
+    case QP_DIFF:
+        log_info("leader %" PRId64 " syncs us with a DIFF", f->leader_sid);
+        peer_apply_unapplied(k);
+        return 0;
+    case QP_TRUNC:
+        return on_trunc(f, p->zxid);
+    case QP_SNAP:
+        log_info("leader %" PRId64 " syncs us with a SNAP", f->leader_sid);
+        f->in_snapshot = 1;
+        f->snap_zxid = p->zxid;
+        memset(&f->snap_scan, 0, sizeof(f->snap_scan));
+        return 0;
+    case QP_PROPOSAL:
+        return on_proposal(f, p);
+    case QP_COMMIT:
+        return on_commit(f, p->zxid);
+    case QP_NEWLEADER:
+        k->current_epoch = zxid_epoch(p->zxid);
+        if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
+            return -1;
+        f->newleader_zxid = p->zxid;
+        k->vote.peer_epoch = k->current_epoch;
+        election_set_state(k->election, PEER_FOLLOWING, &k->vote);
+        follower_on_durable(k, f->durable);
+        return 0;
+    case QP_UPTODATE:
+        f->state = F_ACTIVE;
+        k->serving = 1;
+        log_info("FOLLOWING leader %" PRId64 " in epoch %" PRId64 "; serving clients", f->leader_sid,
+                 k->current_epoch);
+        if (f->durable > 0)
+            send_ack(f, f->durable);
+        return 0;
+    case QP_PING:
+        on_ping(f);
+        return 0;
+    case QP_SYNC:
+        pipeline_follower_synced(k);
+        return 0;
+    default:
+        log_warn("unexpected %s from leader %" PRId64, quorum_packet_name(p->type), f->leader_sid);
+        return -1;
+    }
+}
+
+static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)loop;
+    (void)fd;
+    follower_t *f = arg;
+    keeper_t *k = f->keeper;
+    if (f->state == F_CONNECTING) {
+        int soerr = 0;
+        socklen_t sl = sizeof(soerr);
+        getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+        if (soerr) {
+            /* The leader may not be listening yet: it decided at the same
+             * moment. Try again on the next timer, until initLimit. */
+            loop_unwatch(k->loop, f->fd);
+            close(f->fd);
+            f->fd = -1;
+            return;
+        }
+        f->state = F_WAIT_LEADERINFO;
+        buf_t info;
+        buf_init(&info);
+        jute_put_long(&info, k->cfg.server_id);
+        jute_put_int(&info, QUORUM_PROTOCOL_VERSION);
+        jute_put_long(&info, 0);   /* configVersion */
+        send_packet(f, QP_FOLLOWERINFO, zxid_make(k->accepted_epoch, 0), info.data, (int32_t)info.len, NULL);
+        buf_free(&info);
+        flush(f);
+        return;
+    }
+    if (events & LOOP_WRITABLE)
+        flush(f);
+    if (!(events & LOOP_READABLE))
+        return;
+    for (int rounds = 0; rounds < 64; rounds++) {
+        buf_reserve(&f->in, 65536);
+        ssize_t n = read(f->fd, f->in.data + f->in.len, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            peer_look(k, "the leader closed the connection");
+            return;
+        }
+        if (n < 0)
+            break;
+        f->in.len += (size_t)n;
+        for (;;) {
+            if (f->in_snapshot) {
+                int rc = take_snapshot_stream(f);
+                if (rc < 0) {
+                    peer_look(k, "could not take the leader's snapshot");
+                    return;
+                }
+                if (rc == 0)
+                    break;
+            }
+            quorum_packet_t p;
+            long used = quorum_packet_parse(buf_read_ptr(&f->in), buf_unread(&f->in), &p);
+            if (used == 0)
+                break;
+            int rc = used < 0 ? -1 : on_packet(f, &p);
+            if (used > 0)
+                auth_set_free(&p.auth);
+            if (rc < 0) {
+                peer_look(k, used < 0 ? "malformed packet from the leader" : "protocol error with the leader");
+                return;
+            }
+            buf_consume(&f->in, (size_t)used);
+        }
+    }
+    flush(f);
+}
+
+static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen);
+
+static void on_timer(loop_t *loop, void *arg)
+{
+    follower_t *f = arg;
+    keeper_t *k = f->keeper;
+    f->timer = NULL;
+    uint64_t now = loop_now_ms(loop);
+    uint64_t limit = (uint64_t)(f->state == F_ACTIVE ? k->cfg.sync_limit : k->cfg.init_limit) *
+                     (uint64_t)k->cfg.tick_time;
+    uint64_t since = f->state == F_ACTIVE ? f->last_heard_ms : f->started_ms;
+    if (now - since > limit) {
+        peer_look(k, f->state == F_ACTIVE ? "the leader went silent" : "could not sync with the leader in time");
+        return;
+    }
+    if (f->state == F_CONNECTING && f->fd < 0) {
+        char err[256];
+        f->fd = connect_to(peer_config(k, f->leader_sid), err, sizeof(err));
+        if (f->fd >= 0)
+            loop_watch(loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
+    }
+    f->timer = loop_timer_add(loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
+}
+
+static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen)
+{
+    struct addrinfo hints = {0}, *res = NULL;
+    char port[16];
+    snprintf(port, sizeof(port), "%d", peer->quorum_port);
+    hints.ai_socktype = SOCK_STREAM;
+    int rc = getaddrinfo(peer->host, port, &hints, &res);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot resolve %s: %s", peer->host, gai_strerror(rc));
+        return -1;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd >= 0) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
+            snprintf(err, errlen, "cannot connect to %s:%d: %s", peer->host, peer->quorum_port, strerror(errno));
+            close(fd);
+            fd = -1;
+        }
+    } else {
+        snprintf(err, errlen, "socket: %s", strerror(errno));
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
+{
+    const keeper_peer_t *peer = peer_config(k, leader_sid);
+    if (!peer) {
+        snprintf(err, errlen, "the elected leader %" PRId64 " has no server.N line", leader_sid);
+        return -1;
+    }
+    follower_t *f = calloc(1, sizeof(*f));
+    if (!f) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    f->keeper = k;
+    f->leader_sid = leader_sid;
+    f->durable = k->last_logged_zxid;
+    f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
+    buf_init(&f->in);
+    buf_init(&f->out);
+    f->fd = connect_to(peer, err, errlen);
+    if (f->fd < 0) {
+        free(f);
+        return -1;
+    }
+    k->follower = f;
+    f->state = F_CONNECTING;
+    loop_watch(k->loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
+    f->timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
+    election_set_state(k->election, PEER_FOLLOWING, &k->vote);
+    return 0;
+}
+
+void follower_stop(keeper_t *k)
+{
+    follower_t *f = k->follower;
+    if (!f)
+        return;
+    /* Logged proposals that never got their COMMIT wait for the next
+     * leader's sync (DIFF applies them, TRUNC drops them). */
+    while (f->nc_head) {
+        pending_t *q = f->nc_head;
+        f->nc_head = q->next;
+        q->next = NULL;
+        if (k->unapplied_tail)
+            k->unapplied_tail->next = q;
+        else
+            k->unapplied_head = q;
+        k->unapplied_tail = q;
+    }
+    if (f->timer)
+        loop_timer_cancel(k->loop, f->timer);
+    if (f->fd >= 0) {
+        loop_unwatch(k->loop, f->fd);
+        close(f->fd);
+    }
+    buf_free(&f->in);
+    buf_free(&f->out);
+    free(f->touched);
+    free(f);
+    k->follower = NULL;
+}

@@ -1,0 +1,689 @@
+/* leader.c -- leading the ensemble (ZooKeeper's Leader and LearnerHandler):
+ * discovery (FOLLOWERINFO -> LEADERINFO -> ACKEPOCH from a quorum fixes the
+ * new epoch), synchronization of each follower (DIFF, TRUNC or SNAP, then
+ * NEWLEADER; UPTODATE once a quorum acknowledged NEWLEADER), and broadcast
+ * (PROPOSAL to every synced follower, COMMIT once a quorum, this keeper's
+ * own durable log included, acknowledged it). PINGs every half tick carry
+ * back the sessions each follower's clients touched; a leader that stops
+ * hearing from a quorum goes back to LOOKING. */
+#define _GNU_SOURCE
+#include "keeper/server/keeper_impl.h"
+#include "quorum.h"
+#include "keeper/disk/snapshot.h"
+#include "base/logging.h"
+#include "base/net.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+typedef enum {
+    LEARNER_NEW,            /* waiting for FOLLOWERINFO */
+    LEARNER_EPOCH_SENT,     /* LEADERINFO sent, waiting for ACKEPOCH */
+    LEARNER_WAIT_QUORUM,    /* ACKEPOCH in, waiting for a quorum of them */
+    LEARNER_SYNCED,         /* sync and NEWLEADER sent, waiting for its ACK */
+    LEARNER_ACTIVE,         /* UPTODATE sent: a full member */
+} learner_state_t;
+
+typedef struct learner learner_t;
+struct learner {
+    leader_t *leader;
+    int fd;
+    char addr[80];
+    int64_t sid;
+    learner_state_t state;
+    buf_t in, out;
+    int64_t accepted_epoch;
+    int64_t peer_zxid;
+    int64_t acked_zxid;
+    int acked_newleader;
+    uint64_t last_heard_ms;
+    int dead;
+    learner_t *next;
+};
+
+#define SID_SET_WORDS 4   /* server ids are 1..255 */
+typedef struct {
+    uint64_t bits[SID_SET_WORDS];
+} sid_set_t;
+
+struct leader {
+    keeper_t *keeper;
+    int listen_fd;
+    learner_t *learners;
+    int64_t new_epoch;
+    int epoch_set;
+    sid_set_t info_from, ackepoch_from, newleader_from;
+    int64_t max_accepted_epoch;
+    int established;
+    int64_t own_durable;
+    int64_t committed;
+    uint64_t started_ms;
+    loop_timer_t *ping_timer;
+};
+
+static void sid_add(sid_set_t *s, int64_t sid)
+{
+    if (sid >= 0 && sid < 64 * SID_SET_WORDS)
+        s->bits[sid / 64] |= 1ull << (sid % 64);
+}
+
+static int sid_count(const sid_set_t *s)
+{
+    int n = 0;
+    for (int i = 0; i < SID_SET_WORDS; i++)
+        for (uint64_t b = s->bits[i]; b; b &= b - 1)
+            n++;
+    return n;
+}
+
+/* ---- sending ---- */
+
+static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+
+static void learner_flush(learner_t *l)
+{
+    if (l->dead)
+        return;
+    if (net_write_buffer(l->fd, &l->out) < 0) {
+        l->dead = 1;   /* reaped by the next tick */
+        return;
+    }
+    unsigned ev = LOOP_READABLE | (buf_unread(&l->out) ? LOOP_WRITABLE : 0);
+    loop_watch(l->leader->keeper->loop, l->fd, ev, learner_on_io, l);
+}
+
+static void send_packet(learner_t *l, int32_t type, int64_t zxid, const void *data, int32_t len)
+{
+    if (l->dead)
+        return;
+    quorum_packet_write(&l->out, type, zxid, data, len, NULL);
+}
+
+static int learner_in_broadcast(const learner_t *l)
+{
+    return !l->dead && (l->state == LEARNER_SYNCED || l->state == LEARNER_ACTIVE);
+}
+
+/* ---- commit ---- */
+
+static int cmp_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+/* The highest zxid a quorum holds durably: this keeper's log and the acks
+ * of the synced followers. */
+static void recompute_commit(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    int64_t acks[KEEPER_MAX_SERVERS + 1];
+    int n = 0;
+    acks[n++] = ld->own_durable;
+    for (learner_t *l = ld->learners; l && n <= KEEPER_MAX_SERVERS; l = l->next)
+        if (learner_in_broadcast(l))
+            acks[n++] = l->acked_zxid;
+    int quorum = peer_quorum_size(k);
+    if (n < quorum)
+        return;
+    qsort(acks, (size_t)n, sizeof(acks[0]), cmp_desc);
+    int64_t point = acks[quorum - 1];
+    if (point <= ld->committed)
+        return;
+    /* COMMIT each newly committed proposal, in order, to every synced follower. */
+    long i = history_find_before(&k->history, ld->committed + 1);
+    for (size_t j = (size_t)(i + 1); j < k->history.count; j++) {
+        const history_entry_t *e = history_at(&k->history, j);
+        if (e->zxid <= ld->committed)
+            continue;
+        if (e->zxid > point)
+            break;
+        for (learner_t *l = ld->learners; l; l = l->next)
+            if (learner_in_broadcast(l))
+                send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
+    }
+    ld->committed = point;
+    for (learner_t *l = ld->learners; l; l = l->next)
+        learner_flush(l);
+    pipeline_commit_upto(k, point);
+}
+
+void leader_on_durable(keeper_t *k, int64_t durable_zxid)
+{
+    leader_t *ld = k->leader;
+    if (!ld)
+        return;
+    if (durable_zxid > ld->own_durable)
+        ld->own_durable = durable_zxid;
+    if (ld->established)
+        recompute_commit(ld);
+}
+
+/* The txn was just logged and added to the history: send its serialized
+ * form from there, so it is encoded once. */
+void leader_propose(keeper_t *k, const txn_header_t *hdr)
+{
+    leader_t *ld = k->leader;
+    if (!ld)
+        return;
+    const history_entry_t *e = history_at(&k->history, k->history.count - 1);
+    if (!e || e->zxid != hdr->zxid)
+        return;
+    for (learner_t *l = ld->learners; l; l = l->next)
+        if (learner_in_broadcast(l)) {
+            send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
+            learner_flush(l);
+        }
+}
+
+void leader_answer_sync(keeper_t *k, int64_t learner_sid)
+{
+    for (learner_t *l = k->leader ? k->leader->learners : NULL; l; l = l->next)
+        if (l->sid == learner_sid && !l->dead) {
+            send_packet(l, QP_SYNC, 0, NULL, -1);
+            learner_flush(l);
+            return;
+        }
+}
+
+/* ---- synchronizing one follower ---- */
+
+typedef struct {
+    buf_t *out;
+} snap_sink_t;
+
+static int snap_to_buf(void *arg, const void *data, size_t len)
+{
+    buf_append(((snap_sink_t *)arg)->out, data, len);
+    return 0;
+}
+
+typedef struct {
+    snapshot_session_t *items;
+    size_t count, cap;
+} session_vec_t;
+
+static void add_session(session_t *s, void *arg)
+{
+    session_vec_t *v = arg;
+    if (v->count == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 64;
+        v->items = realloc(v->items, v->cap * sizeof(*v->items));
+        if (!v->items) {
+            log_error("out of memory listing sessions");
+            abort();
+        }
+    }
+    v->items[v->count].id = s->id;
+    v->items[v->count].timeout_ms = s->timeout_ms;
+    v->count++;
+}
+
+static void send_snapshot(learner_t *l)
+{
+    keeper_t *k = l->leader->keeper;
+    session_vec_t sessions = {NULL, 0, 0};
+    session_each(k->sessions, add_session, &sessions);
+    buf_t body;
+    buf_init(&body);
+    snap_sink_t sink = {&body};
+    /* As ZooKeeper's LearnerHandler: the SNAP packet, then the snapshot
+     * stream itself, then the signature string. */
+    send_packet(l, QP_SNAP, tree_last_zxid(k->tree), NULL, -1);
+    snapshot_serialize(k->tree, sessions.items, sessions.count, snap_to_buf, &sink);
+    free(sessions.items);
+    buf_append(&l->out, body.data, body.len);
+    jute_put_string(&l->out, "BenWasHere");
+    buf_free(&body);
+}
+
+/* Everything after from (exclusive): committed ones with their COMMIT,
+ * the rest as bare PROPOSALs that will be committed in the broadcast. */
+static void send_history_after(learner_t *l, long first_index)
+{
+    keeper_t *k = l->leader->keeper;
+    for (size_t j = (size_t)(first_index + 1); j < k->history.count; j++) {
+        const history_entry_t *e = history_at(&k->history, j);
+        send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
+        if (e->zxid <= l->leader->committed)
+            send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
+    }
+}
+
+static void sync_learner(learner_t *l)
+{
+    leader_t *ld = l->leader;
+    keeper_t *k = ld->keeper;
+    history_t *h = &k->history;
+    int64_t peer = l->peer_zxid, last = history_last_zxid(h);
+    const char *mode;
+    int64_t trunc_to = 0;
+    long from;
+    if (peer == last) {
+        mode = "DIFF";
+        from = (long)h->count - 1;
+    } else if (peer > last) {
+        mode = "TRUNC";
+        trunc_to = last;
+        from = (long)h->count - 1;
+    } else if ((from = history_find(h, peer)) >= 0) {
+        mode = "DIFF";   /* as ZooKeeper: only from a zxid the history holds */
+    } else if (h->count && peer > history_at(h, 0)->zxid) {
+        /* The follower has proposals we never committed: cut them off at
+         * the last zxid we share, then send what follows. */
+        mode = "TRUNC";
+        from = history_find_before(h, peer);
+        trunc_to = from >= 0 ? history_at(h, (size_t)from)->zxid : h->base_zxid;
+    } else {
+        mode = "SNAP";
+        from = -2;
+    }
+    log_info("sync with follower %" PRId64 ": %s (follower at 0x%" PRIx64 ", leader at 0x%" PRIx64
+             ", committed 0x%" PRIx64 "%s)",
+             l->sid, mode, (uint64_t)peer, (uint64_t)last, (uint64_t)ld->committed, trunc_to ? ", truncating" : "");
+    if (from == -2) {
+        k->syncs_sent[2]++;
+        send_snapshot(l);
+        /* proposals after the snapshot's zxid: none are applied beyond committed */
+        long after = history_find(h, tree_last_zxid(k->tree));
+        if (after < 0 && tree_last_zxid(k->tree) != h->base_zxid)
+            after = (long)h->count - 1;   /* nothing newer than the tree */
+        send_history_after(l, after);
+    } else if (!strcmp(mode, "TRUNC")) {
+        k->syncs_sent[1]++;
+        send_packet(l, QP_TRUNC, trunc_to, NULL, -1);
+        send_history_after(l, from);
+    } else {
+        k->syncs_sent[0]++;
+        send_packet(l, QP_DIFF, last, NULL, -1);
+        send_history_after(l, from);
+    }
+    send_packet(l, QP_NEWLEADER, zxid_make(ld->new_epoch, 0), NULL, -1);
+    l->state = LEARNER_SYNCED;
+    l->acked_zxid = peer < last ? peer : last;
+    learner_flush(l);
+}
+
+/* ---- discovery ---- */
+
+static void touch_session(session_t *s, void *arg)
+{
+    keeper_t *k = arg;
+    session_touch(k->sessions, s->id, loop_now_ms(k->loop));
+}
+
+static void establish(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    ld->established = 1;
+    k->current_epoch = ld->new_epoch;
+    if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
+        log_error("cannot write %s/currentEpoch", k->cfg.data_dir);
+    k->next_zxid = zxid_make(ld->new_epoch, 1);
+    k->serving = 1;
+    k->vote.peer_epoch = ld->new_epoch;   /* what we answer late joiners (ZooKeeper's updateElectionVote) */
+    election_set_state(k->election, PEER_LEADING, &k->vote);
+    for (learner_t *l = ld->learners; l; l = l->next)
+        if (l->state == LEARNER_SYNCED && l->acked_newleader) {
+            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            l->state = LEARNER_ACTIVE;
+            learner_flush(l);
+        }
+    session_each(k->sessions, touch_session, k);   /* a whole timeout under the new leader */
+    log_info("LEADING epoch %" PRId64 " with %d of %d servers; serving clients", ld->new_epoch,
+             sid_count(&ld->newleader_from), k->cfg.npeers);
+}
+
+static void send_leaderinfo(learner_t *l)
+{
+    uint8_t data[4];
+    data[0] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 24);
+    data[1] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 16);
+    data[2] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 8);
+    data[3] = (uint8_t)QUORUM_PROTOCOL_VERSION;
+    send_packet(l, QP_LEADERINFO, zxid_make(l->leader->new_epoch, 0), data, 4);
+    l->state = LEARNER_EPOCH_SENT;
+    learner_flush(l);
+}
+
+static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    keeper_t *k = ld->keeper;
+    jute_in_t in;
+    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    l->sid = jute_get_long(&in);
+    if (in.error || !peer_config(k, l->sid) || l->sid == k->cfg.server_id) {
+        log_warn("quorum connection from %s: FOLLOWERINFO names unknown server %" PRId64, l->addr, l->sid);
+        l->dead = 1;
+        return;
+    }
+    for (learner_t *o = ld->learners; o; o = o->next)
+        if (o != l && o->sid == l->sid && !o->dead)
+            o->dead = 1;   /* it reconnected: the new connection wins */
+    l->accepted_epoch = zxid_epoch(p->zxid);
+    l->last_heard_ms = loop_now_ms(k->loop);
+    if (ld->epoch_set) {
+        send_leaderinfo(l);
+        return;
+    }
+    sid_add(&ld->info_from, l->sid);
+    if (l->accepted_epoch > ld->max_accepted_epoch)
+        ld->max_accepted_epoch = l->accepted_epoch;
+    if (sid_count(&ld->info_from) < peer_quorum_size(k))
+        return;
+    ld->new_epoch = ld->max_accepted_epoch + 1;
+    ld->epoch_set = 1;
+    k->accepted_epoch = ld->new_epoch;
+    if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", ld->new_epoch) < 0)
+        log_error("cannot write %s/acceptedEpoch", k->cfg.data_dir);
+    sid_add(&ld->ackepoch_from, k->cfg.server_id);
+    sid_add(&ld->newleader_from, k->cfg.server_id);
+    log_info("new epoch %" PRId64 " agreed by %d servers", ld->new_epoch, sid_count(&ld->info_from));
+    for (learner_t *o = ld->learners; o; o = o->next)
+        if (o->state == LEARNER_NEW && o->sid)
+            send_leaderinfo(o);
+}
+
+static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    l->peer_zxid = p->zxid;
+    sid_add(&ld->ackepoch_from, l->sid);
+    if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
+        l->state = LEARNER_WAIT_QUORUM;
+        return;
+    }
+    for (learner_t *o = ld->learners; o; o = o->next)
+        if (o->state == LEARNER_WAIT_QUORUM)
+            sync_learner(o);
+    sync_learner(l);
+}
+
+static void on_ack(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    if (l->state == LEARNER_SYNCED && p->zxid == zxid_make(ld->new_epoch, 0)) {
+        l->acked_newleader = 1;
+        sid_add(&ld->newleader_from, l->sid);
+        if (ld->established) {
+            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            l->state = LEARNER_ACTIVE;
+            learner_flush(l);
+        } else if (sid_count(&ld->newleader_from) >= peer_quorum_size(ld->keeper)) {
+            establish(ld);
+        }
+        return;
+    }
+    if (p->zxid > l->acked_zxid)
+        l->acked_zxid = p->zxid;
+    if (ld->established)
+        recompute_commit(ld);
+}
+
+/* PING answer: {long session id, int timeout} for each session its clients used. */
+static void on_ping(learner_t *l, const quorum_packet_t *p)
+{
+    keeper_t *k = l->leader->keeper;
+    jute_in_t in;
+    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    while (jute_remaining(&in) >= 12) {
+        int64_t sid = jute_get_long(&in);
+        (void)jute_get_int(&in);
+        session_touch(k->sessions, sid, loop_now_ms(k->loop));
+    }
+}
+
+/* REQUEST: {long session id, int cxid, int type, the request record}. */
+static void on_request(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    keeper_t *k = ld->keeper;
+    jute_in_t in;
+    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    int64_t session_id = jute_get_long(&in);
+    int32_t cxid = jute_get_int(&in);
+    int32_t type = jute_get_int(&in);
+    if (in.error || !ld->established) {
+        log_warn("dropping a malformed or early REQUEST from server %" PRId64, l->sid);
+        return;
+    }
+    session_touch(k->sessions, session_id, loop_now_ms(k->loop));
+    if (type == OP_SYNC) {
+        pending_t *q = pipeline_new(k, PENDING_LEARNER_SYNC, NULL, cxid, type);
+        q->learner_sid = l->sid;
+        if (pipeline_idle(k)) {
+            leader_answer_sync(k, l->sid);
+            pipeline_free_entry(q);
+        } else {
+            pipeline_submit(k, q);
+        }
+        return;
+    }
+    pending_t *q = pipeline_new(k, PENDING_REMOTE, NULL, cxid, type);
+    if (type == OP_CREATE_SESSION) {
+        int32_t timeout = jute_get_int(&in);
+        prep_create_session(k, session_id, timeout, &q->hdr, &q->txn);
+    } else if (type == OP_CLOSE_SESSION) {
+        prep_close_session(k, session_id, &q->hdr, &q->txn);
+        q->hdr.cxid = cxid;
+    } else if (request_is_write(type)) {
+        char who[96];
+        snprintf(who, sizeof(who), "server %" PRId64 "'s client (session 0x%" PRIx64 ")", l->sid, (uint64_t)session_id);
+        prep_origin_t origin = {session_id, &p->auth, who};
+        prep_write(k, &origin, type, cxid, &in, &q->hdr, &q->txn);
+    } else {
+        log_warn("server %" PRId64 " forwarded a request of type %d; ignored", l->sid, type);
+        q->has_txn = 0;
+        pipeline_free_entry(q);
+        return;
+    }
+    pipeline_submit(k, q);
+}
+
+static void on_packet(learner_t *l, const quorum_packet_t *p)
+{
+    l->last_heard_ms = loop_now_ms(l->leader->keeper->loop);
+    if (l->state == LEARNER_NEW && p->type != QP_FOLLOWERINFO) {
+        log_warn("quorum connection from %s: expected FOLLOWERINFO, got %s", l->addr, quorum_packet_name(p->type));
+        l->dead = 1;
+        return;
+    }
+    switch (p->type) {
+    case QP_FOLLOWERINFO: on_followerinfo(l, p); break;
+    case QP_ACKEPOCH: on_ackepoch(l, p); break;
+    case QP_ACK: on_ack(l, p); break;
+    case QP_PING: on_ping(l, p); break;
+    case QP_REQUEST: on_request(l, p); break;
+    case QP_REVALIDATE: break;   /* sessions are checked where the client connects */
+    default:
+        log_warn("server %" PRId64 " sent %s; dropping it", l->sid, quorum_packet_name(p->type));
+        l->dead = 1;
+    }
+}
+
+static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)loop;
+    (void)fd;
+    learner_t *l = arg;
+    if (l->dead)
+        return;
+    if (events & LOOP_WRITABLE)
+        learner_flush(l);
+    if (!(events & LOOP_READABLE))
+        return;
+    for (int rounds = 0; rounds < 64 && !l->dead; rounds++) {
+        buf_reserve(&l->in, 65536);
+        ssize_t n = read(l->fd, l->in.data + l->in.len, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+            log_info("server %" PRId64 " (%s) disconnected", l->sid, l->addr);
+            l->dead = 1;
+            break;
+        }
+        if (n < 0)
+            break;
+        l->in.len += (size_t)n;
+        for (;;) {
+            quorum_packet_t p;
+            long used = quorum_packet_parse(buf_read_ptr(&l->in), buf_unread(&l->in), &p);
+            if (used < 0) {
+                log_warn("malformed packet from server %" PRId64 " (%s); dropping it", l->sid, l->addr);
+                l->dead = 1;
+                break;
+            }
+            if (used == 0)
+                break;
+            on_packet(l, &p);
+            auth_set_free(&p.auth);
+            buf_consume(&l->in, (size_t)used);
+            if (l->dead)
+                break;
+        }
+    }
+}
+
+static void on_quorum_accept(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)events;
+    leader_t *ld = arg;
+    for (int i = 0; i < 16; i++) {
+        char ip[64];
+        int port;
+        int cfd = net_accept(fd, ip, sizeof(ip), &port);
+        if (cfd < 0)
+            return;
+        learner_t *l = calloc(1, sizeof(*l));
+        if (!l) {
+            close(cfd);
+            continue;
+        }
+        l->leader = ld;
+        l->fd = cfd;
+        snprintf(l->addr, sizeof(l->addr), "%s:%d", ip, port);
+        buf_init(&l->in);
+        buf_init(&l->out);
+        l->last_heard_ms = loop_now_ms(loop);
+        l->next = ld->learners;
+        ld->learners = l;
+        loop_watch(loop, cfd, LOOP_READABLE, learner_on_io, l);
+    }
+}
+
+/* ---- liveness ---- */
+
+static void free_learner(keeper_t *k, learner_t *l)
+{
+    loop_unwatch(k->loop, l->fd);
+    close(l->fd);
+    buf_free(&l->in);
+    buf_free(&l->out);
+    free(l);
+}
+
+static void on_ping_timer(loop_t *loop, void *arg)
+{
+    leader_t *ld = arg;
+    keeper_t *k = ld->keeper;
+    ld->ping_timer = NULL;
+    uint64_t now = loop_now_ms(loop);
+    uint64_t sync_limit_ms = (uint64_t)k->cfg.sync_limit * (uint64_t)k->cfg.tick_time;
+    uint64_t init_limit_ms = (uint64_t)k->cfg.init_limit * (uint64_t)k->cfg.tick_time;
+    int alive = 1;   /* this keeper */
+    for (learner_t **pp = &ld->learners; *pp;) {
+        learner_t *l = *pp;
+        uint64_t limit = l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms;
+        if (!l->dead && now - l->last_heard_ms > limit) {
+            log_warn("server %" PRId64 " silent for %" PRIu64 " ms; dropping it", l->sid, now - l->last_heard_ms);
+            l->dead = 1;
+        }
+        if (l->dead) {
+            *pp = l->next;
+            free_learner(k, l);
+            continue;
+        }
+        if (l->state == LEARNER_ACTIVE) {
+            alive++;
+            send_packet(l, QP_PING, ld->committed, NULL, -1);
+            learner_flush(l);
+        }
+        pp = &l->next;
+    }
+    if (!ld->established && now - ld->started_ms > init_limit_ms) {
+        peer_look(k, "no quorum of followers joined within initLimit");
+        return;
+    }
+    if (ld->established && alive < peer_quorum_size(k)) {
+        peer_look(k, "lost the quorum of followers");
+        return;
+    }
+    ld->ping_timer = loop_timer_add(loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1),
+                                    on_ping_timer, ld);
+}
+
+void leader_counts(const keeper_t *k, int *followers, int *synced)
+{
+    *followers = *synced = 0;
+    for (const learner_t *l = k->leader ? k->leader->learners : NULL; l; l = l->next) {
+        if (l->dead || !l->sid)
+            continue;
+        (*followers)++;
+        if (l->state == LEARNER_ACTIVE)
+            (*synced)++;
+    }
+}
+
+int leader_start(keeper_t *k, char *err, size_t errlen)
+{
+    const keeper_peer_t *me = peer_config(k, k->cfg.server_id);
+    leader_t *ld = calloc(1, sizeof(*ld));
+    if (!me || !ld) {
+        free(ld);
+        snprintf(err, errlen, "no server.%d line for this keeper", k->cfg.server_id);
+        return -1;
+    }
+    ld->keeper = k;
+    ld->listen_fd = net_listen_tcp(me->host, me->quorum_port, 64, err, errlen);
+    if (ld->listen_fd < 0) {
+        free(ld);
+        return -1;
+    }
+    k->leader = ld;
+    /* What this keeper logged but had not applied is its history now:
+     * everything it logged is committed once a quorum follows it. */
+    peer_apply_unapplied(k);
+    ld->committed = k->last_logged_zxid;
+    ld->own_durable = k->last_logged_zxid;
+    ld->started_ms = loop_now_ms(k->loop);
+    ld->max_accepted_epoch = k->accepted_epoch;
+    sid_add(&ld->info_from, k->cfg.server_id);
+    loop_watch(k->loop, ld->listen_fd, LOOP_READABLE, on_quorum_accept, ld);
+    ld->ping_timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1),
+                                    on_ping_timer, ld);
+    election_set_state(k->election, PEER_LEADING, &k->vote);
+    log_info("leading: waiting for followers on %s:%d", me->host, me->quorum_port);
+    return 0;
+}
+
+void leader_stop(keeper_t *k)
+{
+    leader_t *ld = k->leader;
+    if (!ld)
+        return;
+    while (ld->learners) {
+        learner_t *l = ld->learners;
+        ld->learners = l->next;
+        free_learner(k, l);
+    }
+    if (ld->ping_timer)
+        loop_timer_cancel(k->loop, ld->ping_timer);
+    loop_unwatch(k->loop, ld->listen_fd);
+    close(ld->listen_fd);
+    free(ld);
+    k->leader = NULL;
+}

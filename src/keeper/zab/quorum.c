@@ -1,0 +1,244 @@
+/* quorum.c -- see quorum.h. */
+#define _GNU_SOURCE
+#include "quorum.h"
+#include "keeper/data/jute.h"
+#include "base/fsutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_AUTH_IDS 64
+
+long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    jute_in_t r;
+    jute_in_init(&r, in, len);
+    p->type = jute_get_int(&r);
+    p->zxid = jute_get_long(&r);
+    int32_t dlen = jute_get_int(&r);
+    if (r.error)
+        return 0;
+    if (dlen < -1 || (dlen > 0 && (uint32_t)dlen > QUORUM_MAX_DATA))
+        return -1;
+    if (dlen > 0 && jute_remaining(&r) < (size_t)dlen)
+        return 0;
+    p->data_len = dlen;
+    p->data = dlen >= 0 ? in + r.pos : NULL;
+    if (dlen > 0)
+        r.pos += (size_t)dlen;
+    if (jute_remaining(&r) < 4)
+        return 0;
+    int32_t nids = jute_get_int(&r);
+    if (nids > MAX_AUTH_IDS)
+        return -1;
+    auth_set_init(&p->auth);
+    for (int32_t i = 0; i < nids; i++) {
+        char *scheme = jute_get_string(&r);
+        char *id = jute_get_string(&r);
+        if (r.error) {   /* not all here yet (or cut): wait for more */
+            free(scheme);
+            free(id);
+            auth_set_free(&p->auth);
+            return 0;
+        }
+        if (!scheme || !id) {
+            free(scheme);
+            free(id);
+            auth_set_free(&p->auth);
+            return -1;
+        }
+        auth_set_add(&p->auth, scheme, id);
+        free(scheme);
+        free(id);
+    }
+    return (long)r.pos;
+}
+
+void quorum_packet_write(buf_t *out, int32_t type, int64_t zxid, const void *data, int32_t data_len,
+                         const auth_set_t *auth)
+{
+    jute_put_int(out, type);
+    jute_put_long(out, zxid);
+    jute_put_buffer(out, data, data ? data_len : -1);
+    int32_t n = auth ? auth->count : 0;
+    jute_put_int(out, n);
+    for (int32_t i = 0; i < n; i++) {
+        jute_put_string(out, auth->items[i].scheme);
+        jute_put_string(out, auth->items[i].id);
+    }
+}
+
+const char *quorum_packet_name(int32_t type)
+{
+    static const char *names[] = {"?", "REQUEST", "PROPOSAL", "ACK", "COMMIT", "PING", "REVALIDATE", "SYNC",
+                                  "INFORM", "COMMITANDACTIVATE", "NEWLEADER", "FOLLOWERINFO", "UPTODATE",
+                                  "DIFF", "TRUNC", "SNAP", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH"};
+    return type > 0 && type < (int32_t)(sizeof(names) / sizeof(names[0])) ? names[type] : "UNKNOWN";
+}
+
+int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missing)
+{
+    char path[700], text[64] = "";
+    snprintf(path, sizeof(path), "%s/%s", data_dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? missing : -2;
+    char *got = fgets(text, sizeof(text), f);
+    fclose(f);
+    char *end = NULL;
+    errno = 0;
+    long long v = got ? strtoll(text, &end, 10) : -1;
+    if (!got || errno || end == text || v < 0)
+        return -2;
+    return (int64_t)v;
+}
+
+int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
+{
+    char path[700], tmp[720];
+    snprintf(path, sizeof(path), "%s/%s", data_dir, name);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    char text[32];
+    int n = snprintf(text, sizeof(text), "%" PRId64, epoch);
+    int rc = write(fd, text, (size_t)n) == n && fsync(fd) == 0 ? 0 : -1;
+    close(fd);
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -1;
+    if (rc == 0 && fs_sync_dir(data_dir) < 0)
+        rc = -1;
+    return rc;
+}
+
+/* ---- finding the end of a snapshot stream (SNAP sync) ---- */
+
+static int scan_need(const snap_scan_t *s, size_t len, size_t n)
+{
+    return s->pos + n <= len;
+}
+
+static int32_t scan_int(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+/* A string or buffer at pos: 1 with its total size in *size, 0 if not all
+ * here yet, -1 if its length is impossible. */
+static int scan_bytes(const snap_scan_t *s, const uint8_t *p, size_t len, size_t *size)
+{
+    if (!scan_need(s, len, 4))
+        return 0;
+    int32_t n = scan_int(p + s->pos);
+    if (n < -1 || (n > 0 && (uint32_t)n > QUORUM_MAX_DATA))
+        return -1;
+    size_t total = 4 + (n > 0 ? (size_t)n : 0);
+    if (!scan_need(s, len, total))
+        return 0;
+    *size = total;
+    return 1;
+}
+
+int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
+{
+    enum { SESSION_COUNT, SESSIONS, ACL_COUNT, ACL_HEADER, ACL_ITEMS, NODE_PATH, NODE_BODY, SIGNATURE };
+    size_t size;
+    int rc;
+    for (;;) {
+        if (s->pos > QUORUM_MAX_DATA)
+            return -1;
+        switch (s->phase) {
+        case SESSION_COUNT:
+        case ACL_COUNT:
+            if (!scan_need(s, len, 4))
+                return 0;
+            s->outer = scan_int(p + s->pos);
+            if (s->outer < 0)
+                return -1;
+            s->pos += 4;
+            s->phase = s->phase == SESSION_COUNT ? SESSIONS : ACL_HEADER;
+            break;
+        case SESSIONS:
+            if (s->outer == 0) {
+                s->phase = ACL_COUNT;
+                break;
+            }
+            if (!scan_need(s, len, 12))
+                return 0;
+            s->pos += 12;
+            s->outer--;
+            break;
+        case ACL_HEADER:
+            if (s->outer == 0) {
+                s->phase = NODE_PATH;
+                break;
+            }
+            if (!scan_need(s, len, 12))
+                return 0;
+            s->inner = scan_int(p + s->pos + 8);
+            if (s->inner < -1)
+                return -1;
+            if (s->inner < 0)
+                s->inner = 0;
+            s->pos += 12;
+            s->phase = ACL_ITEMS;
+            break;
+        case ACL_ITEMS: {
+            if (s->inner == 0) {
+                s->outer--;
+                s->phase = ACL_HEADER;
+                break;
+            }
+            size_t a, b;
+            snap_scan_t t = *s;
+            if (!scan_need(&t, len, 4))
+                return 0;
+            t.pos += 4;   /* perms */
+            if ((rc = scan_bytes(&t, p, len, &a)) <= 0)
+                return rc;
+            t.pos += a;
+            if ((rc = scan_bytes(&t, p, len, &b)) <= 0)
+                return rc;
+            s->pos = t.pos + b;
+            s->inner--;
+            break;
+        }
+        case NODE_PATH:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (size == 5 && p[s->pos + 4] == '/') {
+                s->pos += size;
+                s->body_len = s->pos;   /* the nodes end with the path "/" */
+                s->phase = SIGNATURE;
+                break;
+            }
+            s->pos += size;
+            s->phase = NODE_BODY;
+            break;
+        case NODE_BODY:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (!scan_need(s, len, size + 8 + 60))   /* data, ACL id, StatPersisted */
+                return 0;
+            s->pos += size + 8 + 60;
+            s->phase = NODE_PATH;
+            break;
+        case SIGNATURE:
+            if ((rc = scan_bytes(s, p, len, &size)) <= 0)
+                return rc;
+            if (size != 14 || memcmp(p + s->pos + 4, "BenWasHere", 10) != 0)
+                return -1;
+            s->pos += size;
+            return 1;
+        default:
+            return -1;
+        }
+    }
+}

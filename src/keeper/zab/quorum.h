@@ -1,0 +1,83 @@
+/* quorum.h -- what keepers of an ensemble say to each other on the quorum
+ * port (ZooKeeper's QuorumPacket and its packet types), and the epoch files.
+ *
+ * A QuorumPacket is the jute record {int type, long zxid, buffer data,
+ * vector<Id> authinfo} written back to back on the stream with no outer
+ * length, as ZooKeeper's Learner and LearnerHandler write it. */
+#ifndef KIPPER_KEEPER_QUORUM_H
+#define KIPPER_KEEPER_QUORUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/buf.h"
+#include "keeper/data/acl.h"
+
+enum {
+    QP_REQUEST = 1,
+    QP_PROPOSAL = 2,
+    QP_ACK = 3,
+    QP_COMMIT = 4,
+    QP_PING = 5,
+    QP_REVALIDATE = 6,
+    QP_SYNC = 7,
+    QP_INFORM = 8,
+    QP_NEWLEADER = 10,
+    QP_FOLLOWERINFO = 11,
+    QP_UPTODATE = 12,
+    QP_DIFF = 13,
+    QP_TRUNC = 14,
+    QP_SNAP = 15,
+    QP_OBSERVERINFO = 16,
+    QP_LEADERINFO = 17,
+    QP_ACKEPOCH = 18,
+};
+
+#define QUORUM_PROTOCOL_VERSION 0x10000
+
+/* The largest data a packet may carry: a SNAP carries the whole tree. */
+#define QUORUM_MAX_DATA (512u << 20)
+
+typedef struct {
+    int32_t type;
+    int64_t zxid;
+    const uint8_t *data;   /* view into the stream buffer; NULL for null data */
+    int32_t data_len;      /* -1 for null */
+    auth_set_t auth;       /* owned; empty unless a REQUEST carries the client's identities */
+} quorum_packet_t;
+
+/* Parse one packet from the front of in. Returns the bytes it used, 0 if
+ * more bytes are needed, -1 if malformed (the connection must be dropped).
+ * On success the caller frees p->auth with auth_set_free. */
+long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p);
+
+/* Append one packet. */
+void quorum_packet_write(buf_t *out, int32_t type, int64_t zxid, const void *data, int32_t data_len,
+                         const auth_set_t *auth);
+
+const char *quorum_packet_name(int32_t type);
+
+static inline int64_t zxid_make(int64_t epoch, int64_t counter) { return (int64_t)((uint64_t)epoch << 32 | (uint64_t)(counter & 0xffffffffLL)); }
+static inline int64_t zxid_epoch(int64_t zxid) { return (int64_t)((uint64_t)zxid >> 32); }
+
+/* Where a SNAP's snapshot stream ends. A leader sends the SNAP packet,
+ * then the snapshot (sessions, ACL cache, nodes up to the path "/") with no
+ * length in front, then the string "BenWasHere". The scan resumes where it
+ * stopped as more bytes arrive: 1 when the signature has been read (the
+ * snapshot is the first body_len bytes, the whole thing pos bytes), 0 for
+ * more bytes, -1 if the stream cannot be a snapshot. */
+typedef struct {
+    int phase;
+    int32_t outer, inner;
+    size_t pos;
+    size_t body_len;
+} snap_scan_t;
+int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len);
+
+/* dataDir/acceptedEpoch and dataDir/currentEpoch: one decimal number each,
+ * replaced atomically. read returns the value, or `missing` if the file does
+ * not exist; -2 if it exists but is not a number. */
+int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missing);
+int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch);
+
+#endif
