@@ -42,6 +42,9 @@ LOWER_FILES = {
     "broker/group/group.c": ["base", "broker/wire"],
     "broker/group/group.h": ["base", "broker/wire"],
 }
+for _name in ("isr", "commitq", "truncation"):
+    for _ext in (".c", ".h"):
+        LOWER_FILES[f"broker/repl/{_name}{_ext}"] = ["base", "broker/wire", "broker/log", "broker/coord"]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -57,6 +57,7 @@ int main(int argc, char **argv)
     suite_message_convert();
     suite_producer_state();
     suite_group();
+    suite_repl();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -22,5 +22,6 @@ void suite_compression(void); /* test_compression.c: compressed batches validate
 void suite_message_convert(void); /* test_message_convert.c: magic 0/1 message sets up-converted to v2 */
 void suite_producer_state(void); /* test_producer_state.c: idempotent producer sequence checks */
 void suite_group(void);       /* test_group.c: consumer group state machine, placement hash */
+void suite_repl(void);        /* test_repl.c: ISR and HW, commitQ, truncation by leader epoch */
 
 #endif

@@ -222,25 +222,40 @@ size_t partition_log_epochs(const partition_log_t *log, const epoch_entry_t **en
     return log->nepochs;
 }
 
-void partition_log_epoch_end_offset(const partition_log_t *log, int32_t epoch,
-                                    int32_t *epoch_out, int64_t *end_offset)
+void epoch_cache_end_offset(const epoch_entry_t *e, size_t n, int64_t leo, int32_t epoch, int32_t *epoch_out,
+                            int64_t *end_offset)
 {
     *epoch_out = -1;
     *end_offset = -1;
-    if (epoch < 0 || log->nepochs == 0)
+    if (epoch < 0 || n == 0)
         return;
-    if (epoch == partition_log_latest_epoch(log)) {
+    if (epoch == e[n - 1].epoch) {
         *epoch_out = epoch;
-        *end_offset = partition_log_end_offset(log);
+        *end_offset = leo;
         return;
     }
     size_t hi = 0; /* first entry with a larger epoch */
-    while (hi < log->nepochs && log->epochs[hi].epoch <= epoch)
+    while (hi < n && e[hi].epoch <= epoch)
         hi++;
-    if (hi == log->nepochs)
+    if (hi == n)
         return; /* epoch is newer than anything we know */
-    *end_offset = log->epochs[hi].start_offset;
-    *epoch_out = hi == 0 ? epoch : log->epochs[hi - 1].epoch;
+    *end_offset = e[hi].start_offset;
+    *epoch_out = hi == 0 ? epoch : e[hi - 1].epoch;
+}
+
+void partition_log_epoch_end_offset(const partition_log_t *log, int32_t epoch,
+                                    int32_t *epoch_out, int64_t *end_offset)
+{
+    epoch_cache_end_offset(log->epochs, log->nepochs, partition_log_end_offset(log), epoch, epoch_out, end_offset);
+}
+
+/* Kafka assigns a new leader's epoch at its log end as it takes over, so a
+ * follower asking for its own (older) epoch learns where that epoch ended
+ * here even before anything is appended in the new one. */
+void partition_log_assign_epoch(partition_log_t *log, int32_t epoch)
+{
+    if (epoch > partition_log_latest_epoch(log))
+        epochs_assign(log, epoch, partition_log_end_offset(log));
 }
 
 /* ---- Segment files and indexes ------------------------------------------- */

@@ -255,6 +255,14 @@ int32_t partition_log_latest_epoch(const partition_log_t *log); /* -1 if none */
 void partition_log_epoch_end_offset(const partition_log_t *log, int32_t epoch,
                                     int32_t *epoch_out, int64_t *end_offset);
 size_t partition_log_epochs(const partition_log_t *log, const epoch_entry_t **entries);
+/* The same answer for any epoch cache e[0..n) of a log ending at leo: the
+ * largest epoch <= epoch and where it ends; for an epoch older than all, that
+ * epoch and the first one's start; -1/-1 for a newer epoch or an empty cache
+ * (Kafka's LeaderEpochFileCache.endOffsetFor). */
+void epoch_cache_end_offset(const epoch_entry_t *e, size_t n, int64_t leo, int32_t epoch, int32_t *epoch_out,
+                            int64_t *end_offset);
+/* becomeLeader: epoch starts at the log end (if newer than the latest). */
+void partition_log_assign_epoch(partition_log_t *log, int32_t epoch);
 
 /* Flush job. begin captures (dup'd) descriptors of every segment with data
  * past the recovery point and a copy of the epoch cache; run fdatasyncs them
