@@ -7,6 +7,7 @@
  * visible: leaders elected for new partitions, deleted topics gone. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"

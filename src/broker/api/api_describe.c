@@ -3,7 +3,9 @@
  * overrides, else the broker's values; a broker's own settings). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/log_dirs.h"
 
 #include <inttypes.h>
 #include <stdio.h>

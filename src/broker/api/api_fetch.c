@@ -10,6 +10,7 @@
  * tells clients to send full requests. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 #include "base/logging.h"
 

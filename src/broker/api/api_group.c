@@ -16,6 +16,7 @@
  * the coordinator and survive. */
 #define _GNU_SOURCE
 #include "broker/group/group_service.h"
+#include "api_handlers.h"
 #include "api_util.h"
 #include "broker/coord/coord_data.h"
 #include "base/logging.h"

@@ -5,6 +5,7 @@
  * a leader is elected, as Kafka's does. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 #include "base/logging.h"
 

@@ -3,6 +3,7 @@
  * clients and followers use to find where logs diverge). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 
 #define LATEST_TIMESTAMP (-1)

@@ -8,7 +8,9 @@
  * for followers, seed 000's commitQ, comes with replication). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/replica.h"
 #include "broker/log/message_convert.h"
 #include "base/logging.h"
 

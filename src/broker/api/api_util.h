@@ -3,6 +3,8 @@
 #define KIPPER_BROKER_API_UTIL_H
 
 #include "broker/core/broker_impl.h"
+#include "broker/core/cluster.h"
+#include "broker/core/conn.h"
 
 /* Sets the named array of int32 to v[0..n). 0, or -1 out of arena. */
 int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n);

@@ -6,7 +6,9 @@
  * disabled API key, an unsupported version (except ApiVersions, KIP-511) or a
  * request that does not parse closes the connection, with a log line. */
 #define _GNU_SOURCE
-#include "broker/core/broker_impl.h"
+#include "api.h"
+#include "api_handlers.h"
+#include "broker/core/conn.h"
 #include "broker/wire/kafka_codec.h"
 #include "base/logging.h"
 

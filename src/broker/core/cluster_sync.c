@@ -8,7 +8,11 @@
  * before anything else, so log dirs of another cluster are refused. After
  * that everything is asynchronous on the loop. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
+#include "cluster.h"
+#include "cluster_sync.h"
+#include "conn.h"
+#include "replica.h"
+#include "broker/group/group_service.h"
 #include "broker/api/api_util.h"
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"

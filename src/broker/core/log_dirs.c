@@ -8,7 +8,9 @@
  * removed at start, so a crash at any point after start means the next
  * start scans every log from its recovery point. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
+#include "log_dirs.h"
+#include "cluster.h"
+#include "replica.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 

@@ -19,6 +19,7 @@
  * keeps our calls in order, so the cache ends as the coordinator does. */
 #define _GNU_SOURCE
 #include "group_service.h"
+#include "broker/api/api_handlers.h"
 #include "broker/api/api_util.h"
 #include "broker/coord/coord_data.h"
 #include "base/logging.h"

@@ -24,6 +24,15 @@ struct group_service {
     loop_timer_t *wake_timer;
 };
 
+/* broker.c starts the service before the coordinator link and stops it
+ * after (the link's last callbacks still find the groups). */
+int group_service_start(broker_t *b);
+void group_service_stop(broker_t *b);
+/* The live brokers or our registration changed: groups that moved to
+ * another coordinator are dropped (their waiting requests get
+ * NOT_COORDINATOR; their offsets are read again if they come back). */
+void group_service_view_changed(broker_t *b);
+
 /* Whether this broker coordinates the group: GERR_NONE, NOT_COORDINATOR, or
  * COORDINATOR_NOT_AVAILABLE (no live broker known, or we are not
  * registered). */
