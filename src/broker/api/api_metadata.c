@@ -7,6 +7,7 @@
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/admin.h"
 #include "base/logging.h"
 
 #include <stdlib.h>

@@ -31,9 +31,4 @@ typedef void (*api_partition_fn)(void *ctx, const char *topic, const kafka_value
 int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
                        api_partition_fn fn, void *ctx);
 
-/* api_admin.c: create a topic with the broker's defaults on the admin
- * thread, answering nobody (auto.create.topics.enable). 0 when started. */
-int admin_auto_create_topic(broker_t *b, const char *name);
-void admin_stop(broker_t *b);
-
 #endif

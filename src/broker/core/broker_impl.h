@@ -9,8 +9,9 @@
  * connections, the cluster view (what the coordinator says: brokers, topics,
  * partitions), and for each partition this broker is assigned a replica_t
  * (its log and, when leading, the leader's state). Slow work runs on two
- * helper threads: `flusher` (fsync, checkpoints) and `admin` (blocking
- * coordinator calls of topic administration). */
+ * helper threads: `flusher` (fsync, checkpoints; owned by log_dirs.c) and
+ * `admin` (blocking coordinator calls of topic administration; owned by the
+ * admin service, admin.c). */
 #ifndef KIPPER_BROKER_BROKER_IMPL_H
 #define KIPPER_BROKER_BROKER_IMPL_H
 
@@ -33,6 +34,7 @@ typedef struct topic topic_t;
 typedef struct partition partition_t;
 typedef struct replica replica_t;
 typedef struct group_service group_service_t;
+typedef struct admin admin_t;
 
 /* Kafka error codes the broker answers with. */
 enum {
@@ -206,13 +208,10 @@ struct broker {
     size_t nplaced;
     flush_job_t **flushes;    /* flush jobs on the flusher thread */
     size_t nflushes;
-    worker_t *flusher;
-    worker_t *admin;
+    worker_t *flusher;        /* log_dirs.c's */
     loop_timer_t *flush_timer, *retention_timer;
 
-    /* producer ids: the block this broker hands out from */
-    int64_t pid_next, pid_end;
-    int pid_fetching;
+    admin_t *admin;           /* the admin service (admin.c) */
 
     group_service_t *gsvc;    /* the group coordinator (api_group.c) */
 };
