@@ -1,167 +1,21 @@
 /* api_group.c -- the group coordinator's membership APIs: FindCoordinator,
- * JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups,
- * around the state machine of group.c (committed offsets are in
- * group_offsets.c).
- *
- * Placement: there is no __consumer_offsets topic to lead, so a group's
- * coordinator is chosen as Kafka chooses its offsets partition, over the
- * live brokers instead: Utils.abs(groupId.hashCode) % n, n the live brokers
- * sorted by id. Every broker computes the same answer from the same view;
- * one asked about a group it does not coordinate answers NOT_COORDINATOR,
- * and when the view changes, groups that moved are dropped here.
- *
- * Membership is kept in memory only (as Kafka keeps it, minus the log it
- * writes to __consumer_offsets): after a coordinator change or restart
- * members get UNKNOWN_MEMBER_ID and join again; committed offsets are in
- * the coordinator and survive. */
+ * JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups.
+ * They read the request, run the operation on the group service's groups
+ * (broker/group/group_service.h, the state machine of group.h) and answer;
+ * placement, timers and wake-ups are the service's, committed offsets its
+ * store's (group_offsets.h). */
 #define _GNU_SOURCE
-#include "broker/group/group_service.h"
+#include "broker/core/broker_impl.h"
 #include "api_handlers.h"
 #include "api_util.h"
 #include "broker/coord/coord_data.h"
-#include "base/logging.h"
+#include "broker/group/group_offsets.h"
+#include "broker/group/group_service.h"
 
-#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define LIST_TIMEOUT_MS 10000
-#define GROUP_MEMBERS_CAP 10000   /* group.max.size is clamped to this */
-
-/* ---- the service: timers and wake-ups ---- */
-
-static void on_tick(loop_t *loop, void *arg);
-
-static void arm_tick(group_service_t *s, uint64_t at)
-{
-    if (!at || (s->tick_at && s->tick_at <= at))
-        return;
-    if (s->tick_timer)
-        loop_timer_cancel(s->b->loop, s->tick_timer);
-    uint64_t now = loop_now_ms(s->b->loop);
-    s->tick_timer = loop_timer_add(s->b->loop, at > now ? at - now : 0, on_tick, s);
-    s->tick_at = at;
-}
-
-static void on_tick(loop_t *loop, void *arg)
-{
-    group_service_t *s = arg;
-    s->tick_timer = NULL;
-    s->tick_at = 0;
-    groups_tick(s->groups, loop_now_ms(loop));
-    arm_tick(s, groups_next_deadline(s->groups));
-}
-
-void group_service_touched(group_service_t *s, const group_t *g)
-{
-    if (g)
-        arm_tick(s, group_next_deadline(g));
-}
-
-static void on_wake_timer(loop_t *loop, void *arg)
-{
-    (void)loop;
-    group_service_t *s = arg;
-    s->wake_timer = NULL;
-    group_wake_t *ws = s->wakes;
-    int n = s->nwakes;
-    s->wakes = NULL;
-    s->nwakes = s->wakes_cap = 0;
-    /* Handlers run here may queue more: they go to a fresh list. */
-    for (int i = 0; i < n; i++)
-        broker_wake_request(s->b, ws[i].conn_id, ws[i].request_id);
-    free(ws);
-}
-
-void group_service_wake(void *arg, uint64_t conn_id, uint64_t request_id)
-{
-    group_service_t *s = arg;
-    if (s->nwakes == s->wakes_cap) {
-        int cap = s->wakes_cap ? s->wakes_cap * 2 : 16;
-        group_wake_t *grown = realloc(s->wakes, sizeof(*grown) * (size_t)cap);
-        if (!grown) {
-            log_error("groups: out of memory queueing a wake-up");
-            abort();
-        }
-        s->wakes = grown;
-        s->wakes_cap = cap;
-    }
-    s->wakes[s->nwakes++] = (group_wake_t){conn_id, request_id};
-    if (!s->wake_timer)
-        s->wake_timer = loop_timer_add(s->b->loop, 0, on_wake_timer, s);
-}
-
-int group_service_start(broker_t *b)
-{
-    group_service_t *s = calloc(1, sizeof(*s));
-    if (!s)
-        return -1;
-    const broker_config_t *bc = &b->cfg;
-    group_config_t cfg = {
-        .min_session_timeout_ms = bc->group_min_session_timeout_ms,
-        .max_session_timeout_ms = bc->group_max_session_timeout_ms,
-        .initial_rebalance_delay_ms = bc->group_initial_rebalance_delay_ms,
-        .max_size = bc->group_max_size < GROUP_MEMBERS_CAP ? bc->group_max_size : GROUP_MEMBERS_CAP,
-        .max_groups = GROUPS_MAX,
-    };
-    s->b = b;
-    s->groups = groups_new(&cfg, group_service_wake, s);
-    b->gsvc = s;
-    return 0;
-}
-
-void group_service_stop(broker_t *b)
-{
-    group_service_t *s = b->gsvc;
-    if (!s)
-        return;
-    groups_free(s->groups);
-    if (s->tick_timer)
-        loop_timer_cancel(b->loop, s->tick_timer);
-    if (s->wake_timer)
-        loop_timer_cancel(b->loop, s->wake_timer);
-    free(s->wakes);
-    free(s);
-    b->gsvc = NULL;
-}
-
-/* ---- placement ---- */
-
-/* The live broker that coordinates the group, NULL when there is none we
- * could name (not registered ourselves: our view may be stale). */
-static const broker_node_t *coordinator_of(const broker_t *b, const char *id, size_t len)
-{
-    if (!b->registered || b->nbrokers == 0)
-        return NULL;
-    return &b->brokers[group_coordinator_index(id, len, b->nbrokers)];
-}
-
-int16_t group_owner_check(broker_t *b, const char *group_id, size_t len)
-{
-    const broker_node_t *n = coordinator_of(b, group_id, len);
-    if (!n)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
-    return n->id == b->cfg.broker_id ? GERR_NONE : GERR_NOT_COORDINATOR;
-}
-
-int16_t group_id_check(const kafka_value_t *id, int allow_empty)
-{
-    if (id->is_null || (id->n == 0 && !allow_empty) || id->n > GROUP_ID_MAX || strlen(id->u.s) != id->n)
-        return GERR_INVALID_GROUP_ID;
-    return GERR_NONE;
-}
-
-void group_service_view_changed(broker_t *b)
-{
-    group_service_t *s = b->gsvc;
-    if (!s)
-        return;
-    for (int i = groups_count(s->groups) - 1; i >= 0; i--) {
-        group_t *g = groups_at(s->groups, i);
-        if (group_owner_check(b, g->id, g->id_len) != GERR_NONE)
-            groups_unload(s->groups, g, GERR_NOT_COORDINATOR);
-    }
-}
 
 /* ---- FindCoordinator ---- */
 
@@ -182,7 +36,7 @@ static coordinator_answer_t find_one(broker_t *b, int8_t key_type, const kafka_v
     } else if (key_type != 0) {
         a.error = GERR_INVALID_REQUEST;
         a.message = "unknown coordinator key type";
-    } else if (!(a.node = coordinator_of(b, key->u.s, key->n))) {
+    } else if (!(a.node = group_coordinator_node(b, key->u.s, key->n))) {
         a.error = GERR_COORDINATOR_NOT_AVAILABLE;
         a.message = "no live broker known yet";
     }
@@ -342,8 +196,8 @@ req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
         .nprotocols = (int)kv_get(req->body, "Protocols")->n,
     };
     w = group_waiter_new(GROUP_WAIT_JOIN, c->id, req->id);
-    group_join(b->gsvc->groups, &p, loop_now_ms(b->loop), w);
-    group_service_touched(b->gsvc, groups_find(b->gsvc->groups, id->u.s, id->n));
+    group_join(group_service_groups(b), &p, loop_now_ms(b->loop), w);
+    group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
     if (!w->done)
         return park_request(req, w);
     req_status_t st = join_answer(c, req, ra, w);
@@ -407,8 +261,8 @@ req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
         .assignments = as, .nassignments = (int)list->n,
     };
     w = group_waiter_new(GROUP_WAIT_SYNC, c->id, req->id);
-    group_sync(b->gsvc->groups, &p, loop_now_ms(b->loop), w);
-    group_service_touched(b->gsvc, groups_find(b->gsvc->groups, id->u.s, id->n));
+    group_sync(group_service_groups(b), &p, loop_now_ms(b->loop), w);
+    group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
     if (!w->done)
         return park_request(req, w);
     req_status_t st = sync_answer(c, req, ra, w);
@@ -428,10 +282,10 @@ req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *req, kafka_
     if (!error)
         error = group_owner_check(b, id->u.s, id->n);
     if (!error) {
-        error = group_heartbeat(b->gsvc->groups, id->u.s, id->n, kv_str(req->body, "MemberId"),
+        error = group_heartbeat(group_service_groups(b), id->u.s, id->n, kv_str(req->body, "MemberId"),
                                 kv_str(req->body, "GroupInstanceId"), (int32_t)kv_int(req->body, "GenerationId"),
                                 loop_now_ms(b->loop));
-        group_service_touched(b->gsvc, groups_find(b->gsvc->groups, id->u.s, id->n));
+        group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
     }
     kv_set_int(resp, "ErrorCode", error);
     return api_answer(c, req, resp);
@@ -472,8 +326,8 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
     if (!error)
         error = group_owner_check(b, id->u.s, id->n);
     if (!error) {
-        error = group_leave(b->gsvc->groups, id->u.s, id->n, ls, n, errors, loop_now_ms(b->loop));
-        group_service_touched(b->gsvc, groups_find(b->gsvc->groups, id->u.s, id->n));
+        error = group_leave(group_service_groups(b), id->u.s, id->n, ls, n, errors, loop_now_ms(b->loop));
+        group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
     }
     if (req->api_version < 3) {
         /* One member: its error is the answer's. */
@@ -529,16 +383,15 @@ static int describe_group(kafka_arena_t *ra, kafka_value_t *out, const group_t *
  * offsets (Kafka would have loaded it: Empty, not Dead): read them first.
  * 1 when the request must wait for the read. A request that waited once
  * and whose read failed describes what is known. */
-static int describe_needs_read(group_service_t *s, const broker_request_t *req, const conn_t *c, const char *id,
-                               size_t len)
+static int describe_needs_read(broker_t *b, const broker_request_t *req, const conn_t *c, const char *id, size_t len)
 {
-    group_t *g = groups_find(s->groups, id, len);
+    groups_t *gs = group_service_groups(b);
+    group_t *g = groups_find(gs, id, len);
     if (!g)
-        g = groups_create(s->groups, id, len, loop_now_ms(s->b->loop));
+        g = groups_create(gs, id, len, loop_now_ms(b->loop));
     if (!g || group_exists(g) || g->offsets_state == 2 || req->timed_out || (req->state && g->offsets_state == 0))
         return 0;
-    group_add_load_waiter(g, c->id, req->id);
-    group_offsets_load(s, g);
+    group_offsets_load(b, g, c->id, req->id);
     return g->offsets_state != 2;
 }
 
@@ -549,13 +402,12 @@ static void no_free(void *arg)
 
 req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    group_service_t *s = b->gsvc;
     const kafka_value_t *ids = kv_get(req->body, "Groups");
     int waiting = 0;
     for (uint32_t i = 0; i < ids->n; i++) {
         const kafka_value_t *id = kv_at(ids, i);
         if (!group_id_check(id, 1) && !group_owner_check(b, id->u.s, id->n))
-            waiting |= describe_needs_read(s, req, c, id->u.s, id->n);
+            waiting |= describe_needs_read(b, req, c, id->u.s, id->n);
     }
     if (waiting) {
         static int waited;   /* the state only marks that the request waited */
@@ -577,7 +429,7 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
             error = group_owner_check(b, id->u.s, id->n);
         kv_set_str(ra, o, "GroupId", id->u.s);
         kv_set_int(o, "ErrorCode", error);
-        if (!error && describe_group(ra, o, groups_find(s->groups, id->u.s, id->n)) < 0)
+        if (!error && describe_group(ra, o, groups_find(group_service_groups(b), id->u.s, id->n)) < 0)
             return REQ_CLOSE;
     }
     return api_answer(c, req, resp);
@@ -585,68 +437,17 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
 
 /* ---- ListGroups ---- */
 
-/* The groups named under /consumers (read once per request): groups with
+/* The groups named under /consumers are read once per request: groups with
  * committed offsets this coordinator holds no state for are listed too. */
-typedef struct {
-    group_service_t *s;
-    uint64_t conn_id, request_id;
-    int done, orphaned;
-    int16_t error;
-    char **names;
-    int nnames;
-} list_read_t;
-
-static void list_read_free(list_read_t *lr)
-{
-    for (int i = 0; i < lr->nnames; i++)
-        free(lr->names[i]);
-    free(lr->names);
-    free(lr);
-}
-
-static void list_release(void *arg)
-{
-    list_read_t *lr = arg;
-    if (lr->done)
-        list_read_free(lr);
-    else
-        lr->orphaned = 1;
-}
-
-static void consumers_listed(coord_t *co, const coord_result_t *res, void *arg)
-{
-    (void)co;
-    list_read_t *lr = arg;
-    lr->done = 1;
-    if (lr->orphaned) {
-        list_read_free(lr);
-        return;
-    }
-    if (res->rc == ZOK) {
-        lr->names = calloc((size_t)(res->nchildren ? res->nchildren : 1), sizeof(char *));
-        for (int i = 0; lr->names && i < res->nchildren; i++)
-            if ((lr->names[lr->nnames] = strdup(res->children[i])))
-                lr->nnames++;
-    } else if (res->rc != ZNONODE) {
-        lr->error = GERR_COORDINATOR_NOT_AVAILABLE;
-    }
-    group_service_wake(lr->s, lr->conn_id, lr->request_id);
-}
-
 static req_status_t list_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
-    list_read_t *lr = calloc(1, sizeof(*lr));
-    if (!lr)
+    group_names_t *gn = group_names_read(b, c->id, req->id);
+    if (!gn)
         return REQ_CLOSE;
-    *lr = (list_read_t){.s = b->gsvc, .conn_id = c->id, .request_id = req->id};
-    if (!b->coord || coord_children(b->coord, "/consumers", 0, consumers_listed, lr) < 0) {
-        lr->done = 1;
-        lr->error = GERR_COORDINATOR_NOT_AVAILABLE;
-    }
-    req->state = lr;
-    req->state_free = list_release;
+    req->state = gn;
+    req->state_free = group_names_release;
     req->deadline_ms = loop_now_ms(b->loop) + LIST_TIMEOUT_MS;
-    return lr->done ? REQ_DONE : REQ_WAIT;
+    return gn->done ? REQ_DONE : REQ_WAIT;
 }
 
 /* ListGroups v4's state filter and v5's type filter (every group here is a
@@ -679,27 +480,27 @@ typedef struct {
 } listed_t;
 
 /* Our groups in memory, then the ones only the coordinator knows of. */
-static listed_t *list_collect(broker_t *b, const list_read_t *lr, kafka_arena_t *ra, int *n)
+static listed_t *list_collect(broker_t *b, const group_names_t *gn, kafka_arena_t *ra, int *n)
 {
-    group_service_t *s = b->gsvc;
-    int cap = groups_count(s->groups) + lr->nnames;
+    groups_t *gs = group_service_groups(b);
+    int cap = groups_count(gs) + gn->nnames;
     listed_t *out = kafka_arena_alloc(ra, sizeof(*out) * (size_t)(cap ? cap : 1));
     char *decoded = kafka_arena_alloc(ra, GROUP_ID_MAX + 1);
     *n = 0;
     if (!out || !decoded)
         return NULL;
-    for (int i = 0; i < groups_count(s->groups); i++) {
-        const group_t *g = groups_at(s->groups, i);
+    for (int i = 0; i < groups_count(gs); i++) {
+        const group_t *g = groups_at(gs, i);
         if (group_exists(g) && strlen(g->id) == g->id_len)
             out[(*n)++] = (listed_t){g->id, g->protocol_type ? g->protocol_type : "", group_state_name(g->state)};
     }
-    for (int i = 0; i < lr->nnames; i++) {
-        int len = coord_group_name_decode(lr->names[i], decoded, GROUP_ID_MAX + 1);
+    for (int i = 0; i < gn->nnames; i++) {
+        int len = coord_group_name_decode(gn->names[i], decoded, GROUP_ID_MAX + 1);
         if (len < 0 || strlen(decoded) != (size_t)len || group_owner_check(b, decoded, (size_t)len))
             continue;
         /* Held in memory: listed above if it exists; after a read of its
          * offsets, memory knows best. */
-        const group_t *held = groups_find(s->groups, decoded, (size_t)len);
+        const group_t *held = groups_find(gs, decoded, (size_t)len);
         if (held && (group_exists(held) || held->offsets_state == 2))
             continue;
         char *id = kafka_arena_alloc(ra, (size_t)len + 1);
@@ -715,15 +516,15 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
 {
     if (!req->state && list_start(b, c, req) == REQ_WAIT)
         return REQ_WAIT;
-    list_read_t *lr = req->state;
-    if (!lr || (!lr->done && !req->timed_out))
-        return lr ? REQ_WAIT : REQ_CLOSE;
+    group_names_t *gn = req->state;
+    if (!gn || (!gn->done && !req->timed_out))
+        return gn ? REQ_WAIT : REQ_CLOSE;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     int n = 0;
-    listed_t *all = resp ? list_collect(b, lr, ra, &n) : NULL;
+    listed_t *all = resp ? list_collect(b, gn, ra, &n) : NULL;
     if (!all)
         return REQ_CLOSE;
-    int16_t error = lr->done ? lr->error : GERR_COORDINATOR_NOT_AVAILABLE;
+    int16_t error = gn->done ? gn->error : GERR_COORDINATOR_NOT_AVAILABLE;
     /* Not (yet) in our own view of the live brokers: we cannot tell which
      * groups are ours. The client retries. */
     if (!b->registered || !cluster_broker(b, b->cfg.broker_id))

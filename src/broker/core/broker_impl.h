@@ -213,7 +213,7 @@ struct broker {
 
     admin_t *admin;           /* the admin service (admin.c) */
 
-    group_service_t *gsvc;    /* the group coordinator (api_group.c) */
+    group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
 };
 
 #endif

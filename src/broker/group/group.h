@@ -1,8 +1,10 @@
 /* group.h -- the classic group membership protocol (Kafka's GroupCoordinator,
  * GroupMetadata and MemberMetadata), as a state machine with no I/O: the
  * caller passes the time in, and is told through a callback when a parked
- * JoinGroup or SyncGroup has its answer. api_group.c speaks the wire,
- * group_offsets.c keeps committed offsets in the coordinator.
+ * JoinGroup or SyncGroup has its answer. group_service.c runs it on the
+ * broker's loop (timers, wake-ups, placement), group_offsets.c keeps
+ * committed offsets in the coordinator, broker/api/api_group*.c speak the
+ * wire.
  *
  * A group moves through Kafka's states:
  *
