@@ -98,7 +98,7 @@ static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
     it->rf = rf;
     it->assignment = calloc((size_t)as->n * (size_t)(rf ? rf : 1), sizeof(int32_t));
     if (!it->assignment || rf < 1 || as->n > COORD_MAX_PARTITIONS || rf > COORD_MAX_REPLICAS) {
-        admin_item_refuse(it, 39, "bad replica assignment");
+        admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT, "bad replica assignment");
         return -1;
     }
     for (uint32_t p = 0; p < as->n; p++) {
@@ -106,7 +106,8 @@ static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
         const kafka_value_t *ids = kv_get(a, "BrokerIds");
         int32_t index = (int32_t)kv_int(a, "PartitionIndex");
         if (index < 0 || (uint32_t)index >= as->n || (int)ids->n != rf) {
-            admin_item_refuse(it, 39, "partitions must be numbered 0..n-1, each with the same number of replicas");
+            admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
+                              "partitions must be numbered 0..n-1, each with the same number of replicas");
             return -1;
         }
         for (int r = 0; r < rf; r++)
@@ -118,7 +119,7 @@ static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
 static void copy_configs(admin_item_t *it, const kafka_value_t *cs)
 {
     if (cs->n > COORD_MAX_TOPIC_CONFIGS) {
-        admin_item_refuse(it, 40, "too many configs");
+        admin_item_refuse(it, KERR_INVALID_CONFIG, "too many configs");
         return;
     }
     it->configs = calloc(cs->n ? cs->n : 1, sizeof(*it->configs));
@@ -129,7 +130,7 @@ static void copy_configs(admin_item_t *it, const kafka_value_t *cs)
     for (uint32_t i = 0; i < cs->n; i++) {
         const char *k = kv_str(kv_at(cs, i), "Name"), *v = kv_str(kv_at(cs, i), "Value");
         if (!k || !v || strlen(k) >= sizeof(it->configs[0].key) || strlen(v) >= sizeof(it->configs[0].value)) {
-            admin_item_refuse(it, 40, "config names and values must be given and short");
+            admin_item_refuse(it, KERR_INVALID_CONFIG, "config names and values must be given and short");
             return;
         }
         snprintf(it->configs[i].key, sizeof(it->configs[i].key), "%s", k);
@@ -267,13 +268,15 @@ static void copy_new_assignment(admin_item_t *it, const kafka_value_t *as, int e
     it->rf = rf;
     it->assignment = calloc((size_t)as->n * (size_t)(rf ? rf : 1) + 1, sizeof(int32_t));
     if (!it->assignment || rf < 1 || rf > COORD_MAX_REPLICAS || (int)as->n != it->partitions - existing) {
-        admin_item_refuse(it, 39, "the assignment must give replicas for exactly the new partitions");
+        admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
+                          "the assignment must give replicas for exactly the new partitions");
         return;
     }
     for (uint32_t p = 0; p < as->n; p++) {
         const kafka_value_t *ids = kv_get(kv_at(as, p), "BrokerIds");
         if ((int)ids->n != rf) {
-            admin_item_refuse(it, 39, "every new partition needs the same number of replicas");
+            admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
+                              "every new partition needs the same number of replicas");
             return;
         }
         for (int r = 0; r < rf; r++)
@@ -330,7 +333,7 @@ req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *req,
     int64_t pid;
     int rc = admin_producer_id(b, !req->timed_out, &pid);
     if (rc < 0) {
-        kv_set_int(resp, "ErrorCode", 15);   /* COORDINATOR_NOT_AVAILABLE: retriable */
+        kv_set_int(resp, "ErrorCode", KERR_COORDINATOR_NOT_AVAILABLE);   /* retriable */
         return api_answer(c, req, resp);
     }
     if (rc > 0) {

@@ -16,8 +16,6 @@
 
 #include <string.h>
 
-#define KERR_FETCH_SESSION_ID_NOT_FOUND 70
-#define KERR_INVALID_FETCH_SESSION_EPOCH 71
 #define MAX_WAIT_CAP_MS 300000
 
 typedef struct {

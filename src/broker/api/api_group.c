@@ -31,13 +31,13 @@ static coordinator_answer_t find_one(broker_t *b, int8_t key_type, const kafka_v
     if (key_type == 1) {
         /* No transaction coordinator, as InitProducerId refuses
          * transactional ids: fail fast rather than retry forever. */
-        a.error = GERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+        a.error = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
         a.message = "transactions are not supported by this broker";
     } else if (key_type != 0) {
-        a.error = GERR_INVALID_REQUEST;
+        a.error = KERR_INVALID_REQUEST;
         a.message = "unknown coordinator key type";
     } else if (!(a.node = group_coordinator_node(b, key->u.s, key->n))) {
-        a.error = GERR_COORDINATOR_NOT_AVAILABLE;
+        a.error = KERR_COORDINATOR_NOT_AVAILABLE;
         a.message = "no live broker known yet";
     }
     return a;
@@ -100,7 +100,7 @@ static group_protocol_t *join_protocols(const kafka_value_t *list, kafka_arena_t
     uint64_t bytes = 0;
     group_protocol_t *ps = kafka_arena_alloc(ra, sizeof(*ps) * (list->n ? list->n : 1));
     if (!ps || list->n > GROUP_PROTOCOLS_MAX) {
-        *error = GERR_INVALID_REQUEST;
+        *error = KERR_INVALID_REQUEST;
         return NULL;
     }
     for (uint32_t i = 0; i < list->n; i++) {
@@ -111,7 +111,7 @@ static group_protocol_t *join_protocols(const kafka_value_t *list, kafka_arena_t
         bytes += md->n;
     }
     if (bytes > GROUP_MEMBER_METADATA_MAX) {
-        *error = GERR_INVALID_REQUEST;
+        *error = KERR_INVALID_REQUEST;
         return NULL;
     }
     return ps;
@@ -243,7 +243,7 @@ req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
     refused.error = group_id_check(id, 0);
     /* v5 made the protocol type and name mandatory (KIP-559). */
     if (!refused.error && req->api_version >= 5 && (!type || !name))
-        refused.error = GERR_INCONSISTENT_GROUP_PROTOCOL;
+        refused.error = KERR_INCONSISTENT_GROUP_PROTOCOL;
     if (!refused.error)
         refused.error = group_owner_check(b, id->u.s, id->n);
     if (refused.error)
@@ -524,11 +524,11 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
     listed_t *all = resp ? list_collect(b, gn, ra, &n) : NULL;
     if (!all)
         return REQ_CLOSE;
-    int16_t error = gn->done ? gn->error : GERR_COORDINATOR_NOT_AVAILABLE;
+    int16_t error = gn->done ? gn->error : KERR_COORDINATOR_NOT_AVAILABLE;
     /* Not (yet) in our own view of the live brokers: we cannot tell which
      * groups are ours. The client retries. */
     if (!b->registered || !cluster_broker(b, b->cfg.broker_id))
-        error = GERR_COORDINATOR_NOT_AVAILABLE;
+        error = KERR_COORDINATOR_NOT_AVAILABLE;
     int kept = 0;
     for (int i = 0; i < n; i++)
         if (list_filter_match(req, all[i].state))

@@ -41,9 +41,9 @@ static void commit_partition(void *arg, const char *topic, const kafka_value_t *
     partition_t *part = error ? NULL : cluster_partition(x->b, topic, p);
     kv_set_int(out, "PartitionIndex", p);
     if (!error && (!part || !part->have_replicas))
-        error = GERR_UNKNOWN_TOPIC_OR_PARTITION;
+        error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
     else if (!error && md && group_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
-        error = GERR_OFFSET_METADATA_TOO_LARGE;
+        error = KERR_OFFSET_METADATA_TOO_LARGE;
     else if (!error)
         error = group_commit_write(x->cm, index, x->g, topic, p, kv_int(in, "CommittedOffset"),
                                    (int32_t)kv_int(in, "CommittedLeaderEpoch"), md ? md : "");
@@ -66,7 +66,7 @@ static int16_t commit_group(broker_t *b, const broker_request_t *req, const kafk
         *g = groups_find(gs, id->u.s, id->n);
         if (!*g)
             *g = groups_create(gs, id->u.s, id->n, now);
-        return *g ? GERR_NONE : GERR_COORDINATOR_NOT_AVAILABLE;
+        return *g ? KERR_NONE : KERR_COORDINATOR_NOT_AVAILABLE;
     }
     error = group_commit_check(gs, id->u.s, id->n, (int32_t)kv_int(req->body, "GenerationIdOrMemberEpoch"),
                                kv_str(req->body, "MemberId"), kv_str(req->body, "GroupInstanceId"), now, g);
@@ -91,7 +91,7 @@ static void fill_error(void *arg, const char *topic, const kafka_value_t *in, ka
     kv_set_int(out, "PartitionIndex", kv_int(in, "PartitionIndex"));
     /* A write still out when the request timed out: the client retries. */
     int16_t e = x->cm->errors[x->index++];
-    kv_set_int(out, "ErrorCode", e == GROUP_COMMIT_PENDING ? GERR_COORDINATOR_NOT_AVAILABLE : e);
+    kv_set_int(out, "ErrorCode", e == GROUP_COMMIT_PENDING ? KERR_COORDINATOR_NOT_AVAILABLE : e);
 }
 
 static req_status_t commit_answer(conn_t *c, const broker_request_t *req, kafka_arena_t *ra, group_commit_t *cm)
@@ -201,13 +201,13 @@ static int fetch_group_waits(broker_t *b, const conn_t *c, const broker_request_
     if (!g)
         g = groups_create(gs, id->u.s, id->n, loop_now_ms(b->loop));
     if (!g || (fw && fw->failures_seen[i] >= 0 && g->load_failures != fw->failures_seen[i])) {
-        *error = GERR_COORDINATOR_NOT_AVAILABLE;
+        *error = KERR_COORDINATOR_NOT_AVAILABLE;
         return 0;
     }
     if (g->offsets_state == 2)
         return 0;
     if (req->timed_out) {
-        *error = GERR_COORDINATOR_LOAD_IN_PROGRESS;
+        *error = KERR_COORDINATOR_LOAD_IN_PROGRESS;
         return 0;
     }
     if (fw && fw->failures_seen[i] < 0)
@@ -215,7 +215,7 @@ static int fetch_group_waits(broker_t *b, const conn_t *c, const broker_request_
     int failures = g->load_failures;
     group_offsets_load(b, g, c->id, req->id);
     if (g->load_failures != failures) {
-        *error = GERR_COORDINATOR_NOT_AVAILABLE;
+        *error = KERR_COORDINATOR_NOT_AVAILABLE;
         return 0;
     }
     return g->offsets_state != 2;
@@ -237,14 +237,14 @@ static void fetch_partition_value(kafka_arena_t *ra, kafka_value_t *out, const f
     kv_set_int(out, "CommittedLeaderEpoch", -1);
     kv_set_str(ra, out, "Metadata", "");
     if (!error && f->require_stable && o && o->pending > 0) {
-        error = GERR_UNSTABLE_OFFSET_COMMIT;   /* a commit is being written */
+        error = KERR_UNSTABLE_OFFSET_COMMIT;   /* a commit is being written */
     } else if (!error && o && o->present) {
         kv_set_int(out, "CommittedOffset", o->offset);
         kv_set_int(out, "CommittedLeaderEpoch", o->leader_epoch);
         kv_set_str(ra, out, "Metadata", o->metadata ? o->metadata : "");
     } else if (!error && f->version == 0) {
         /* v0 answered from ZooKeeper: nothing there is an unknown partition. */
-        error = GERR_UNKNOWN_TOPIC_OR_PARTITION;
+        error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
     kv_set_int(out, "ErrorCode", error);
 }

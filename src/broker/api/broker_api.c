@@ -81,7 +81,7 @@ static kafka_value_t *api_versions_body(kafka_arena_t *a, int16_t error)
     if (!r)
         return NULL;
     kv_set_int(r, "ErrorCode", error);
-    if (error && error != KAFKA_ERR_UNSUPPORTED_VERSION)
+    if (error && error != KERR_UNSUPPORTED_VERSION)
         return r;   /* Kafka lists no APIs with other errors */
     /* KIP-511's fallback lists only ApiVersions' own range, as Kafka's
      * ApiVersionsRequest.getErrorResponse does: enough to retry with. */
@@ -130,7 +130,7 @@ static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka
 {
     log_info("%s:%d asked for ApiVersions v%d; answering v0 with UNSUPPORTED_VERSION", c->ip, c->port, version);
     return reply(c, kafka_api_find(KAFKA_API_API_VERSIONS), 0, corr,
-                 api_versions_body(ra, KAFKA_ERR_UNSUPPORTED_VERSION));
+                 api_versions_body(ra, KERR_UNSUPPORTED_VERSION));
 }
 
 /* ---- dispatch ---- */

@@ -25,6 +25,7 @@
 #include "broker/coord/coord.h"
 #include "broker/coord/coord_data.h"
 #include "broker/wire/kafka_codec.h"
+#include "broker/wire/kafka_errors.h"
 #include "broker/log/partition_log.h"
 #include "broker/log/producer_state.h"
 
@@ -35,37 +36,6 @@ typedef struct partition partition_t;
 typedef struct replica replica_t;
 typedef struct group_service group_service_t;
 typedef struct admin admin_t;
-
-/* Kafka error codes the broker answers with. */
-enum {
-    KERR_NONE = 0,
-    KERR_UNKNOWN_SERVER_ERROR = -1,
-    KERR_OFFSET_OUT_OF_RANGE = 1,
-    KERR_CORRUPT_MESSAGE = 2,
-    KERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
-    KERR_LEADER_NOT_AVAILABLE = 5,
-    KERR_NOT_LEADER_OR_FOLLOWER = 6,
-    KERR_REQUEST_TIMED_OUT = 7,
-    KERR_MESSAGE_TOO_LARGE = 10,
-    KERR_INVALID_TOPIC_EXCEPTION = 17,
-    KERR_RECORD_LIST_TOO_LARGE = 18,
-    KERR_NOT_ENOUGH_REPLICAS = 19,
-    KERR_INVALID_REQUIRED_ACKS = 21,
-    KERR_INVALID_TIMESTAMP = 32,
-    KERR_UNSUPPORTED_VERSION = 35,
-    KERR_INVALID_REQUEST = 42,
-    KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT = 43,
-    KERR_OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
-    KERR_INVALID_PRODUCER_EPOCH = 47,
-    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53,
-    KERR_KAFKA_STORAGE_ERROR = 56,
-    KERR_UNKNOWN_PRODUCER_ID = 59,
-    KERR_FENCED_LEADER_EPOCH = 74,
-    KERR_UNKNOWN_LEADER_EPOCH = 75,
-    KERR_UNSUPPORTED_COMPRESSION_TYPE = 76,
-    KERR_INVALID_RECORD = 87,
-    KERR_UNKNOWN_TOPIC_ID = 100,
-};
 
 /* ---- requests and connections ---- */
 

@@ -242,15 +242,15 @@ static int16_t write_error(int rc)
 {
     switch (rc) {
     case ZOK:
-        return GERR_NONE;
+        return KERR_NONE;
     case ZCONNECTIONLOSS:
     case ZOPERATIONTIMEOUT:
     case ZSESSIONEXPIRED:
     case ZCLOSING:
     case ZINVALIDSTATE:
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     default:
-        return GERR_UNKNOWN_SERVER_ERROR;
+        return KERR_UNKNOWN_SERVER_ERROR;
     }
 }
 
@@ -339,7 +339,7 @@ static write_t *write_new(group_commit_t *cm, int index, const group_t *g, const
 {
     write_t *w = calloc(1, sizeof(*w));
     if (!w) {
-        *error = GERR_UNKNOWN_SERVER_ERROR;
+        *error = KERR_UNKNOWN_SERVER_ERROR;
         return NULL;
     }
     *w = (write_t){.commit = cm, .index = index, .b = cm->b, .len = g->id_len, .epoch = g->epoch,
@@ -349,7 +349,7 @@ static write_t *write_new(group_commit_t *cm, int index, const group_t *g, const
     w->doc = malloc(COORD_DOC_MAX);
     /* Stored as Java reads strings: invalid UTF-8 becomes U+FFFD. */
     w->metadata = group_utf8_clean(metadata, strlen(metadata));
-    *error = GERR_UNKNOWN_SERVER_ERROR;
+    *error = KERR_UNKNOWN_SERVER_ERROR;
     if (!w->group_id || !w->doc || !w->metadata ||
         coord_path_group_offset(w->path, sizeof(w->path), g->id, g->id_len, topic, partition) < 0) {
         write_free(w);
@@ -358,7 +358,7 @@ static write_t *write_new(group_commit_t *cm, int index, const group_t *g, const
     memcpy(w->group_id, g->id, g->id_len + 1);
     w->doclen = coord_offset_write(w->doc, COORD_DOC_MAX, offset, leader_epoch, w->metadata);
     if (w->doclen < 0) {
-        *error = GERR_OFFSET_METADATA_TOO_LARGE;   /* larger than a coordinator document may be */
+        *error = KERR_OFFSET_METADATA_TOO_LARGE;   /* larger than a coordinator document may be */
         write_free(w);
         return NULL;
     }
@@ -371,22 +371,22 @@ int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char
     broker_t *b = cm->b;
     group_offset_t *o = group_offset_get(g, topic, partition);
     if (!o)
-        return GERR_INVALID_COMMIT_OFFSET_SIZE;   /* GROUP_OFFSETS_MAX partitions already */
+        return KERR_INVALID_COMMIT_OFFSET_SIZE;   /* GROUP_OFFSETS_MAX partitions already */
     if (!b->coord)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     int16_t error;
     write_t *w = write_new(cm, index, g, topic, partition, offset, leader_epoch, metadata, &error);
     if (!w)
         return error;
     if (coord_set(b->coord, w->path, w->doc, w->doclen, -1, set_missing, w) < 0) {
         write_free(w);
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     }
     o->pending++;
     g->io_refs++;
     cm->outstanding++;
     cm->errors[index] = GROUP_COMMIT_PENDING;
-    return GERR_NONE;
+    return KERR_NONE;
 }
 
 
@@ -424,7 +424,7 @@ static void consumers_listed(coord_t *co, const coord_result_t *res, void *arg)
             if ((gn->names[gn->nnames] = strdup(res->children[i])))
                 gn->nnames++;
     } else if (res->rc != ZNONODE) {
-        gn->error = GERR_COORDINATOR_NOT_AVAILABLE;
+        gn->error = KERR_COORDINATOR_NOT_AVAILABLE;
     }
     group_service_wake(gn->b, gn->conn_id, gn->request_id);
 }
@@ -437,7 +437,7 @@ group_names_t *group_names_read(broker_t *b, uint64_t conn_id, uint64_t request_
     *gn = (group_names_t){.b = b, .conn_id = conn_id, .request_id = request_id};
     if (!b->coord || coord_children(b->coord, "/consumers", 0, consumers_listed, gn) < 0) {
         gn->done = 1;
-        gn->error = GERR_COORDINATOR_NOT_AVAILABLE;
+        gn->error = KERR_COORDINATOR_NOT_AVAILABLE;
     }
     return gn;
 }

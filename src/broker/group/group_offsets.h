@@ -38,7 +38,7 @@ group_commit_t *group_commit_new(broker_t *b, int nparts, uint64_t conn_id, uint
 void group_commit_release(void *cm);
 /* Starts the write of one partition's offset as the commit's index-th:
  * errors[index] is GROUP_COMMIT_PENDING until the write is back, then its
- * answer, and the cache is updated when it succeeded. Returns GERR_NONE
+ * answer, and the cache is updated when it succeeded. Returns KERR_NONE
  * when it is under way, else the partition's error (nothing started). */
 int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char *topic, int32_t partition,
                            int64_t offset, int32_t leader_epoch, const char *metadata);

@@ -155,15 +155,15 @@ int16_t group_owner_check(const broker_t *b, const char *group_id, size_t len)
 {
     const broker_node_t *n = group_coordinator_node(b, group_id, len);
     if (!n)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
-    return n->id == b->cfg.broker_id ? GERR_NONE : GERR_NOT_COORDINATOR;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
+    return n->id == b->cfg.broker_id ? KERR_NONE : KERR_NOT_COORDINATOR;
 }
 
 int16_t group_id_check(const kafka_value_t *id, int allow_empty)
 {
     if (id->is_null || (id->n == 0 && !allow_empty) || id->n > GROUP_ID_MAX || strlen(id->u.s) != id->n)
-        return GERR_INVALID_GROUP_ID;
-    return GERR_NONE;
+        return KERR_INVALID_GROUP_ID;
+    return KERR_NONE;
 }
 
 void group_service_view_changed(broker_t *b)
@@ -173,7 +173,7 @@ void group_service_view_changed(broker_t *b)
         return;
     for (int i = groups_count(s->groups) - 1; i >= 0; i--) {
         group_t *g = groups_at(s->groups, i);
-        if (group_owner_check(b, g->id, g->id_len) != GERR_NONE)
-            groups_unload(s->groups, g, GERR_NOT_COORDINATOR);
+        if (group_owner_check(b, g->id, g->id_len) != KERR_NONE)
+            groups_unload(s->groups, g, KERR_NOT_COORDINATOR);
     }
 }

@@ -43,13 +43,13 @@ void group_service_wake(broker_t *b, uint64_t conn_id, uint64_t request_id);
  * live brokers sorted by id. NULL when there is none we could name (not
  * registered ourselves: our view may be stale). */
 const broker_node_t *group_coordinator_node(const broker_t *b, const char *group_id, size_t len);
-/* Whether this broker coordinates the group: GERR_NONE, NOT_COORDINATOR, or
+/* Whether this broker coordinates the group: KERR_NONE, NOT_COORDINATOR, or
  * COORDINATOR_NOT_AVAILABLE (no live broker known, or we are not
  * registered). */
 int16_t group_owner_check(const broker_t *b, const char *group_id, size_t len);
 /* A group id as the request carries it: INVALID_GROUP_ID when empty (unless
  * allowed, as for offsets and DescribeGroups), longer than GROUP_ID_MAX or
- * with a NUL byte inside; else GERR_NONE. */
+ * with a NUL byte inside; else KERR_NONE. */
 int16_t group_id_check(const kafka_value_t *id, int allow_empty);
 
 #endif

@@ -223,7 +223,6 @@ int kafka_response_decode(const uint8_t *p, size_t n, const kafka_api_t *api, in
 
 /* KIP-511: an ApiVersions request of a version we do not support is answered
  * with ApiVersions v0 and UNSUPPORTED_VERSION, listing what we do support. */
-#define KAFKA_ERR_UNSUPPORTED_VERSION 35
 int16_t kafka_api_versions_response_version(int16_t requested);
 
 /* Arena budget for decoding a frame of n bytes: enough for any well-formed
