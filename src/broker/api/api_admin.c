@@ -64,9 +64,9 @@ typedef int (*admin_answer_fn)(broker_t *b, const broker_request_t *req, const a
                                const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra);
 
 /* First run: start the job. Later runs: wait until it is done and visible,
- * then answer with one result per item in the named array. */
+ * then answer with one result per item in the array `results`. */
 static req_status_t admin_request(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra,
-                                  admin_start_fn start, const char *results, admin_answer_fn answer)
+                                  admin_start_fn start, kv_ref_t results, admin_answer_fn answer)
 {
     if (!req->state)
         return start(b, c, req);
@@ -74,7 +74,7 @@ static req_status_t admin_request(broker_t *b, conn_t *c, broker_request_t *req,
         return REQ_WAIT;
     const admin_job_t *j = req->state;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? kv_set_array(ra, resp, results, (uint32_t)j->nitems) : NULL;
+    kafka_value_t *out = resp ? KV_REF_SET_ARRAY(ra, resp, results, (uint32_t)j->nitems) : NULL;
     if (!out)
         return REQ_CLOSE;
     for (int i = 0; i < j->nitems; i++)
@@ -89,7 +89,7 @@ static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
 {
     if (as->n == 0)
         return 0;
-    int rf = (int)kv_get(kv_at(as, 0), "BrokerIds")->n;
+    int rf = (int)KV_GET(kv_at(as, 0), CreatableReplicaAssignment, BrokerIds)->n;
     if (it->partitions != -1 || it->rf != -1) {
         admin_item_refuse(it, KERR_INVALID_REQUEST, "give either partitions and replication factor or assignments");
         return -1;
@@ -103,8 +103,8 @@ static int copy_assignments(admin_item_t *it, const kafka_value_t *as)
     }
     for (uint32_t p = 0; p < as->n; p++) {
         const kafka_value_t *a = kv_at(as, p);
-        const kafka_value_t *ids = kv_get(a, "BrokerIds");
-        int32_t index = (int32_t)kv_int(a, "PartitionIndex");
+        const kafka_value_t *ids = KV_GET(a, CreatableReplicaAssignment, BrokerIds);
+        int32_t index = (int32_t)KV_INT(a, CreatableReplicaAssignment, PartitionIndex);
         if (index < 0 || (uint32_t)index >= as->n || (int)ids->n != rf) {
             admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
                               "partitions must be numbered 0..n-1, each with the same number of replicas");
@@ -128,7 +128,8 @@ static void copy_configs(admin_item_t *it, const kafka_value_t *cs)
         return;
     }
     for (uint32_t i = 0; i < cs->n; i++) {
-        const char *k = kv_str(kv_at(cs, i), "Name"), *v = kv_str(kv_at(cs, i), "Value");
+        const char *k = KV_STR(kv_at(cs, i), CreatableTopicConfig, Name);
+        const char *v = KV_STR(kv_at(cs, i), CreatableTopicConfig, Value);
         if (!k || !v || strlen(k) >= sizeof(it->configs[0].key) || strlen(v) >= sizeof(it->configs[0].value)) {
             admin_item_refuse(it, KERR_INVALID_CONFIG, "config names and values must be given and short");
             return;
@@ -139,48 +140,50 @@ static void copy_configs(admin_item_t *it, const kafka_value_t *cs)
     it->nconfigs = (int)cs->n;
 }
 
-static int duplicate_name(const kafka_value_t *topics, uint32_t i)
+static int duplicate_name(const admin_job_t *j, int i)
 {
-    for (uint32_t k = 0; k < topics->n; k++)
-        if (k != i && strcmp(kv_str(kv_at(topics, k), "Name"), kv_str(kv_at(topics, i), "Name")) == 0)
+    for (int k = 0; k < j->nitems; k++)
+        if (k != i && strcmp(j->items[k].name, j->items[i].name) == 0)
             return 1;
     return 0;
 }
 
-/* A job with one item per topic of the request, each named, and a topic
- * named twice refused (Kafka's INVALID_REQUEST). NULL out of memory. */
-static admin_job_t *job_for_topics(admin_kind_t kind, const kafka_value_t *topics, const broker_request_t *req,
-                                   conn_t *c)
+/* A job with one item per topic of the request, each named (the topic's
+ * field `name`), and a topic named twice refused (Kafka's INVALID_REQUEST).
+ * NULL out of memory. */
+static admin_job_t *job_for_topics(admin_kind_t kind, const kafka_value_t *topics, kv_ref_t name,
+                                   const broker_request_t *req, conn_t *c)
 {
     admin_job_t *j = admin_job_new(kind, (int)topics->n, c->id, req->id);
-    for (uint32_t i = 0; j && i < topics->n; i++) {
-        admin_item_t *it = &j->items[i];
-        if (admin_item_set_name(it, kv_str(kv_at(topics, i), "Name")) < 0) {
+    for (uint32_t i = 0; j && i < topics->n; i++)
+        if (admin_item_set_name(&j->items[i], KV_REF_STR(kv_at(topics, i), name)) < 0) {
             admin_job_free(j);
             return NULL;
         }
-        if (duplicate_name(topics, i))
-            admin_item_refuse(it, KERR_INVALID_REQUEST, "the topic is named more than once in the request");
-    }
+    for (int i = 0; j && i < j->nitems; i++)
+        if (duplicate_name(j, i))
+            admin_item_refuse(&j->items[i], KERR_INVALID_REQUEST,
+                              "the topic is named more than once in the request");
     return j;
 }
 
 static req_status_t create_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
-    admin_job_t *j = job_for_topics(ADMIN_CREATE, topics, req, c);
+    const kafka_value_t *topics = KV_GET(req->body, CreateTopicsRequest, Topics);
+    static const kv_ref_t name = KV_REF(CreatableTopic, Name);
+    admin_job_t *j = job_for_topics(ADMIN_CREATE, topics, name, req, c);
     if (!j)
         return REQ_CLOSE;
-    j->validate_only = req->api_version >= 1 && kv_int(req->body, "validateOnly");
+    j->validate_only = req->api_version >= 1 && KV_INT(req->body, CreateTopicsRequest, validateOnly);
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        it->partitions = (int)kv_int(t, "NumPartitions");
-        it->rf = (int)kv_int(t, "ReplicationFactor");
-        if (!it->skip && copy_assignments(it, kv_get(t, "Assignments")) == 0)
-            copy_configs(it, kv_get(t, "Configs"));
+        it->partitions = (int)KV_INT(t, CreatableTopic, NumPartitions);
+        it->rf = (int)KV_INT(t, CreatableTopic, ReplicationFactor);
+        if (!it->skip && copy_assignments(it, KV_GET(t, CreatableTopic, Assignments)) == 0)
+            copy_configs(it, KV_GET(t, CreatableTopic, Configs));
     }
-    return wait_for_job(b, req, j, kv_int(req->body, "timeoutMs"));
+    return wait_for_job(b, req, j, KV_INT(req->body, CreateTopicsRequest, timeoutMs));
 }
 
 static int create_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
@@ -188,28 +191,29 @@ static int create_answer_topic(broker_t *b, const broker_request_t *req, const a
 {
     const char *message;
     int16_t error = item_error(b, req, j, it, &message);
-    kv_set_str(ra, out, "Name", it->name);
-    kv_set_int(out, "ErrorCode", error);
-    kv_set_str(ra, out, "ErrorMessage", message);
+    KV_SET_STR(ra, out, CreatableTopicResult, Name, it->name);
+    KV_SET_INT(out, CreatableTopicResult, ErrorCode, error);
+    KV_SET_STR(ra, out, CreatableTopicResult, ErrorMessage, message);
     if (error && error != KERR_REQUEST_TIMED_OUT)
         return 0;
-    memcpy(kv_get(out, "TopicId")->u.uuid, it->topic_id, 16);
-    kv_set_int(out, "NumPartitions", it->partitions > 0 ? it->partitions : b->cfg.num_partitions);
-    kv_set_int(out, "ReplicationFactor", it->rf > 0 ? it->rf : b->cfg.default_replication_factor);
-    kafka_value_t *cfgs = kv_set_array(ra, out, "Configs", (uint32_t)it->nconfigs);
+    memcpy(KV_UUID(out, CreatableTopicResult, TopicId), it->topic_id, 16);
+    KV_SET_INT(out, CreatableTopicResult, NumPartitions, it->partitions > 0 ? it->partitions : b->cfg.num_partitions);
+    KV_SET_INT(out, CreatableTopicResult, ReplicationFactor, it->rf > 0 ? it->rf : b->cfg.default_replication_factor);
+    kafka_value_t *cfgs = KV_SET_ARRAY(ra, out, CreatableTopicResult, Configs, (uint32_t)it->nconfigs);
     if (!cfgs)
         return -1;
     for (int i = 0; i < it->nconfigs; i++) {
-        kv_set_str(ra, kv_at(cfgs, (uint32_t)i), "Name", it->configs[i].key);
-        kv_set_str(ra, kv_at(cfgs, (uint32_t)i), "Value", it->configs[i].value);
-        kv_set_int(kv_at(cfgs, (uint32_t)i), "ConfigSource", 1);   /* DYNAMIC_TOPIC_CONFIG */
+        KV_SET_STR(ra, kv_at(cfgs, (uint32_t)i), CreatableTopicConfigs, Name, it->configs[i].key);
+        KV_SET_STR(ra, kv_at(cfgs, (uint32_t)i), CreatableTopicConfigs, Value, it->configs[i].value);
+        KV_SET_INT(kv_at(cfgs, (uint32_t)i), CreatableTopicConfigs, ConfigSource, 1);   /* DYNAMIC_TOPIC_CONFIG */
     }
     return 0;
 }
 
 req_status_t api_create_topics(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    return admin_request(b, c, req, ra, create_start, "Topics", create_answer_topic);
+    static const kv_ref_t results = KV_REF(CreateTopicsResponse, Topics);
+    return admin_request(b, c, req, ra, create_start, results, create_answer_topic);
 }
 
 /* ---- DeleteTopics ---- */
@@ -217,16 +221,17 @@ req_status_t api_create_topics(broker_t *b, conn_t *c, broker_request_t *req, ka
 static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
     int by_state = req->api_version >= 6;
-    const kafka_value_t *list = kv_get(req->body, by_state ? "Topics" : "TopicNames");
+    const kafka_value_t *list = by_state ? KV_GET(req->body, DeleteTopicsRequest, Topics)
+                                         : KV_GET(req->body, DeleteTopicsRequest, TopicNames);
     admin_job_t *j = admin_job_new(ADMIN_DELETE, (int)list->n, c->id, req->id);
     if (!j)
         return REQ_CLOSE;
     for (uint32_t i = 0; i < list->n; i++) {
         admin_item_t *it = &j->items[i];
-        const char *name = by_state ? kv_str(kv_at(list, i), "Name") : kv_at(list, i)->u.s;
+        const char *name = by_state ? KV_STR(kv_at(list, i), DeleteTopicState, Name) : kv_at(list, i)->u.s;
         if (!name) {
-            topic_t *t = cluster_topic_by_id(b, kv_get(kv_at(list, i), "TopicId")->u.uuid);
-            memcpy(it->topic_id, kv_get(kv_at(list, i), "TopicId")->u.uuid, 16);
+            topic_t *t = cluster_topic_by_id(b, KV_UUID(kv_at(list, i), DeleteTopicState, TopicId));
+            memcpy(it->topic_id, KV_UUID(kv_at(list, i), DeleteTopicState, TopicId), 16);
             if (!t) {
                 admin_item_refuse(it, KERR_UNKNOWN_TOPIC_ID, "no topic has this id");
                 continue;
@@ -238,7 +243,7 @@ static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
             return REQ_CLOSE;
         }
     }
-    return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
+    return wait_for_job(b, req, j, KV_INT(req->body, DeleteTopicsRequest, TimeoutMs));
 }
 
 static int delete_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
@@ -246,16 +251,18 @@ static int delete_answer_topic(broker_t *b, const broker_request_t *req, const a
 {
     const char *message;
     int16_t error = item_error(b, req, j, it, &message);
-    kv_set_str(ra, out, "Name", it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : ""));
-    memcpy(kv_get(out, "TopicId")->u.uuid, it->topic_id, 16);
-    kv_set_int(out, "ErrorCode", error);
-    kv_set_str(ra, out, "ErrorMessage", message);
+    const char *name = it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : "");
+    KV_SET_STR(ra, out, DeletableTopicResult, Name, name);
+    memcpy(KV_UUID(out, DeletableTopicResult, TopicId), it->topic_id, 16);
+    KV_SET_INT(out, DeletableTopicResult, ErrorCode, error);
+    KV_SET_STR(ra, out, DeletableTopicResult, ErrorMessage, message);
     return 0;
 }
 
 req_status_t api_delete_topics(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    return admin_request(b, c, req, ra, delete_start, "Responses", delete_answer_topic);
+    static const kv_ref_t results = KV_REF(DeleteTopicsResponse, Responses);
+    return admin_request(b, c, req, ra, delete_start, results, delete_answer_topic);
 }
 
 /* ---- CreatePartitions ---- */
@@ -264,7 +271,7 @@ static void copy_new_assignment(admin_item_t *it, const kafka_value_t *as, int e
 {
     if (as->is_null)
         return;
-    int rf = as->n ? (int)kv_get(kv_at(as, 0), "BrokerIds")->n : 0;
+    int rf = as->n ? (int)KV_GET(kv_at(as, 0), CreatePartitionsAssignment, BrokerIds)->n : 0;
     it->rf = rf;
     it->assignment = calloc((size_t)as->n * (size_t)(rf ? rf : 1) + 1, sizeof(int32_t));
     if (!it->assignment || rf < 1 || rf > COORD_MAX_REPLICAS || (int)as->n != it->partitions - existing) {
@@ -273,7 +280,7 @@ static void copy_new_assignment(admin_item_t *it, const kafka_value_t *as, int e
         return;
     }
     for (uint32_t p = 0; p < as->n; p++) {
-        const kafka_value_t *ids = kv_get(kv_at(as, p), "BrokerIds");
+        const kafka_value_t *ids = KV_GET(kv_at(as, p), CreatePartitionsAssignment, BrokerIds);
         if ((int)ids->n != rf) {
             admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
                               "every new partition needs the same number of replicas");
@@ -286,20 +293,21 @@ static void copy_new_assignment(admin_item_t *it, const kafka_value_t *as, int e
 
 static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *req)
 {
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
-    admin_job_t *j = job_for_topics(ADMIN_ADD_PARTITIONS, topics, req, c);
+    const kafka_value_t *topics = KV_GET(req->body, CreatePartitionsRequest, Topics);
+    static const kv_ref_t name = KV_REF(CreatePartitionsTopic, Name);
+    admin_job_t *j = job_for_topics(ADMIN_ADD_PARTITIONS, topics, name, req, c);
     if (!j)
         return REQ_CLOSE;
-    j->validate_only = (int)kv_int(req->body, "ValidateOnly");
+    j->validate_only = (int)KV_INT(req->body, CreatePartitionsRequest, ValidateOnly);
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
         admin_item_t *it = &j->items[i];
-        it->partitions = (int)kv_int(t, "Count");
+        it->partitions = (int)KV_INT(t, CreatePartitionsTopic, Count);
         topic_t *known = cluster_topic(b, it->name);
         if (!it->skip)
-            copy_new_assignment(it, kv_get(t, "Assignments"), known ? known->nparts : 0);
+            copy_new_assignment(it, KV_GET(t, CreatePartitionsTopic, Assignments), known ? known->nparts : 0);
     }
-    return wait_for_job(b, req, j, kv_int(req->body, "TimeoutMs"));
+    return wait_for_job(b, req, j, KV_INT(req->body, CreatePartitionsRequest, TimeoutMs));
 }
 
 static int partitions_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
@@ -307,15 +315,16 @@ static int partitions_answer_topic(broker_t *b, const broker_request_t *req, con
 {
     const char *message;
     int16_t error = item_error(b, req, j, it, &message);
-    kv_set_str(ra, out, "Name", it->name);
-    kv_set_int(out, "ErrorCode", error);
-    kv_set_str(ra, out, "ErrorMessage", message);
+    KV_SET_STR(ra, out, CreatePartitionsTopicResult, Name, it->name);
+    KV_SET_INT(out, CreatePartitionsTopicResult, ErrorCode, error);
+    KV_SET_STR(ra, out, CreatePartitionsTopicResult, ErrorMessage, message);
     return 0;
 }
 
 req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    return admin_request(b, c, req, ra, partitions_start, "Results", partitions_answer_topic);
+    static const kv_ref_t results = KV_REF(CreatePartitionsResponse, Results);
+    return admin_request(b, c, req, ra, partitions_start, results, partitions_answer_topic);
 }
 
 /* ---- InitProducerId ---- */
@@ -325,15 +334,15 @@ req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *req,
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    if (kv_str(req->body, "TransactionalId")) {
+    if (KV_STR(req->body, InitProducerIdRequest, TransactionalId)) {
         /* No transaction coordinator: transactions are refused plainly. */
-        kv_set_int(resp, "ErrorCode", KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+        KV_SET_INT(resp, InitProducerIdResponse, ErrorCode, KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
         return api_answer(c, req, resp);
     }
     int64_t pid;
     int rc = admin_producer_id(b, !req->timed_out, &pid);
     if (rc < 0) {
-        kv_set_int(resp, "ErrorCode", KERR_COORDINATOR_NOT_AVAILABLE);   /* retriable */
+        KV_SET_INT(resp, InitProducerIdResponse, ErrorCode, KERR_COORDINATOR_NOT_AVAILABLE);   /* retriable */
         return api_answer(c, req, resp);
     }
     if (rc > 0) {
@@ -345,7 +354,7 @@ req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *req,
     }
     /* An idempotent producer gets a fresh id at epoch 0 every time, as
      * Kafka gives one without a transactional id. */
-    kv_set_int(resp, "ProducerId", pid);
-    kv_set_int(resp, "ProducerEpoch", 0);
+    KV_SET_INT(resp, InitProducerIdResponse, ProducerId, pid);
+    KV_SET_INT(resp, InitProducerIdResponse, ProducerEpoch, 0);
     return api_answer(c, req, resp);
 }

@@ -43,13 +43,24 @@ static coordinator_answer_t find_one(broker_t *b, int8_t key_type, const kafka_v
     return a;
 }
 
-static void set_node(kafka_arena_t *ra, kafka_value_t *out, const coordinator_answer_t *a)
+/* Where an answer goes: the top of the response before v4, each of its
+ * Coordinators from v4 (KIP-699). */
+typedef struct {
+    kv_ref_t error, message, node_id, host, port;
+} node_fields_t;
+
+#define NODE_FIELDS(S) \
+    {KV_REF(S, ErrorCode), KV_REF(S, ErrorMessage), KV_REF(S, NodeId), KV_REF(S, Host), KV_REF(S, Port)}
+static const node_fields_t node_fields_v0 = NODE_FIELDS(FindCoordinatorResponse);
+static const node_fields_t node_fields_v4 = NODE_FIELDS(Coordinator);
+
+static void set_node(kafka_arena_t *ra, kafka_value_t *out, const node_fields_t *f, const coordinator_answer_t *a)
 {
-    kv_set_int(out, "ErrorCode", a->error);
-    kv_set_str(ra, out, "ErrorMessage", a->message);
-    kv_set_int(out, "NodeId", a->node ? a->node->id : -1);
-    kv_set_str(ra, out, "Host", a->node ? a->node->ep.host : "");
-    kv_set_int(out, "Port", a->node ? a->node->ep.port : -1);
+    KV_REF_SET_INT(out, f->error, a->error);
+    KV_REF_SET_STR(ra, out, f->message, a->message);
+    KV_REF_SET_INT(out, f->node_id, a->node ? a->node->id : -1);
+    KV_REF_SET_STR(ra, out, f->host, a->node ? a->node->ep.host : "");
+    KV_REF_SET_INT(out, f->port, a->node ? a->node->ep.port : -1);
 }
 
 req_status_t api_find_coordinator(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
@@ -57,21 +68,21 @@ req_status_t api_find_coordinator(broker_t *b, conn_t *c, broker_request_t *req,
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    int8_t key_type = (int8_t)kv_int(req->body, "KeyType");
+    int8_t key_type = (int8_t)KV_INT(req->body, FindCoordinatorRequest, KeyType);
     if (req->api_version < 4) {
-        coordinator_answer_t a = find_one(b, key_type, kv_get(req->body, "Key"));
-        set_node(ra, resp, &a);
+        coordinator_answer_t a = find_one(b, key_type, KV_GET(req->body, FindCoordinatorRequest, Key));
+        set_node(ra, resp, &node_fields_v0, &a);
         return api_answer(c, req, resp);
     }
     /* KIP-699: a batch of keys of one type. */
-    const kafka_value_t *keys = kv_get(req->body, "CoordinatorKeys");
-    kafka_value_t *out = kv_set_array(ra, resp, "Coordinators", keys->n);
+    const kafka_value_t *keys = KV_GET(req->body, FindCoordinatorRequest, CoordinatorKeys);
+    kafka_value_t *out = KV_SET_ARRAY(ra, resp, FindCoordinatorResponse, Coordinators, keys->n);
     if (!out)
         return REQ_CLOSE;
     for (uint32_t i = 0; i < keys->n; i++) {
         coordinator_answer_t a = find_one(b, key_type, kv_at(keys, i));
-        kv_set_str(ra, kv_at(out, i), "Key", kv_at(keys, i)->u.s);
-        set_node(ra, kv_at(out, i), &a);
+        KV_SET_STR(ra, kv_at(out, i), Coordinator, Key, kv_at(keys, i)->u.s);
+        set_node(ra, kv_at(out, i), &node_fields_v4, &a);
     }
     return api_answer(c, req, resp);
 }
@@ -104,8 +115,8 @@ static group_protocol_t *join_protocols(const kafka_value_t *list, kafka_arena_t
         return NULL;
     }
     for (uint32_t i = 0; i < list->n; i++) {
-        const kafka_value_t *md = kv_get(kv_at(list, i), "Metadata");
-        ps[i].name = (char *)kv_str(kv_at(list, i), "Name");
+        const kafka_value_t *md = KV_GET(kv_at(list, i), JoinGroupRequestProtocol, Metadata);
+        ps[i].name = (char *)KV_STR(kv_at(list, i), JoinGroupRequestProtocol, Name);
         ps[i].metadata = (uint8_t *)md->u.b;
         ps[i].len = md->n;
         bytes += md->n;
@@ -131,22 +142,22 @@ static req_status_t join_answer(conn_t *c, const broker_request_t *req, kafka_ar
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    kv_set_int(resp, "ErrorCode", w->error);
-    kv_set_int(resp, "GenerationId", w->generation);
-    kv_set_str(ra, resp, "ProtocolType", w->protocol_type);
-    kv_set_str(ra, resp, "ProtocolName", protocol_name_for(req->api_version, w->protocol_name));
-    kv_set_str(ra, resp, "Leader", w->leader ? w->leader : "");
-    kv_set_int(resp, "SkipAssignment", w->skip_assignment);
-    kv_set_str(ra, resp, "MemberId", w->member_id ? w->member_id : "");
-    kafka_value_t *members = kv_set_array(ra, resp, "Members", (uint32_t)w->nmembers);
+    KV_SET_INT(resp, JoinGroupResponse, ErrorCode, w->error);
+    KV_SET_INT(resp, JoinGroupResponse, GenerationId, w->generation);
+    KV_SET_STR(ra, resp, JoinGroupResponse, ProtocolType, w->protocol_type);
+    KV_SET_STR(ra, resp, JoinGroupResponse, ProtocolName, protocol_name_for(req->api_version, w->protocol_name));
+    KV_SET_STR(ra, resp, JoinGroupResponse, Leader, w->leader ? w->leader : "");
+    KV_SET_INT(resp, JoinGroupResponse, SkipAssignment, w->skip_assignment);
+    KV_SET_STR(ra, resp, JoinGroupResponse, MemberId, w->member_id ? w->member_id : "");
+    kafka_value_t *members = KV_SET_ARRAY(ra, resp, JoinGroupResponse, Members, (uint32_t)w->nmembers);
     if (!members)
         return REQ_CLOSE;
     for (int i = 0; i < w->nmembers; i++) {
         kafka_value_t *m = kv_at(members, (uint32_t)i);
-        kv_set_str(ra, m, "MemberId", w->members[i].member_id);
-        kv_set_str(ra, m, "GroupInstanceId", w->members[i].instance_id);
-        kv_set_bytes(m, "Metadata", w->members[i].metadata ? w->members[i].metadata : (const uint8_t *)"",
-                     w->members[i].len);
+        KV_SET_STR(ra, m, JoinGroupResponseMember, MemberId, w->members[i].member_id);
+        KV_SET_STR(ra, m, JoinGroupResponseMember, GroupInstanceId, w->members[i].instance_id);
+        const uint8_t *md = w->members[i].metadata ? w->members[i].metadata : (const uint8_t *)"";
+        KV_SET_BYTES(m, JoinGroupResponseMember, Metadata, md, w->members[i].len);
     }
     return api_answer(c, req, resp);
 }
@@ -154,7 +165,8 @@ static req_status_t join_answer(conn_t *c, const broker_request_t *req, kafka_ar
 /* An error decided before the group is involved. */
 static req_status_t join_refuse(conn_t *c, const broker_request_t *req, kafka_arena_t *ra, int16_t error)
 {
-    group_waiter_t w = {.error = error, .generation = -1, .member_id = (char *)kv_str(req->body, "MemberId")};
+    group_waiter_t w = {.error = error, .generation = -1,
+                        .member_id = (char *)KV_STR(req->body, JoinGroupRequest, MemberId)};
     return join_answer(c, req, ra, &w);
 }
 
@@ -169,20 +181,20 @@ req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
     group_waiter_t *w = req->state;
     if (w)
         return w->done ? join_answer(c, req, ra, w) : REQ_WAIT;
-    const kafka_value_t *id = kv_get(req->body, "GroupId");
+    const kafka_value_t *id = KV_GET(req->body, JoinGroupRequest, GroupId);
     int16_t error = group_id_check(id, 0);
     if (!error)
         error = group_owner_check(b, id->u.s, id->n);
-    group_protocol_t *ps = error ? NULL : join_protocols(kv_get(req->body, "Protocols"), ra, &error);
+    group_protocol_t *ps = error ? NULL : join_protocols(KV_GET(req->body, JoinGroupRequest, Protocols), ra, &error);
     if (error)
         return join_refuse(c, req, ra, error);
     char host[80];
     client_host(c, host, sizeof(host));
-    int32_t session = (int32_t)kv_int(req->body, "SessionTimeoutMs");
-    const char *instance = kv_str(req->body, "GroupInstanceId");
+    int32_t session = (int32_t)KV_INT(req->body, JoinGroupRequest, SessionTimeoutMs);
+    const char *instance = KV_STR(req->body, JoinGroupRequest, GroupInstanceId);
     group_join_t p = {
         .group_id = id->u.s, .group_id_len = id->n,
-        .member_id = kv_str(req->body, "MemberId"),
+        .member_id = KV_STR(req->body, JoinGroupRequest, MemberId),
         .instance_id = instance,
         .require_known_member_id = req->api_version >= 4 && !instance,
         .supports_skip_assignment = req->api_version >= 9,
@@ -190,10 +202,11 @@ req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
         .client_host = host,
         .session_timeout_ms = session,
         /* v0 has no rebalance timeout: the session timeout serves */
-        .rebalance_timeout_ms = req->api_version >= 1 ? (int32_t)kv_int(req->body, "RebalanceTimeoutMs") : session,
-        .protocol_type = kv_str(req->body, "ProtocolType"),
+        .rebalance_timeout_ms =
+            req->api_version >= 1 ? (int32_t)KV_INT(req->body, JoinGroupRequest, RebalanceTimeoutMs) : session,
+        .protocol_type = KV_STR(req->body, JoinGroupRequest, ProtocolType),
         .protocols = ps,
-        .nprotocols = (int)kv_get(req->body, "Protocols")->n,
+        .nprotocols = (int)KV_GET(req->body, JoinGroupRequest, Protocols)->n,
     };
     w = group_waiter_new(GROUP_WAIT_JOIN, c->id, req->id);
     group_join(group_service_groups(b), &p, loop_now_ms(b->loop), w);
@@ -212,10 +225,10 @@ static req_status_t sync_answer(conn_t *c, const broker_request_t *req, kafka_ar
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    kv_set_int(resp, "ErrorCode", w->error);
-    kv_set_str(ra, resp, "ProtocolType", w->error ? NULL : w->protocol_type);
-    kv_set_str(ra, resp, "ProtocolName", w->error ? NULL : w->protocol_name);
-    kv_set_bytes(resp, "Assignment", w->assignment ? w->assignment : (const uint8_t *)"",
+    KV_SET_INT(resp, SyncGroupResponse, ErrorCode, w->error);
+    KV_SET_STR(ra, resp, SyncGroupResponse, ProtocolType, w->error ? NULL : w->protocol_type);
+    KV_SET_STR(ra, resp, SyncGroupResponse, ProtocolName, w->error ? NULL : w->protocol_name);
+    KV_SET_BYTES(resp, SyncGroupResponse, Assignment, w->assignment ? w->assignment : (const uint8_t *)"",
                  w->error ? 0 : w->assignment_len);
     return api_answer(c, req, resp);
 }
@@ -224,8 +237,8 @@ static group_assignment_t *sync_assignments(const kafka_value_t *list, kafka_are
 {
     group_assignment_t *as = kafka_arena_alloc(ra, sizeof(*as) * (list->n ? list->n : 1));
     for (uint32_t i = 0; as && i < list->n; i++) {
-        const kafka_value_t *a = kv_get(kv_at(list, i), "Assignment");
-        as[i].member_id = kv_str(kv_at(list, i), "MemberId");
+        const kafka_value_t *a = KV_GET(kv_at(list, i), SyncGroupRequestAssignment, Assignment);
+        as[i].member_id = KV_STR(kv_at(list, i), SyncGroupRequestAssignment, MemberId);
         as[i].assignment = a->u.b;
         as[i].len = a->n;
     }
@@ -237,8 +250,9 @@ req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
     group_waiter_t *w = req->state;
     if (w)
         return w->done ? sync_answer(c, req, ra, w) : REQ_WAIT;
-    const kafka_value_t *id = kv_get(req->body, "GroupId");
-    const char *type = kv_str(req->body, "ProtocolType"), *name = kv_str(req->body, "ProtocolName");
+    const kafka_value_t *id = KV_GET(req->body, SyncGroupRequest, GroupId);
+    const char *type = KV_STR(req->body, SyncGroupRequest, ProtocolType);
+    const char *name = KV_STR(req->body, SyncGroupRequest, ProtocolName);
     group_waiter_t refused = {0};
     refused.error = group_id_check(id, 0);
     /* v5 made the protocol type and name mandatory (KIP-559). */
@@ -248,15 +262,15 @@ req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
         refused.error = group_owner_check(b, id->u.s, id->n);
     if (refused.error)
         return sync_answer(c, req, ra, &refused);
-    const kafka_value_t *list = kv_get(req->body, "Assignments");
+    const kafka_value_t *list = KV_GET(req->body, SyncGroupRequest, Assignments);
     group_assignment_t *as = sync_assignments(list, ra);
     if (!as)
         return REQ_CLOSE;
     group_sync_t p = {
         .group_id = id->u.s, .group_id_len = id->n,
-        .generation = (int32_t)kv_int(req->body, "GenerationId"),
-        .member_id = kv_str(req->body, "MemberId"),
-        .instance_id = kv_str(req->body, "GroupInstanceId"),
+        .generation = (int32_t)KV_INT(req->body, SyncGroupRequest, GenerationId),
+        .member_id = KV_STR(req->body, SyncGroupRequest, MemberId),
+        .instance_id = KV_STR(req->body, SyncGroupRequest, GroupInstanceId),
         .protocol_type = type, .protocol_name = name,
         .assignments = as, .nassignments = (int)list->n,
     };
@@ -277,17 +291,17 @@ req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *req, kafka_
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    const kafka_value_t *id = kv_get(req->body, "GroupId");
+    const kafka_value_t *id = KV_GET(req->body, HeartbeatRequest, GroupId);
     int16_t error = group_id_check(id, 0);
     if (!error)
         error = group_owner_check(b, id->u.s, id->n);
     if (!error) {
-        error = group_heartbeat(group_service_groups(b), id->u.s, id->n, kv_str(req->body, "MemberId"),
-                                kv_str(req->body, "GroupInstanceId"), (int32_t)kv_int(req->body, "GenerationId"),
-                                loop_now_ms(b->loop));
+        error = group_heartbeat(group_service_groups(b), id->u.s, id->n, KV_STR(req->body, HeartbeatRequest, MemberId),
+                                KV_STR(req->body, HeartbeatRequest, GroupInstanceId),
+                                (int32_t)KV_INT(req->body, HeartbeatRequest, GenerationId), loop_now_ms(b->loop));
         group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
     }
-    kv_set_int(resp, "ErrorCode", error);
+    KV_SET_INT(resp, HeartbeatResponse, ErrorCode, error);
     return api_answer(c, req, resp);
 }
 
@@ -299,15 +313,15 @@ static group_leaver_t *leavers_of(const broker_request_t *req, kafka_arena_t *ra
     if (req->api_version < 3) {
         group_leaver_t *one = kafka_arena_alloc(ra, sizeof(*one));
         if (one)
-            one->member_id = kv_str(req->body, "MemberId");
+            one->member_id = KV_STR(req->body, LeaveGroupRequest, MemberId);
         *n = 1;
         return one;
     }
-    const kafka_value_t *ms = kv_get(req->body, "Members");
+    const kafka_value_t *ms = KV_GET(req->body, LeaveGroupRequest, Members);
     group_leaver_t *ls = kafka_arena_alloc(ra, sizeof(*ls) * (ms->n ? ms->n : 1));
     for (uint32_t i = 0; ls && i < ms->n; i++) {
-        ls[i].member_id = kv_str(kv_at(ms, i), "MemberId");
-        ls[i].instance_id = kv_str(kv_at(ms, i), "GroupInstanceId");
+        ls[i].member_id = KV_STR(kv_at(ms, i), MemberIdentity, MemberId);
+        ls[i].instance_id = KV_STR(kv_at(ms, i), MemberIdentity, GroupInstanceId);
     }
     *n = (int)ms->n;
     return ls;
@@ -321,7 +335,7 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
     int16_t *errors = kafka_arena_alloc(ra, sizeof(*errors) * (size_t)(n ? n : 1));
     if (!resp || !ls || !errors)
         return REQ_CLOSE;
-    const kafka_value_t *id = kv_get(req->body, "GroupId");
+    const kafka_value_t *id = KV_GET(req->body, LeaveGroupRequest, GroupId);
     int16_t error = group_id_check(id, 0);
     if (!error)
         error = group_owner_check(b, id->u.s, id->n);
@@ -331,17 +345,17 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
     }
     if (req->api_version < 3) {
         /* One member: its error is the answer's. */
-        kv_set_int(resp, "ErrorCode", error ? error : errors[0]);
+        KV_SET_INT(resp, LeaveGroupResponse, ErrorCode, error ? error : errors[0]);
         return api_answer(c, req, resp);
     }
-    kv_set_int(resp, "ErrorCode", error);
-    kafka_value_t *out = kv_set_array(ra, resp, "Members", error ? 0u : (uint32_t)n);
+    KV_SET_INT(resp, LeaveGroupResponse, ErrorCode, error);
+    kafka_value_t *out = KV_SET_ARRAY(ra, resp, LeaveGroupResponse, Members, error ? 0u : (uint32_t)n);
     if (!out)
         return REQ_CLOSE;
     for (int i = 0; !error && i < n; i++) {
-        kv_set_str(ra, kv_at(out, (uint32_t)i), "MemberId", ls[i].member_id);
-        kv_set_str(ra, kv_at(out, (uint32_t)i), "GroupInstanceId", ls[i].instance_id);
-        kv_set_int(kv_at(out, (uint32_t)i), "ErrorCode", errors[i]);
+        KV_SET_STR(ra, kv_at(out, (uint32_t)i), MemberResponse, MemberId, ls[i].member_id);
+        KV_SET_STR(ra, kv_at(out, (uint32_t)i), MemberResponse, GroupInstanceId, ls[i].instance_id);
+        KV_SET_INT(kv_at(out, (uint32_t)i), MemberResponse, ErrorCode, errors[i]);
     }
     return api_answer(c, req, resp);
 }
@@ -350,15 +364,15 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
 
 static int describe_member(kafka_arena_t *ra, kafka_value_t *out, const group_t *g, const group_member_t *m)
 {
-    kv_set_str(ra, out, "MemberId", m->member_id);
-    kv_set_str(ra, out, "GroupInstanceId", m->instance_id);
-    kv_set_str(ra, out, "ClientId", m->client_id);
-    kv_set_str(ra, out, "ClientHost", m->client_host);
+    KV_SET_STR(ra, out, DescribedGroupMember, MemberId, m->member_id);
+    KV_SET_STR(ra, out, DescribedGroupMember, GroupInstanceId, m->instance_id);
+    KV_SET_STR(ra, out, DescribedGroupMember, ClientId, m->client_id);
+    KV_SET_STR(ra, out, DescribedGroupMember, ClientHost, m->client_host);
     /* Metadata and assignment only once the group is Stable, as Kafka. */
     const group_protocol_t *p = g->state == GROUP_STABLE ? group_member_protocol(m, g->protocol_name) : NULL;
-    kv_set_bytes(out, "MemberMetadata", p ? p->metadata : (const uint8_t *)"", p ? p->len : 0);
+    KV_SET_BYTES(out, DescribedGroupMember, MemberMetadata, p ? p->metadata : (const uint8_t *)"", p ? p->len : 0);
     int stable = g->state == GROUP_STABLE && m->assignment;
-    kv_set_bytes(out, "MemberAssignment", stable ? m->assignment : (const uint8_t *)"",
+    KV_SET_BYTES(out, DescribedGroupMember, MemberAssignment, stable ? m->assignment : (const uint8_t *)"",
                  stable ? m->assignment_len : 0);
     return 0;
 }
@@ -366,12 +380,13 @@ static int describe_member(kafka_arena_t *ra, kafka_value_t *out, const group_t 
 static int describe_group(kafka_arena_t *ra, kafka_value_t *out, const group_t *g)
 {
     int exists = g && group_exists(g);
-    kv_set_str(ra, out, "GroupState", group_state_name(exists ? g->state : GROUP_DEAD));
+    KV_SET_STR(ra, out, DescribedGroup, GroupState, group_state_name(exists ? g->state : GROUP_DEAD));
     if (!exists)
         return 0;
-    kv_set_str(ra, out, "ProtocolType", g->protocol_type ? g->protocol_type : "");
-    kv_set_str(ra, out, "ProtocolData", g->state == GROUP_STABLE && g->protocol_name ? g->protocol_name : "");
-    kafka_value_t *ms = kv_set_array(ra, out, "Members", (uint32_t)g->nmembers);
+    KV_SET_STR(ra, out, DescribedGroup, ProtocolType, g->protocol_type ? g->protocol_type : "");
+    const char *data = g->state == GROUP_STABLE && g->protocol_name ? g->protocol_name : "";
+    KV_SET_STR(ra, out, DescribedGroup, ProtocolData, data);
+    kafka_value_t *ms = KV_SET_ARRAY(ra, out, DescribedGroup, Members, (uint32_t)g->nmembers);
     if (!ms)
         return -1;
     for (int i = 0; i < g->nmembers; i++)
@@ -402,7 +417,7 @@ static void no_free(void *arg)
 
 req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    const kafka_value_t *ids = kv_get(req->body, "Groups");
+    const kafka_value_t *ids = KV_GET(req->body, DescribeGroupsRequest, Groups);
     int waiting = 0;
     for (uint32_t i = 0; i < ids->n; i++) {
         const kafka_value_t *id = kv_at(ids, i);
@@ -418,7 +433,7 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
         return REQ_WAIT;
     }
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? kv_set_array(ra, resp, "Groups", ids->n) : NULL;
+    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeGroupsResponse, Groups, ids->n) : NULL;
     if (!out)
         return REQ_CLOSE;
     for (uint32_t i = 0; i < ids->n; i++) {
@@ -427,8 +442,8 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
         int16_t error = group_id_check(id, 1);
         if (!error)
             error = group_owner_check(b, id->u.s, id->n);
-        kv_set_str(ra, o, "GroupId", id->u.s);
-        kv_set_int(o, "ErrorCode", error);
+        KV_SET_STR(ra, o, DescribedGroup, GroupId, id->u.s);
+        KV_SET_INT(o, DescribedGroup, ErrorCode, error);
         if (!error && describe_group(ra, o, groups_find(group_service_groups(b), id->u.s, id->n)) < 0)
             return REQ_CLOSE;
     }
@@ -455,7 +470,7 @@ static req_status_t list_start(broker_t *b, conn_t *c, broker_request_t *req)
 static int list_filter_match(const broker_request_t *req, const char *state)
 {
     if (req->api_version >= 4) {
-        const kafka_value_t *states = kv_get(req->body, "StatesFilter");
+        const kafka_value_t *states = KV_GET(req->body, ListGroupsRequest, StatesFilter);
         int hit = states->n == 0;
         for (uint32_t i = 0; i < states->n && !hit; i++)
             hit = strcasecmp(kv_at(states, i)->u.s, state) == 0;
@@ -463,7 +478,7 @@ static int list_filter_match(const broker_request_t *req, const char *state)
             return 0;
     }
     if (req->api_version >= 5) {
-        const kafka_value_t *types = kv_get(req->body, "TypesFilter");
+        const kafka_value_t *types = KV_GET(req->body, ListGroupsRequest, TypesFilter);
         int hit = types->n == 0;
         for (uint32_t i = 0; i < types->n && !hit; i++)
             hit = strcasecmp(kv_at(types, i)->u.s, "classic") == 0;
@@ -533,16 +548,16 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
     for (int i = 0; i < n; i++)
         if (list_filter_match(req, all[i].state))
             all[kept++] = all[i];
-    kafka_value_t *out = kv_set_array(ra, resp, "Groups", (uint32_t)kept);
+    kafka_value_t *out = KV_SET_ARRAY(ra, resp, ListGroupsResponse, Groups, (uint32_t)kept);
     if (!out)
         return REQ_CLOSE;
-    kv_set_int(resp, "ErrorCode", error);
+    KV_SET_INT(resp, ListGroupsResponse, ErrorCode, error);
     for (int i = 0; i < kept; i++) {
         kafka_value_t *o = kv_at(out, (uint32_t)i);
-        kv_set_str(ra, o, "GroupId", all[i].id);
-        kv_set_str(ra, o, "ProtocolType", all[i].protocol_type);
-        kv_set_str(ra, o, "GroupState", all[i].state);
-        kv_set_str(ra, o, "GroupType", "classic");
+        KV_SET_STR(ra, o, ListedGroup, GroupId, all[i].id);
+        KV_SET_STR(ra, o, ListedGroup, ProtocolType, all[i].protocol_type);
+        KV_SET_STR(ra, o, ListedGroup, GroupState, all[i].state);
+        KV_SET_STR(ra, o, ListedGroup, GroupType, "classic");
     }
     return api_answer(c, req, resp);
 }

@@ -35,18 +35,20 @@ static void commit_partition(void *arg, const char *topic, const kafka_value_t *
 {
     commit_ctx_t *x = arg;
     int index = x->index++;
-    int32_t p = (int32_t)kv_int(in, "PartitionIndex");
-    const char *md = kv_str(in, "CommittedMetadata");
+    int32_t p = (int32_t)KV_INT(in, OffsetCommitRequestPartition, PartitionIndex);
+    const char *md = KV_STR(in, OffsetCommitRequestPartition, CommittedMetadata);
     int16_t error = x->group_error;
     partition_t *part = error ? NULL : cluster_partition(x->b, topic, p);
-    kv_set_int(out, "PartitionIndex", p);
+    KV_SET_INT(out, OffsetCommitResponsePartition, PartitionIndex, p);
     if (!error && (!part || !part->have_replicas))
         error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
     else if (!error && md && group_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
         error = KERR_OFFSET_METADATA_TOO_LARGE;
     else if (!error)
-        error = group_commit_write(x->cm, index, x->g, topic, p, kv_int(in, "CommittedOffset"),
-                                   (int32_t)kv_int(in, "CommittedLeaderEpoch"), md ? md : "");
+        error = group_commit_write(x->cm, index, x->g, topic, p,
+                                   KV_INT(in, OffsetCommitRequestPartition, CommittedOffset),
+                                   (int32_t)KV_INT(in, OffsetCommitRequestPartition, CommittedLeaderEpoch),
+                                   md ? md : "");
     if (error)
         x->cm->errors[index] = error;
 }
@@ -68,8 +70,10 @@ static int16_t commit_group(broker_t *b, const broker_request_t *req, const kafk
             *g = groups_create(gs, id->u.s, id->n, now);
         return *g ? KERR_NONE : KERR_COORDINATOR_NOT_AVAILABLE;
     }
-    error = group_commit_check(gs, id->u.s, id->n, (int32_t)kv_int(req->body, "GenerationIdOrMemberEpoch"),
-                               kv_str(req->body, "MemberId"), kv_str(req->body, "GroupInstanceId"), now, g);
+    error = group_commit_check(gs, id->u.s, id->n,
+                               (int32_t)KV_INT(req->body, OffsetCommitRequest, GenerationIdOrMemberEpoch),
+                               KV_STR(req->body, OffsetCommitRequest, MemberId),
+                               KV_STR(req->body, OffsetCommitRequest, GroupInstanceId), now, g);
     group_service_touched(b, *g);
     return error;
 }
@@ -78,20 +82,26 @@ static int count_partitions(const kafka_value_t *topics)
 {
     int n = 0;
     for (uint32_t i = 0; i < topics->n; i++)
-        n += (int)kv_get(kv_at(topics, i), "Partitions")->n;
+        n += (int)KV_GET(kv_at(topics, i), OffsetCommitRequestTopic, Partitions)->n;
     return n;
 }
 
-static const api_tree_t commit_tree = {"Topics", "Name", "Partitions", "Topics", "Name", "Partitions"};
+static const api_tree_t commit_tree = {
+    KV_REF(OffsetCommitRequest, Topics), KV_REF(OffsetCommitRequestTopic, Name),
+    KV_REF(OffsetCommitRequestTopic, Partitions), KV_REF(OffsetCommitResponse, Topics),
+    KV_REF(OffsetCommitResponseTopic, Name), KV_REF(OffsetCommitResponseTopic, Partitions),
+};
 
 static void fill_error(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
     (void)topic;
     commit_ctx_t *x = arg;
-    kv_set_int(out, "PartitionIndex", kv_int(in, "PartitionIndex"));
+    int32_t p = (int32_t)KV_INT(in, OffsetCommitRequestPartition, PartitionIndex);
+    KV_SET_INT(out, OffsetCommitResponsePartition, PartitionIndex, p);
     /* A write still out when the request timed out: the client retries. */
     int16_t e = x->cm->errors[x->index++];
-    kv_set_int(out, "ErrorCode", e == GROUP_COMMIT_PENDING ? KERR_COORDINATOR_NOT_AVAILABLE : e);
+    KV_SET_INT(out, OffsetCommitResponsePartition, ErrorCode,
+               e == GROUP_COMMIT_PENDING ? KERR_COORDINATOR_NOT_AVAILABLE : e);
 }
 
 static req_status_t commit_answer(conn_t *c, const broker_request_t *req, kafka_arena_t *ra, group_commit_t *cm)
@@ -111,12 +121,12 @@ req_status_t api_offset_commit(broker_t *b, conn_t *c, broker_request_t *req, ka
             return REQ_WAIT;
         return commit_answer(c, req, ra, cm);
     }
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
+    const kafka_value_t *topics = KV_GET(req->body, OffsetCommitRequest, Topics);
     cm = group_commit_new(b, count_partitions(topics), c->id, req->id);
     if (!cm)
         return REQ_CLOSE;
     commit_ctx_t x = {.b = b, .cm = cm};
-    x.group_error = commit_group(b, req, kv_get(req->body, "GroupId"), &x.g);
+    x.group_error = commit_group(b, req, KV_GET(req->body, OffsetCommitRequest, GroupId), &x.g);
     /* The answer is built when every write is back; this walk starts them. */
     kafka_value_t *scratch = kv_new_struct(ra, req->api->response);
     if (!scratch || api_each_partition(ra, req->body, scratch, &commit_tree, commit_partition, &x) < 0) {
@@ -167,21 +177,26 @@ static fetch_wait_t *fetch_wait_new(int ngroups)
 /* The groups of the request: one before v8, a batch from v8 (KIP-709). */
 static int fetch_ngroups(const broker_request_t *req)
 {
-    return req->api_version >= 8 ? (int)kv_get(req->body, "Groups")->n : 1;
+    return req->api_version >= 8 ? (int)KV_GET(req->body, OffsetFetchRequest, Groups)->n : 1;
+}
+
+static const kafka_value_t *fetch_group(const broker_request_t *req, int i)
+{
+    return kv_at(KV_GET(req->body, OffsetFetchRequest, Groups), (uint32_t)i);
 }
 
 static const kafka_value_t *fetch_group_id(const broker_request_t *req, int i)
 {
     if (req->api_version < 8)
-        return kv_get(req->body, "GroupId");
-    return kv_get(kv_at(kv_get(req->body, "Groups"), (uint32_t)i), "GroupId");
+        return KV_GET(req->body, OffsetFetchRequest, GroupId);
+    return KV_GET(fetch_group(req, i), OffsetFetchRequestGroup, GroupId);
 }
 
 /* NULL: every committed offset of the group (v2+). */
 static const kafka_value_t *fetch_group_topics(const broker_request_t *req, int i)
 {
-    const kafka_value_t *t = req->api_version < 8 ? kv_get(req->body, "Topics")
-                                                  : kv_get(kv_at(kv_get(req->body, "Groups"), (uint32_t)i), "Topics");
+    const kafka_value_t *t = req->api_version < 8 ? KV_GET(req->body, OffsetFetchRequest, Topics)
+                                                  : KV_GET(fetch_group(req, i), OffsetFetchRequestGroup, Topics);
     return t->is_null ? NULL : t;
 }
 
@@ -221,7 +236,31 @@ static int fetch_group_waits(broker_t *b, const conn_t *c, const broker_request_
     return g->offsets_state != 2;
 }
 
+/* The answer's two shapes: up to v7 one group, its topics at the top of the
+ * request and the response; from v8 a batch of groups, each with its
+ * topics. The two use structs of other names with the same fields, so one
+ * macro names both. */
 typedef struct {
+    kv_ref_t req_topic_name, req_topic_partitions;   /* a topic of the request */
+    kv_ref_t topics;                                 /* the group's answer: its topics */
+    kv_ref_t topic_name, topic_partitions;
+    kv_ref_t partition, offset, leader_epoch, metadata, error;   /* a partition's answer */
+} fetch_shape_t;
+
+#define FETCH_SHAPE(ReqTopic, Answer, Topic, Partition)                                      \
+    {                                                                                        \
+        KV_REF(ReqTopic, Name), KV_REF(ReqTopic, PartitionIndexes), KV_REF(Answer, Topics),  \
+        KV_REF(Topic, Name), KV_REF(Topic, Partitions), KV_REF(Partition, PartitionIndex),   \
+        KV_REF(Partition, CommittedOffset), KV_REF(Partition, CommittedLeaderEpoch),         \
+        KV_REF(Partition, Metadata), KV_REF(Partition, ErrorCode),                           \
+    }
+static const fetch_shape_t fetch_shape_v0 = FETCH_SHAPE(OffsetFetchRequestTopic, OffsetFetchResponse,
+                                                        OffsetFetchResponseTopic, OffsetFetchResponsePartition);
+static const fetch_shape_t fetch_shape_v8 = FETCH_SHAPE(OffsetFetchRequestTopics, OffsetFetchResponseGroup,
+                                                        OffsetFetchResponseTopics, OffsetFetchResponsePartitions);
+
+typedef struct {
+    const fetch_shape_t *shape;
     int16_t version;
     int require_stable;
     int16_t group_error;    /* before v2: each partition carries it */
@@ -230,39 +269,43 @@ typedef struct {
 static void fetch_partition_value(kafka_arena_t *ra, kafka_value_t *out, const fetch_fmt_t *f, const group_t *g,
                                   const char *topic, int32_t p)
 {
+    const fetch_shape_t *sh = f->shape;
     const group_offset_t *o = g ? group_offset_find(g, topic, p) : NULL;
     int16_t error = f->group_error;
-    kv_set_int(out, "PartitionIndex", p);
-    kv_set_int(out, "CommittedOffset", -1);
-    kv_set_int(out, "CommittedLeaderEpoch", -1);
-    kv_set_str(ra, out, "Metadata", "");
+    const char *md = "";
+    KV_REF_SET_INT(out, sh->partition, p);
+    KV_REF_SET_INT(out, sh->offset, -1);
+    KV_REF_SET_INT(out, sh->leader_epoch, -1);
     if (!error && f->require_stable && o && o->pending > 0) {
         error = KERR_UNSTABLE_OFFSET_COMMIT;   /* a commit is being written */
     } else if (!error && o && o->present) {
-        kv_set_int(out, "CommittedOffset", o->offset);
-        kv_set_int(out, "CommittedLeaderEpoch", o->leader_epoch);
-        kv_set_str(ra, out, "Metadata", o->metadata ? o->metadata : "");
+        KV_REF_SET_INT(out, sh->offset, o->offset);
+        KV_REF_SET_INT(out, sh->leader_epoch, o->leader_epoch);
+        md = o->metadata ? o->metadata : "";
     } else if (!error && f->version == 0) {
         /* v0 answered from ZooKeeper: nothing there is an unknown partition. */
         error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
     }
-    kv_set_int(out, "ErrorCode", error);
+    KV_REF_SET_STR(ra, out, sh->metadata, md);
+    KV_REF_SET_INT(out, sh->error, error);
 }
 
 /* The partitions the request names, in its order. */
 static int fetch_named(kafka_arena_t *ra, kafka_value_t *out_topics, const fetch_fmt_t *f, const group_t *g,
                        const kafka_value_t *topics)
 {
+    const fetch_shape_t *sh = f->shape;
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *ps = kv_get(t, "PartitionIndexes");
+        const kafka_value_t *ps = KV_REF_GET(t, sh->req_topic_partitions);
+        const char *name = KV_REF_STR(t, sh->req_topic_name);
         kafka_value_t *ot = kv_at(out_topics, i);
-        kv_set_str(ra, ot, "Name", kv_str(t, "Name"));
-        kafka_value_t *ops = kv_set_array(ra, ot, "Partitions", ps->n);
+        KV_REF_SET_STR(ra, ot, sh->topic_name, name);
+        kafka_value_t *ops = KV_REF_SET_ARRAY(ra, ot, sh->topic_partitions, ps->n);
         if (!ops)
             return -1;
         for (uint32_t k = 0; k < ps->n; k++)
-            fetch_partition_value(ra, kv_at(ops, k), f, g, kv_str(t, "Name"), (int32_t)kv_at(ps, k)->u.i);
+            fetch_partition_value(ra, kv_at(ops, k), f, g, name, (int32_t)kv_at(ps, k)->u.i);
     }
     return 0;
 }
@@ -279,7 +322,8 @@ static uint32_t count_topics(const group_t *g)
 /* Every committed offset of the group, by topic (the cache is sorted). */
 static int fetch_all(kafka_arena_t *ra, kafka_value_t *parent, const fetch_fmt_t *f, const group_t *g)
 {
-    kafka_value_t *topics = kv_set_array(ra, parent, "Topics", g ? count_topics(g) : 0);
+    const fetch_shape_t *sh = f->shape;
+    kafka_value_t *topics = KV_REF_SET_ARRAY(ra, parent, sh->topics, g ? count_topics(g) : 0);
     if (!topics)
         return -1;
     uint32_t t = 0;
@@ -293,8 +337,8 @@ static int fetch_all(kafka_arena_t *ra, kafka_value_t *parent, const fetch_fmt_t
         for (; end < g->noffsets && strcmp(g->offsets[end]->topic, topic) == 0; end++)
             n += g->offsets[end]->present;
         kafka_value_t *ot = kv_at(topics, t++);
-        kv_set_str(ra, ot, "Name", topic);
-        kafka_value_t *ops = kv_set_array(ra, ot, "Partitions", (uint32_t)n);
+        KV_REF_SET_STR(ra, ot, sh->topic_name, topic);
+        kafka_value_t *ops = KV_REF_SET_ARRAY(ra, ot, sh->topic_partitions, (uint32_t)n);
         if (!ops)
             return -1;
         for (int k = i, j = 0; k < end; k++)
@@ -305,16 +349,16 @@ static int fetch_all(kafka_arena_t *ra, kafka_value_t *parent, const fetch_fmt_t
     return 0;
 }
 
-/* One group's topics into parent's "Topics". */
+/* One group's topics into its answer (parent: the response, or a group). */
 static int fetch_fill(kafka_arena_t *ra, kafka_value_t *parent, fetch_fmt_t *f, const group_t *g,
                       const kafka_value_t *topics, int16_t error)
 {
     if (error && f->version >= 2)
-        return kv_set_array(ra, parent, "Topics", 0) ? 0 : -1;
+        return KV_REF_SET_ARRAY(ra, parent, f->shape->topics, 0) ? 0 : -1;
     f->group_error = error;
     if (!topics)
         return fetch_all(ra, parent, f, error ? NULL : g);
-    kafka_value_t *out = kv_set_array(ra, parent, "Topics", topics->n);
+    kafka_value_t *out = KV_REF_SET_ARRAY(ra, parent, f->shape->topics, topics->n);
     return out ? fetch_named(ra, out, f, g, topics) : -1;
 }
 
@@ -324,19 +368,23 @@ static req_status_t fetch_answer(broker_t *b, conn_t *c, const broker_request_t 
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    fetch_fmt_t f = {.version = req->api_version, .require_stable = (int)kv_int(req->body, "RequireStable")};
+    int batch = req->api_version >= 8;
+    fetch_fmt_t f = {.shape = batch ? &fetch_shape_v8 : &fetch_shape_v0, .version = req->api_version,
+                     .require_stable = (int)KV_INT(req->body, OffsetFetchRequest, RequireStable)};
     int n = fetch_ngroups(req);
-    kafka_value_t *groups = req->api_version >= 8 ? kv_set_array(ra, resp, "Groups", (uint32_t)n) : NULL;
-    if (req->api_version >= 8 && !groups)
+    kafka_value_t *groups = batch ? KV_SET_ARRAY(ra, resp, OffsetFetchResponse, Groups, (uint32_t)n) : NULL;
+    if (batch && !groups)
         return REQ_CLOSE;
     for (int i = 0; i < n; i++) {
         const kafka_value_t *id = fetch_group_id(req, i);
         const group_t *g = errors[i] ? NULL : groups_find(group_service_groups(b), id->u.s, id->n);
-        kafka_value_t *parent = groups ? kv_at(groups, (uint32_t)i) : resp;
-        if (groups)
-            kv_set_str(ra, parent, "GroupId", id->u.s);
-        if (req->api_version >= 2)
-            kv_set_int(parent, "ErrorCode", errors[i]);
+        kafka_value_t *parent = batch ? kv_at(groups, (uint32_t)i) : resp;
+        if (batch) {
+            KV_SET_STR(ra, parent, OffsetFetchResponseGroup, GroupId, id->u.s);
+            KV_SET_INT(parent, OffsetFetchResponseGroup, ErrorCode, errors[i]);
+        } else if (req->api_version >= 2) {
+            KV_SET_INT(parent, OffsetFetchResponse, ErrorCode, errors[i]);
+        }
         if (fetch_fill(ra, parent, &f, g, fetch_group_topics(req, i), errors[i]) < 0)
             return REQ_CLOSE;
     }

@@ -226,66 +226,6 @@ kafka_value_t *kv_set_array_at(kafka_arena_t *a, kafka_value_t *st, const kafka_
     return arr;
 }
 
-/* ---- fields by name ---- */
-
-int kafka_field_index(const kafka_struct_t *s, const char *name)
-{
-    for (int i = 0; i < s->nfields; i++)
-        if (strcmp(s->fields[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
-static int field_or_die(const kafka_value_t *st, const char *name)
-{
-    int i = st->type == KT_STRUCT ? kafka_field_index(st->schema, name) : -1;
-    if (i < 0) {
-        log_error("kafka codec: no field %s in %s", name, st->type == KT_STRUCT ? st->schema->name : "non-struct");
-        abort();
-    }
-    return i;
-}
-
-kafka_value_t *kv_get(const kafka_value_t *st, const char *name)
-{
-    return kv_field(st, st->schema, field_or_die(st, name));
-}
-
-int64_t kv_int(const kafka_value_t *st, const char *name)
-{
-    return kv_get(st, name)->u.i;
-}
-
-const char *kv_str(const kafka_value_t *st, const char *name)
-{
-    return kv_str_at(st, st->schema, field_or_die(st, name));
-}
-
-void kv_set_int(kafka_value_t *st, const char *name, int64_t v)
-{
-    kv_get(st, name)->u.i = v;
-}
-
-void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s)
-{
-    kv_set_str_at(a, st, st->schema, field_or_die(st, name), s);
-}
-
-void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len)
-{
-    kv_set_bytes_at(st, st->schema, field_or_die(st, name), p, len);
-}
-
-void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext)
-{
-    kv_set_external_records_at(st, st->schema, field_or_die(st, name), ext);
-}
-
-kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n)
-{
-    return kv_set_array_at(a, st, st->schema, field_or_die(st, name), n);
-}
-
 /* ---- decoding ---- */
 
 typedef struct {

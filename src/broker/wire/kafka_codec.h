@@ -204,18 +204,6 @@ void kv_set_external_records_at(kafka_value_t *st, const kafka_struct_t *s, int 
  * 0) and returns it; NULL when out of arena. */
 kafka_value_t *kv_set_array_at(kafka_arena_t *a, kafka_value_t *st, const kafka_struct_t *s, int i, uint32_t n);
 
-/* Accessors by name, until every caller uses the typed ones; a name the
- * schema lacks is a programming error and aborts. */
-int kafka_field_index(const kafka_struct_t *s, const char *name);   /* -1 if absent */
-kafka_value_t *kv_get(const kafka_value_t *st, const char *name);
-int64_t kv_int(const kafka_value_t *st, const char *name);
-const char *kv_str(const kafka_value_t *st, const char *name);   /* NULL when null */
-void kv_set_int(kafka_value_t *st, const char *name, int64_t v);
-void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s);
-void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len);
-void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext);
-kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n);
-
 /* A field chosen at run time: code that walks several messages of the same
  * shape (topics, then partitions) is given the fields to use. Made with
  * kafka_messages.h's KV_REF(Struct, Field). */

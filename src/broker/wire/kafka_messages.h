@@ -29,10 +29,10 @@
  *   KV_SET_INT(out, PartitionProduceResponse, ErrorCode, error);
  *   kafka_value_t *parts = KV_SET_ARRAY(ra, topic, TopicProduceResponse, PartitionResponses, n);
  *
- * The value must be a struct of the type named: anything else is a programming
- * error, checked at run time (two compares) and fatal (kv_field). Code that
- * picks a field at run time (the same walk over several messages) holds a
- * kv_ref_t made with KV_REF(Struct, Field). */
+ * The value must be a struct of the type named: anything else is a
+ * programming error, checked at run time (two compares) and fatal
+ * (kv_field). Code that picks a field at run time (the same walk over
+ * several messages) holds a kv_ref_t made with KV_REF(Struct, Field). */
 #ifndef KIPPER_BROKER_KAFKA_MESSAGES_H
 #define KIPPER_BROKER_KAFKA_MESSAGES_H
 
