@@ -390,7 +390,7 @@ static int create_topic(zhandle_t *zh, const topics_opts_t *o)
         printf("Created topic %s.\n", o->topic);
         return EXIT_OK;
     }
-    if (res.error == COORD_ERR_TOPIC_ALREADY_EXISTS && (o->given & OPT_IF_NOT_EXISTS))
+    if (res.error == KERR_TOPIC_ALREADY_EXISTS && (o->given & OPT_IF_NOT_EXISTS))
         return EXIT_OK;
     return failed(res.message);
 }
@@ -457,7 +457,7 @@ static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o)
         coord_admin_topic_desc_free(&d);
         return EXIT_OK;
     }
-    if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+    if (res.error == KERR_UNKNOWN_TOPIC_OR_PARTITION)
         return o->topic ? not_found(o) : EXIT_OK;
     return failed(res.message);
 }
@@ -483,7 +483,7 @@ static int delete_topic(zhandle_t *zh, const topics_opts_t *o)
         printf("Deleted topic %s.\n", o->topic);
         return EXIT_OK;
     }
-    if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+    if (res.error == KERR_UNKNOWN_TOPIC_OR_PARTITION)
         return not_found(o);
     return failed(res.message);
 }
@@ -495,7 +495,7 @@ static int partition_count(zhandle_t *zh, const char *topic)
     coord_topic_desc_t d;
     coord_admin_result_t res;
     if (coord_admin_describe_topic(zh, topic, &d, &res) < 0) {
-        if (res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION)
+        if (res.error == KERR_UNKNOWN_TOPIC_OR_PARTITION)
             return -1;
         failed(res.message);
         return -2;
@@ -525,7 +525,7 @@ static int alter_topic(zhandle_t *zh, const topics_opts_t *o)
     if (o->assignment && current < o->npartitions_assigned)
         added = o->assignment + (size_t)current * (size_t)o->assigned_rf;
     if (coord_admin_add_partitions(zh, o->topic, o->partitions, added, o->assigned_rf, 0, &res) < 0)
-        return res.error == COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION ? not_found(o) : failed(res.message);
+        return res.error == KERR_UNKNOWN_TOPIC_OR_PARTITION ? not_found(o) : failed(res.message);
     printf("WARNING: If partitions are increased for a topic that has a key, the partition logic or ordering of "
            "the messages will be affected\nAdding partitions succeeded!\n");
     return EXIT_OK;

@@ -70,7 +70,7 @@ static group_waiter_t *join_new(groups_t *gs, const group_protocol_t *ps, int n,
     group_join_t p = join_params("", ps, n);
     p.require_known_member_id = 1;
     group_waiter_t *w = join(gs, &p, now);
-    CHECK(w->done && w->error == GERR_MEMBER_ID_REQUIRED);
+    CHECK(w->done && w->error == KERR_MEMBER_ID_REQUIRED);
     CHECK(w->member_id && strncmp(w->member_id, "cli-", 4) == 0 && strlen(w->member_id) == 40);
     snprintf(id, 64, "%s", w->member_id);
     group_waiter_release(w);
@@ -158,7 +158,7 @@ static void test_group_single_member_flow(void)
     CHECK_STR(j->protocol_type, "consumer");
     CHECK(j->nmembers == 1 && j->members[0].len == 2 && memcmp(j->members[0].metadata, "r1", 2) == 0);
     CHECK_EQ(g->state, GROUP_COMPLETING_REBALANCE);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, id, NULL, 1, 1100), GERR_NONE);   /* allowed while syncing */
+    CHECK_EQ(group_heartbeat(gs, "g", 1, id, NULL, 1, 1100), KERR_NONE);   /* allowed while syncing */
     group_assignment_t as[] = {{id, (uint8_t *)"A", 1}};
     group_waiter_t *s = sync_req(gs, id, 1, as, 1, 1200);
     CHECK(s->done && s->error == 0 && s->assignment_len == 1 && s->assignment[0] == 'A');
@@ -206,7 +206,7 @@ static void test_group_rebalance_on_join(void)
     CHECK(!j3->done && g->state == GROUP_PREPARING_REBALANCE);
     CHECK(was_woken(j3->request_id) == 0);
     /* the others learn it from their heartbeat, and rejoin */
-    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, 110), GERR_REBALANCE_IN_PROGRESS);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, 110), KERR_REBALANCE_IN_PROGRESS);
     group_join_t p1 = join_params(m1, RANGE, 1), p2 = join_params(m2, RANGE, 1);
     group_waiter_t *j1 = join(gs, &p1, 120);
     CHECK(!j1->done);
@@ -218,13 +218,13 @@ static void test_group_rebalance_on_join(void)
     CHECK_EQ(g->state, GROUP_COMPLETING_REBALANCE);
     /* a follower's SyncGroup before the leader's waits; a stale generation does not */
     group_waiter_t *old = sync_req(gs, m2, 2, NULL, 0, 140);
-    CHECK(old->done && old->error == GERR_ILLEGAL_GENERATION);
+    CHECK(old->done && old->error == KERR_ILLEGAL_GENERATION);
     group_waiter_t *s2 = sync_req(gs, m2, 3, NULL, 0, 150);
     CHECK(!s2->done);
     /* a fourth member is one too many (group.max.size 3) */
     group_join_t p4 = join_params("", RANGE, 1);
     group_waiter_t *j4 = join(gs, &p4, 160);
-    CHECK(j4->done && j4->error == GERR_GROUP_MAX_SIZE_REACHED);
+    CHECK(j4->done && j4->error == KERR_GROUP_MAX_SIZE_REACHED);
     group_waiter_release(j1);
     group_waiter_release(j2);
     group_waiter_release(j3);
@@ -247,21 +247,21 @@ static void test_group_rebalance_on_leave(void)
     group_t *g = the_group(gs);
     group_leaver_t who[] = {{m2, NULL}, {"nobody", NULL}};
     int16_t errs[2];
-    CHECK_EQ(group_leave(gs, "g", 1, who, 2, errs, 100), GERR_NONE);
-    CHECK(errs[0] == GERR_NONE && errs[1] == GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_leave(gs, "g", 1, who, 2, errs, 100), KERR_NONE);
+    CHECK(errs[0] == KERR_NONE && errs[1] == KERR_UNKNOWN_MEMBER_ID);
     CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, m2, NULL, 2, 110), GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, m2, NULL, 2, 110), KERR_UNKNOWN_MEMBER_ID);
     group_join_t p1 = join_params(m1, RANGE, 1);
     group_waiter_t *j1 = join(gs, &p1, 120);
     CHECK(j1->done && j1->generation == 3 && j1->nmembers == 1);
     /* the last member leaves: Empty, a generation later */
     group_leaver_t last[] = {{m1, NULL}};
-    CHECK_EQ(group_leave(gs, "g", 1, last, 1, errs, 130), GERR_NONE);
+    CHECK_EQ(group_leave(gs, "g", 1, last, 1, errs, 130), KERR_NONE);
     CHECK_EQ(g->state, GROUP_EMPTY);   /* nobody to wait for */
     CHECK_EQ(g->generation, 4);
     /* leaving a group the coordinator does not hold */
-    CHECK_EQ(group_leave(gs, "other", 5, last, 1, errs, 140), GERR_NONE);
-    CHECK_EQ(errs[0], GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_leave(gs, "other", 5, last, 1, errs, 140), KERR_NONE);
+    CHECK_EQ(errs[0], KERR_UNKNOWN_MEMBER_ID);
     group_waiter_release(j1);
     groups_free(gs);
 }
@@ -273,13 +273,13 @@ static void test_group_session_expiry(void)
     group_t *g = the_group(gs);
     /* m1 heartbeats, m2 goes silent (session 10 s, last sign of life at 40) */
     for (uint64_t t = 3000; t <= 9000; t += 3000)
-        CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, t), GERR_NONE);
+        CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, t), KERR_NONE);
     groups_tick(gs, 10039);
     CHECK_EQ(g->nmembers, 2);
     groups_tick(gs, 10040);
     CHECK_EQ(g->nmembers, 1);
     CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, 10050), GERR_REBALANCE_IN_PROGRESS);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 2, 10050), KERR_REBALANCE_IN_PROGRESS);
     group_join_t p1 = join_params(m1, RANGE, 1);
     group_waiter_t *j1 = join(gs, &p1, 10060);
     CHECK(j1->done && j1->generation == 3);
@@ -298,7 +298,7 @@ static void test_group_rebalance_timeout(void)
     group_waiter_t *j1 = join(gs, &p1, 1000);
     CHECK(!j1->done);
     for (uint64_t t = 4000; t < 21000; t += 3000)
-        CHECK_EQ(group_heartbeat(gs, "g", 1, m2, NULL, 2, t), GERR_REBALANCE_IN_PROGRESS);
+        CHECK_EQ(group_heartbeat(gs, "g", 1, m2, NULL, 2, t), KERR_REBALANCE_IN_PROGRESS);
     groups_tick(gs, 20999);
     CHECK(!j1->done);
     groups_tick(gs, 21000);
@@ -318,32 +318,32 @@ static void test_group_errors(void)
     group_join_t p = join_params("", RANGE, 1);
     p.session_timeout_ms = 5999;
     group_waiter_t *w = join(gs, &p, 100);
-    CHECK(w->done && w->error == GERR_INVALID_SESSION_TIMEOUT);
+    CHECK(w->done && w->error == KERR_INVALID_SESSION_TIMEOUT);
     group_waiter_release(w);
     p = join_params("", RANGE, 1);
     p.protocol_type = "connect";
     w = join(gs, &p, 100);
-    CHECK(w->done && w->error == GERR_INCONSISTENT_GROUP_PROTOCOL);
+    CHECK(w->done && w->error == KERR_INCONSISTENT_GROUP_PROTOCOL);
     group_waiter_release(w);
     p = join_params("", RR, 1);   /* nothing in common with the members' range */
     w = join(gs, &p, 100);
-    CHECK(w->done && w->error == GERR_INCONSISTENT_GROUP_PROTOCOL);
+    CHECK(w->done && w->error == KERR_INCONSISTENT_GROUP_PROTOCOL);
     group_waiter_release(w);
     p = join_params("ghost", RANGE, 1);
     p.group_id = "nosuch";
     p.group_id_len = 6;
     w = join(gs, &p, 100);
-    CHECK(w->done && w->error == GERR_UNKNOWN_MEMBER_ID);
+    CHECK(w->done && w->error == KERR_UNKNOWN_MEMBER_ID);
     group_waiter_release(w);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 1, 100), GERR_ILLEGAL_GENERATION);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, "ghost", NULL, 2, 100), GERR_UNKNOWN_MEMBER_ID);
-    CHECK_EQ(group_heartbeat(gs, "nosuch", 6, m1, NULL, 2, 100), GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 1, 100), KERR_ILLEGAL_GENERATION);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, "ghost", NULL, 2, 100), KERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_heartbeat(gs, "nosuch", 6, m1, NULL, 2, 100), KERR_UNKNOWN_MEMBER_ID);
     /* SyncGroup v5's protocol type and name must match the group's */
     group_sync_t sp = {.group_id = "g", .group_id_len = 1, .generation = 2, .member_id = m2,
                        .protocol_type = "consumer", .protocol_name = "roundrobin"};
     w = group_waiter_new(GROUP_WAIT_SYNC, 1, 1);
     group_sync(gs, &sp, 100, w);
-    CHECK(w->done && w->error == GERR_INCONSISTENT_GROUP_PROTOCOL);
+    CHECK(w->done && w->error == KERR_INCONSISTENT_GROUP_PROTOCOL);
     group_waiter_release(w);
     sp.protocol_name = "range";
     w = group_waiter_new(GROUP_WAIT_SYNC, 1, 1);
@@ -354,7 +354,7 @@ static void test_group_errors(void)
     group_join_t p1 = join_params(m1, RANGE, 1);
     group_waiter_t *j1 = join(gs, &p1, 200);
     w = sync_req(gs, m2, 2, NULL, 0, 210);
-    CHECK(w->done && w->error == GERR_REBALANCE_IN_PROGRESS);
+    CHECK(w->done && w->error == KERR_REBALANCE_IN_PROGRESS);
     group_waiter_release(w);
     group_waiter_release(j1);
     groups_free(gs);
@@ -407,7 +407,7 @@ static void test_group_member_id_required(void)
     group_join_t p = join_params("", RANGE, 1);
     p.require_known_member_id = 1;
     group_waiter_t *w = join(gs, &p, 1000);
-    CHECK(w->done && w->error == GERR_MEMBER_ID_REQUIRED);
+    CHECK(w->done && w->error == KERR_MEMBER_ID_REQUIRED);
     group_t *g = the_group(gs);
     CHECK(g->npending == 1 && g->nmembers == 0);
     char id[64];
@@ -418,7 +418,7 @@ static void test_group_member_id_required(void)
     CHECK_EQ(g->npending, 0);
     p.member_id = id;
     w = join(gs, &p, 11001);
-    CHECK(w->done && w->error == GERR_UNKNOWN_MEMBER_ID);
+    CHECK(w->done && w->error == KERR_UNKNOWN_MEMBER_ID);
     group_waiter_release(w);
     /* before v4 the member is added at once */
     p = join_params("", RANGE, 1);
@@ -457,9 +457,9 @@ static void test_group_static_members(void)
     CHECK_STR(j->leader, j->member_id);
     CHECK_EQ(g->state, GROUP_STABLE);
     /* the old incarnation is fenced */
-    CHECK_EQ(group_heartbeat(gs, "g", 1, first, "inst-1", 1, 30), GERR_FENCED_INSTANCE_ID);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, j->member_id, "inst-1", 1, 30), GERR_NONE);
-    CHECK_EQ(group_heartbeat(gs, "g", 1, j->member_id, "inst-2", 1, 30), GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, first, "inst-1", 1, 30), KERR_FENCED_INSTANCE_ID);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, j->member_id, "inst-1", 1, 30), KERR_NONE);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, j->member_id, "inst-2", 1, 30), KERR_UNKNOWN_MEMBER_ID);
     /* the new one takes over the assignment */
     sp.member_id = j->member_id;
     sp.nassignments = 0;
@@ -479,8 +479,8 @@ static void test_group_static_members(void)
     /* removed by instance id alone (the admin client's form) */
     group_leaver_t who[] = {{"", "inst-1"}};
     int16_t err;
-    CHECK_EQ(group_leave(gs, "g", 1, who, 1, &err, 60), GERR_NONE);
-    CHECK_EQ(err, GERR_NONE);
+    CHECK_EQ(group_leave(gs, "g", 1, who, 1, &err, 60), KERR_NONE);
+    CHECK_EQ(err, KERR_NONE);
     CHECK_EQ(g->nmembers, 0);
     groups_free(gs);
 }
@@ -490,22 +490,22 @@ static void test_group_commit_check(void)
     char m1[64], m2[64];
     groups_t *gs = stable_pair(m1, m2);
     group_t *out;
-    CHECK_EQ(group_commit_check(gs, "g", 1, 2, m1, NULL, 100, &out), GERR_NONE);
+    CHECK_EQ(group_commit_check(gs, "g", 1, 2, m1, NULL, 100, &out), KERR_NONE);
     CHECK(out == the_group(gs));
-    CHECK_EQ(group_commit_check(gs, "g", 1, 1, m1, NULL, 100, &out), GERR_ILLEGAL_GENERATION);
-    CHECK_EQ(group_commit_check(gs, "g", 1, 2, "ghost", NULL, 100, &out), GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_commit_check(gs, "g", 1, 1, m1, NULL, 100, &out), KERR_ILLEGAL_GENERATION);
+    CHECK_EQ(group_commit_check(gs, "g", 1, 2, "ghost", NULL, 100, &out), KERR_UNKNOWN_MEMBER_ID);
     /* a commit without membership to a group that has members */
-    CHECK_EQ(group_commit_check(gs, "g", 1, -1, "", NULL, 100, &out), GERR_UNKNOWN_MEMBER_ID);
+    CHECK_EQ(group_commit_check(gs, "g", 1, -1, "", NULL, 100, &out), KERR_UNKNOWN_MEMBER_ID);
     /* a generation of a group the coordinator does not hold */
-    CHECK_EQ(group_commit_check(gs, "h", 1, 3, "x", NULL, 100, &out), GERR_ILLEGAL_GENERATION);
+    CHECK_EQ(group_commit_check(gs, "h", 1, 3, "x", NULL, 100, &out), KERR_ILLEGAL_GENERATION);
     /* a simple consumer's commit creates an Empty group */
-    CHECK_EQ(group_commit_check(gs, "s", 1, -1, "", NULL, 100, &out), GERR_NONE);
+    CHECK_EQ(group_commit_check(gs, "s", 1, -1, "", NULL, 100, &out), KERR_NONE);
     CHECK(out && out->state == GROUP_EMPTY && out->nmembers == 0);
     /* during the sync: REBALANCE_IN_PROGRESS */
     group_join_t p1 = join_params(m1, RANGE, 1), p2 = join_params(m2, RANGE, 1);
     group_waiter_t *j1 = join(gs, &p1, 200), *j2 = join(gs, &p2, 200);
     CHECK_EQ(the_group(gs)->state, GROUP_COMPLETING_REBALANCE);
-    CHECK_EQ(group_commit_check(gs, "g", 1, 3, m1, NULL, 210, &out), GERR_REBALANCE_IN_PROGRESS);
+    CHECK_EQ(group_commit_check(gs, "g", 1, 3, m1, NULL, 210, &out), KERR_REBALANCE_IN_PROGRESS);
     group_waiter_release(j1);
     group_waiter_release(j2);
     groups_free(gs);
@@ -518,7 +518,7 @@ static void test_group_capacity_and_unload(void)
     for (int i = 0; i < 4; i++) {
         char id[16];
         snprintf(id, sizeof(id), "s%d", i);
-        CHECK_EQ(group_commit_check(gs, id, 2, -1, "", NULL, 0, &out), GERR_NONE);
+        CHECK_EQ(group_commit_check(gs, id, 2, -1, "", NULL, 0, &out), KERR_NONE);
     }
     CHECK_EQ(groups_count(gs), 4);
     /* idle groups make room for a new one */
@@ -534,8 +534,8 @@ static void test_group_capacity_and_unload(void)
     char m2[64];
     j = join_new(gs, RANGE, 1, 20, m2);
     CHECK(!j->done);
-    groups_unload(gs, the_group(gs), GERR_NOT_COORDINATOR);
-    CHECK(j->done && j->error == GERR_NOT_COORDINATOR);
+    groups_unload(gs, the_group(gs), KERR_NOT_COORDINATOR);
+    CHECK(j->done && j->error == KERR_NOT_COORDINATOR);
     CHECK(the_group(gs) == NULL);
     group_waiter_release(j);
     groups_free(gs);
@@ -563,7 +563,7 @@ static void test_group_join_request_gone(void)
     /* m1 (the leader) never sends SyncGroup: dropped, and m2 is told to rejoin */
     groups_tick(gs, 110 + 20000 + 1);
     CHECK(group_member_find(g, m1) == NULL);
-    CHECK(s2->done && s2->error == GERR_REBALANCE_IN_PROGRESS);
+    CHECK(s2->done && s2->error == KERR_REBALANCE_IN_PROGRESS);
     CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
     group_waiter_release(j2);
     group_waiter_release(s2);

@@ -6,11 +6,17 @@
  * frame must be rejected.  Known-answer frames are written out by hand from
  * Kafka's protocol definitions, the way the Java client and kafka-python put
  * them on the wire. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "broker/wire/kafka_codec.h"
+#include "broker/wire/kafka_errors.h"
+#include "broker/wire/kafka_messages.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -256,8 +262,8 @@ static void test_kafka_known_api_versions_v3_request(void)
     CHECK_EQ(r.api_version, 3);
     CHECK_EQ(r.correlation_id, 1);
     CHECK_STR(r.client_id, "adminclient-1");
-    CHECK_STR(kv_str(r.body, "ClientSoftwareName"), "apache-kafka-java");
-    CHECK_STR(kv_str(r.body, "ClientSoftwareVersion"), "3.9.0");
+    CHECK_STR(KV_STR(r.body, ApiVersionsRequest, ClientSoftwareName), "apache-kafka-java");
+    CHECK_STR(KV_STR(r.body, ApiVersionsRequest, ClientSoftwareVersion), "3.9.0");
 
     /* and we put the same bytes on the wire */
     buf_t b;
@@ -282,10 +288,10 @@ static void test_kafka_known_metadata_v0_request(void)
     CHECK_EQ(kafka_request_decode(frame + 4, n - 4, &a, &r), KAFKA_OK);
     CHECK(r.api_key == KAFKA_API_METADATA && r.api_version == 0 && r.correlation_id == 2);
     CHECK_STR(r.client_id, "kafka-python-2.0.2");
-    const kafka_value_t *topics = kv_get(r.body, "Topics");
+    const kafka_value_t *topics = KV_GET(r.body, MetadataRequest, Topics);
     CHECK(!topics->is_null && topics->n == 0);
     /* fields newer than v0 read as Kafka's defaults */
-    CHECK_EQ(kv_int(r.body, "AllowAutoTopicCreation"), 1);
+    CHECK_EQ(KV_INT(r.body, MetadataRequest, AllowAutoTopicCreation), 1);
     kafka_arena_free(&a);
 }
 
@@ -296,11 +302,11 @@ static void test_kafka_known_api_versions_responses(void)
     kafka_arena_t a;
     kafka_arena_init(&a, 0);
     kafka_value_t *body = kv_new_struct(&a, api->response);
-    kafka_value_t *keys = kv_set_array(&a, body, "ApiKeys", 2);
-    kv_set_int(kv_at(keys, 0), "ApiKey", 0);
-    kv_set_int(kv_at(keys, 0), "MaxVersion", 9);
-    kv_set_int(kv_at(keys, 1), "ApiKey", 18);
-    kv_set_int(kv_at(keys, 1), "MaxVersion", 3);
+    kafka_value_t *keys = KV_SET_ARRAY(&a, body, ApiVersionsResponse, ApiKeys, 2);
+    KV_SET_INT(kv_at(keys, 0), ApiVersion, ApiKey, 0);
+    KV_SET_INT(kv_at(keys, 0), ApiVersion, MaxVersion, 9);
+    KV_SET_INT(kv_at(keys, 1), ApiVersion, ApiKey, 18);
+    KV_SET_INT(kv_at(keys, 1), ApiVersion, MaxVersion, 3);
     uint8_t want[64];
     buf_t b;
     buf_init(&b);
@@ -407,8 +413,8 @@ static void test_kafka_tagged_fields(void)
     kafka_request_t r;
     /* ApiVersions v3: body tagged fields carry tag 7 (3 bytes) and tag 100 (0 bytes) */
     CHECK_EQ(decode_req("0012 0003 00000001 ffff 00 02 61 02 62 02 07 03 aabbcc 64 00", &a, &r), KAFKA_OK);
-    CHECK_STR(kv_str(r.body, "ClientSoftwareName"), "a");
-    CHECK_STR(kv_str(r.body, "ClientSoftwareVersion"), "b");
+    CHECK_STR(KV_STR(r.body, ApiVersionsRequest, ClientSoftwareName), "a");
+    CHECK_STR(KV_STR(r.body, ApiVersionsRequest, ClientSoftwareVersion), "b");
     kafka_arena_free(&a);
     /* ... and in the request header too */
     CHECK_EQ(decode_req("0012 0003 00000001 ffff 01 05 02 0102 02 61 02 62 00", &a, &r), KAFKA_OK);
@@ -421,9 +427,9 @@ static void test_kafka_tagged_fields(void)
                         "02 00 02 02 63 09 01 ff", /* tags: 0 -> "c", 9 -> skipped */
                         &a, &r),
              KAFKA_OK);
-    CHECK_STR(kv_str(r.body, "ClusterId"), "c");
-    CHECK_EQ(kv_int(r.body, "MaxWaitMs"), 100);
-    CHECK_EQ(kv_int(r.body, "ReplicaId"), -1);
+    CHECK_STR(KV_STR(r.body, FetchRequest, ClusterId), "c");
+    CHECK_EQ(KV_INT(r.body, FetchRequest, MaxWaitMs), 100);
+    CHECK_EQ(KV_INT(r.body, FetchRequest, ReplicaId), -1);
     kafka_arena_free(&a);
 
     /* a known tag whose value does not fill its declared size */
@@ -444,6 +450,10 @@ static const kafka_field_t prim_fields[] = {
     {.name = "b", .type = KT_BYTES, .vmax = KAFKA_VMAX, .nullable = 1},
 };
 static const kafka_struct_t prim_struct = {"Prims", prim_fields, 5};
+/* Its fields by index: the functional form of typed access (kv_*_at), as
+ * KV_* macros expand to for kafka_messages.h's structs. */
+enum { PRIM_VI, PRIM_VL, PRIM_U16, PRIM_F, PRIM_B };
+static const uint8_t prim_xy[] = "xy";
 
 static void test_kafka_primitives(void)
 {
@@ -455,11 +465,11 @@ static void test_kafka_primitives(void)
                 kafka_arena_t a;
                 kafka_arena_init(&a, 0);
                 kafka_value_t *v = kv_new_struct(&a, &prim_struct), *got;
-                kv_set_int(v, "vi", vis[i]);
-                kv_set_int(v, "vl", vls[j]);
-                kv_set_int(v, "u16", 65535);
-                kv_get(v, "f")->u.f = -2.25;
-                kv_set_bytes(v, "b", flex ? NULL : "xy", 2);
+                kv_set_int_at(v, &prim_struct, PRIM_VI, vis[i]);
+                kv_set_int_at(v, &prim_struct, PRIM_VL, vls[j]);
+                kv_set_int_at(v, &prim_struct, PRIM_U16, 65535);
+                kv_field(v, &prim_struct, PRIM_F)->u.f = -2.25;
+                kv_set_bytes_at(v, &prim_struct, PRIM_B, flex ? NULL : prim_xy, 2);
                 buf_t b;
                 buf_init(&b);
                 CHECK_EQ(kafka_encode(&b, &prim_struct, 0, flex, v), KAFKA_OK);
@@ -473,8 +483,8 @@ static void test_kafka_primitives(void)
     kafka_arena_t a;
     kafka_arena_init(&a, 0);
     kafka_value_t *v = kv_new_struct(&a, &prim_struct);
-    kv_set_int(v, "vi", INT32_MIN);
-    kv_set_int(v, "vl", -1);
+    kv_set_int_at(v, &prim_struct, PRIM_VI, INT32_MIN);
+    kv_set_int_at(v, &prim_struct, PRIM_VL, -1);
     buf_t b;
     buf_init(&b);
     CHECK_EQ(kafka_encode(&b, &prim_struct, 0, 0, v), KAFKA_OK);
@@ -491,7 +501,7 @@ static void test_kafka_encode_refuses(void)
     kafka_arena_t a;
     kafka_arena_init(&a, 0);
     kafka_value_t *body = kv_new_struct(&a, api->request);
-    kv_get(body, "Topics")->is_null = 1;   /* null topics: v1+ only */
+    KV_GET(body, MetadataRequest, Topics)->is_null = 1;   /* null topics: v1+ only */
     buf_t b;
     buf_init(&b);
     buf_append(&b, "x", 1);
@@ -575,6 +585,40 @@ static void test_kafka_schema_tables(void)
     CHECK_EQ(kafka_request_header_version(kafka_api_find(KAFKA_API_DESCRIBE_CLUSTER), 0), 2);
 }
 
+/* Typed access: a field's enum is its row in the struct's table; a field
+ * picked at run time (kv_ref_t) reaches the same slot; a value of another
+ * struct is refused, fatally. */
+static void test_kafka_typed_fields(void)
+{
+    CHECK_STR(kafka_struct_ProduceRequest.fields[ProduceRequest_Acks].name, "Acks");
+    CHECK_EQ(kafka_struct_ProduceRequest.nfields, ProduceRequest_nfields);
+    CHECK(kafka_api_find(KAFKA_API_PRODUCE)->request == &kafka_struct_ProduceRequest);
+    CHECK_EQ((int)ProduceRequest_Acks_type, (int)KT_INT16);
+
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    kafka_value_t *req = KV_NEW(&a, ProduceRequest);
+    KV_SET_INT(req, ProduceRequest, Acks, -1);
+    static const kv_ref_t acks = KV_REF(ProduceRequest, Acks);
+    CHECK_EQ(KV_REF_INT(req, acks), -1);
+    CHECK_EQ(KV_GET(req, ProduceRequest, Acks), &req->u.items[ProduceRequest_Acks]);
+    CHECK(KV_STR(req, ProduceRequest, TransactionalId) == NULL);   /* its default: null */
+
+    /* Asking a FetchRequest field of a ProduceRequest is a programming error. */
+    pid_t pid = fork();
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        (void)KV_INT(req, FetchRequest, MaxWaitMs);
+        _exit(0);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+    kafka_arena_free(&a);
+}
+
 /* Records left out of a response (sent with sendfile): the frame size counts
  * them, the encoder notes where they go, and splicing the bytes in at that
  * place gives exactly the frame an inline encode produces. */
@@ -591,17 +635,17 @@ static void test_kafka_external_records(void)
         buf_append(&ext_out, "junk", 4);   /* offsets count from the read cursor */
         buf_consume(&ext_out, 4);
         kafka_value_t *resp = kv_new_struct(&a, api->response);
-        kafka_value_t *topics = kv_set_array(&a, resp, "Responses", 1);
-        kv_set_str(&a, kv_at(topics, 0), "Topic", "t");
-        kafka_value_t *parts = kv_set_array(&a, kv_at(topics, 0), "Partitions", 2);
-        kv_set_int(kv_at(parts, 0), "PartitionIndex", 0);
-        kv_set_int(kv_at(parts, 1), "PartitionIndex", 1);
-        kv_set_bytes(kv_at(parts, 0), "Records", recs, 20);
-        kv_set_bytes(kv_at(parts, 1), "Records", recs + 5, 7);
+        kafka_value_t *topics = KV_SET_ARRAY(&a, resp, FetchResponse, Responses, 1);
+        KV_SET_STR(&a, kv_at(topics, 0), FetchableTopicResponse, Topic, "t");
+        kafka_value_t *parts = KV_SET_ARRAY(&a, kv_at(topics, 0), FetchableTopicResponse, Partitions, 2);
+        KV_SET_INT(kv_at(parts, 0), FetchPartitionData, PartitionIndex, 0);
+        KV_SET_INT(kv_at(parts, 1), FetchPartitionData, PartitionIndex, 1);
+        KV_SET_BYTES(kv_at(parts, 0), FetchPartitionData, Records, recs, 20);
+        KV_SET_BYTES(kv_at(parts, 1), FetchPartitionData, Records, recs + 5, 7);
         CHECK_EQ(kafka_response_encode(&inline_out, api, v, 42, resp), KAFKA_OK);
         kafka_ext_records_t e0 = {.len = 20}, e1 = {.len = 7};
-        kv_set_external_records(kv_at(parts, 0), "Records", &e0);
-        kv_set_external_records(kv_at(parts, 1), "Records", &e1);
+        KV_SET_EXTERNAL_RECORDS(kv_at(parts, 0), FetchPartitionData, Records, &e0);
+        KV_SET_EXTERNAL_RECORDS(kv_at(parts, 1), FetchPartitionData, Records, &e1);
         CHECK_EQ(kafka_response_encode(&ext_out, api, v, 42, resp), KAFKA_OK);
         CHECK(e0.encoded && e1.encoded);
         CHECK_EQ(buf_unread(&ext_out) + 27, buf_unread(&inline_out));
@@ -645,16 +689,16 @@ static void test_kafka_known_join_group_v5_request(void)
     kafka_arena_init(&a, kafka_decode_budget(n));
     kafka_value_t *body = NULL;
     CHECK_EQ(kafka_decode(frame, n, api->request, 5, 0, &a, &body), KAFKA_OK);
-    CHECK_STR(kv_str(body, "GroupId"), "g");
-    CHECK_EQ(kv_int(body, "SessionTimeoutMs"), 6000);
-    CHECK_EQ(kv_int(body, "RebalanceTimeoutMs"), 300000);
-    CHECK_STR(kv_str(body, "MemberId"), "");
-    CHECK(kv_str(body, "GroupInstanceId") == NULL);
-    CHECK(kv_str(body, "Reason") == NULL);   /* v8+ only: its default */
-    const kafka_value_t *protos = kv_get(body, "Protocols");
+    CHECK_STR(KV_STR(body, JoinGroupRequest, GroupId), "g");
+    CHECK_EQ(KV_INT(body, JoinGroupRequest, SessionTimeoutMs), 6000);
+    CHECK_EQ(KV_INT(body, JoinGroupRequest, RebalanceTimeoutMs), 300000);
+    CHECK_STR(KV_STR(body, JoinGroupRequest, MemberId), "");
+    CHECK(KV_STR(body, JoinGroupRequest, GroupInstanceId) == NULL);
+    CHECK(KV_STR(body, JoinGroupRequest, Reason) == NULL);   /* v8+ only: its default */
+    const kafka_value_t *protos = KV_GET(body, JoinGroupRequest, Protocols);
     CHECK_EQ(protos->n, 1u);
-    CHECK_STR(kv_str(kv_at(protos, 0), "Name"), "range");
-    const kafka_value_t *md = kv_get(kv_at(protos, 0), "Metadata");
+    CHECK_STR(KV_STR(kv_at(protos, 0), JoinGroupRequestProtocol, Name), "range");
+    const kafka_value_t *md = KV_GET(kv_at(protos, 0), JoinGroupRequestProtocol, Metadata);
     CHECK(md->n == 4 && memcmp(md->u.b, "\x00\x01\x02\x03", 4) == 0);
     buf_t b;
     buf_init(&b);
@@ -672,9 +716,9 @@ static void test_kafka_known_find_coordinator_responses(void)
     kafka_arena_t a;
     kafka_arena_init(&a, 0);
     kafka_value_t *r = kv_new_struct(&a, api->response);
-    kv_set_int(r, "NodeId", 1);
-    kv_set_str(&a, r, "Host", "127.0.0.1");
-    kv_set_int(r, "Port", 9092);
+    KV_SET_INT(r, FindCoordinatorResponse, NodeId, 1);
+    KV_SET_STR(&a, r, FindCoordinatorResponse, Host, "127.0.0.1");
+    KV_SET_INT(r, FindCoordinatorResponse, Port, 9092);
     buf_t b;
     buf_init(&b);
     CHECK_EQ(kafka_encode(&b, api->response, 0, 0, r), KAFKA_OK);
@@ -683,12 +727,12 @@ static void test_kafka_known_find_coordinator_responses(void)
     CHECK(b.len == n && memcmp(b.data, want, n) == 0);
 
     kafka_value_t *r4 = kv_new_struct(&a, api->response);
-    kafka_value_t *cs = kv_set_array(&a, r4, "Coordinators", 1);
-    kv_set_str(&a, kv_at(cs, 0), "Key", "g");
-    kv_set_int(kv_at(cs, 0), "NodeId", -1);
-    kv_set_int(kv_at(cs, 0), "Port", -1);
-    kv_set_int(kv_at(cs, 0), "ErrorCode", 15);
-    kv_set_str(&a, kv_at(cs, 0), "ErrorMessage", NULL);
+    kafka_value_t *cs = KV_SET_ARRAY(&a, r4, FindCoordinatorResponse, Coordinators, 1);
+    KV_SET_STR(&a, kv_at(cs, 0), Coordinator, Key, "g");
+    KV_SET_INT(kv_at(cs, 0), Coordinator, NodeId, -1);
+    KV_SET_INT(kv_at(cs, 0), Coordinator, Port, -1);
+    KV_SET_INT(kv_at(cs, 0), Coordinator, ErrorCode, KERR_COORDINATOR_NOT_AVAILABLE);
+    KV_SET_STR(&a, kv_at(cs, 0), Coordinator, ErrorMessage, NULL);
     buf_clear(&b);
     CHECK_EQ(kafka_encode(&b, api->response, 4, 1, r4), KAFKA_OK);
     n = from_hex("00000000"            /* throttle */
@@ -718,11 +762,11 @@ static void test_kafka_known_offset_fetch_v8_request(void)
     kafka_arena_init(&a, kafka_decode_budget(n));
     kafka_value_t *body = NULL;
     CHECK_EQ(kafka_decode(frame, n, api->request, 8, 1, &a, &body), KAFKA_OK);
-    const kafka_value_t *groups = kv_get(body, "Groups");
+    const kafka_value_t *groups = KV_GET(body, OffsetFetchRequest, Groups);
     CHECK_EQ(groups->n, 1u);
-    CHECK_STR(kv_str(kv_at(groups, 0), "GroupId"), "g1");
-    CHECK(kv_get(kv_at(groups, 0), "Topics")->is_null);
-    CHECK_EQ(kv_int(body, "RequireStable"), 1);
+    CHECK_STR(KV_STR(kv_at(groups, 0), OffsetFetchRequestGroup, GroupId), "g1");
+    CHECK(KV_GET(kv_at(groups, 0), OffsetFetchRequestGroup, Topics)->is_null);
+    CHECK_EQ(KV_INT(body, OffsetFetchRequest, RequireStable), 1);
     buf_t b;
     buf_init(&b);
     CHECK_EQ(kafka_encode(&b, api->request, 8, 1, body), KAFKA_OK);
@@ -738,6 +782,7 @@ void suite_kafka_codec(void)
     RUN(test_kafka_known_offset_fetch_v8_request);
     RUN(test_kafka_external_records);
     RUN(test_kafka_schema_tables);
+    RUN(test_kafka_typed_fields);
     RUN(test_kafka_roundtrip_every_version);
     RUN(test_kafka_frames_every_version);
     RUN(test_kafka_known_api_versions_v3_request);

@@ -3,7 +3,9 @@
  * overrides, else the broker's values; a broker's own settings). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/log_dirs.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,23 +29,24 @@ req_status_t api_describe_cluster(broker_t *b, conn_t *c, broker_request_t *req,
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp)
         return REQ_CLOSE;
-    if (req->api_version >= 1 && kv_int(req->body, "EndpointType") != 1) {
-        kv_set_int(resp, "ErrorCode", KERR_UNSUPPORTED_VERSION);   /* only broker endpoints exist */
-        kv_set_str(ra, resp, "ErrorMessage", "only the broker endpoint type is served");
+    if (req->api_version >= 1 && KV_INT(req->body, DescribeClusterRequest, EndpointType) != 1) {
+        /* only broker endpoints exist */
+        KV_SET_INT(resp, DescribeClusterResponse, ErrorCode, KERR_UNSUPPORTED_VERSION);
+        KV_SET_STR(ra, resp, DescribeClusterResponse, ErrorMessage, "only the broker endpoint type is served");
         return api_answer(c, req, resp);
     }
-    kv_set_str(ra, resp, "ClusterId", b->cluster_id);
-    kv_set_int(resp, "ControllerId", b->cfg.broker_id);
-    kafka_value_t *brokers = kv_set_array(ra, resp, "Brokers", (uint32_t)b->nbrokers);
+    KV_SET_STR(ra, resp, DescribeClusterResponse, ClusterId, b->cluster_id);
+    KV_SET_INT(resp, DescribeClusterResponse, ControllerId, b->cfg.broker_id);
+    kafka_value_t *brokers = KV_SET_ARRAY(ra, resp, DescribeClusterResponse, Brokers, (uint32_t)b->nbrokers);
     if (!brokers)
         return REQ_CLOSE;
     for (int i = 0; i < b->nbrokers; i++) {
-        kv_set_int(kv_at(brokers, (uint32_t)i), "BrokerId", b->brokers[i].id);
-        kv_set_str(ra, kv_at(brokers, (uint32_t)i), "Host", b->brokers[i].ep.host);
-        kv_set_int(kv_at(brokers, (uint32_t)i), "Port", b->brokers[i].ep.port);
+        KV_SET_INT(kv_at(brokers, (uint32_t)i), DescribeClusterBroker, BrokerId, b->brokers[i].id);
+        KV_SET_STR(ra, kv_at(brokers, (uint32_t)i), DescribeClusterBroker, Host, b->brokers[i].ep.host);
+        KV_SET_INT(kv_at(brokers, (uint32_t)i), DescribeClusterBroker, Port, b->brokers[i].ep.port);
     }
-    if (kv_int(req->body, "IncludeClusterAuthorizedOperations"))
-        kv_set_int(resp, "ClusterAuthorizedOperations", 0x1FA0);
+    if (KV_INT(req->body, DescribeClusterRequest, IncludeClusterAuthorizedOperations))
+        KV_SET_INT(resp, DescribeClusterResponse, ClusterAuthorizedOperations, 0x1FA0);
     return api_answer(c, req, resp);
 }
 
@@ -126,10 +129,10 @@ static int wanted(const kafka_value_t *keys, const char *name)
 static int describe_resource(broker_t *b, const kafka_value_t *in, kafka_value_t *out,
                              kafka_arena_t *ra)
 {
-    int type = (int)kv_int(in, "ResourceType");
-    const char *name = kv_str(in, "ResourceName");
-    kv_set_int(out, "ResourceType", type);
-    kv_set_str(ra, out, "ResourceName", name);
+    int type = (int)KV_INT(in, DescribeConfigsResource, ResourceType);
+    const char *name = KV_STR(in, DescribeConfigsResource, ResourceName);
+    KV_SET_INT(out, DescribeConfigsResult, ResourceType, type);
+    KV_SET_STR(ra, out, DescribeConfigsResult, ResourceName, name);
     config_value_t vals[16];
     int n = 0;
     char id[16];
@@ -137,43 +140,43 @@ static int describe_resource(broker_t *b, const kafka_value_t *in, kafka_value_t
     if (type == RESOURCE_TOPIC) {
         topic_t *t = name ? cluster_topic(b, name) : NULL;
         if (!t || !t->have_doc) {
-            kv_set_int(out, "ErrorCode", KERR_UNKNOWN_TOPIC_OR_PARTITION);
+            KV_SET_INT(out, DescribeConfigsResult, ErrorCode, KERR_UNKNOWN_TOPIC_OR_PARTITION);
             return 0;
         }
         n = topic_configs(b, t, vals);
     } else if (type == RESOURCE_BROKER && name && (!name[0] || strcmp(name, id) == 0)) {
         n = broker_configs(b, vals);
     } else {
-        kv_set_int(out, "ErrorCode", KERR_INVALID_REQUEST);
-        kv_set_str(ra, out, "ErrorMessage", "only topics and this broker can be described");
+        KV_SET_INT(out, DescribeConfigsResult, ErrorCode, KERR_INVALID_REQUEST);
+        KV_SET_STR(ra, out, DescribeConfigsResult, ErrorMessage, "only topics and this broker can be described");
         return 0;
     }
-    const kafka_value_t *keys = kv_get(in, "ConfigurationKeys");
+    const kafka_value_t *keys = KV_GET(in, DescribeConfigsResource, ConfigurationKeys);
     uint32_t count = 0;
     for (int i = 0; i < n; i++)
         count += (uint32_t)wanted(keys, vals[i].name);
-    kafka_value_t *cfgs = kv_set_array(ra, out, "Configs", count);
+    kafka_value_t *cfgs = KV_SET_ARRAY(ra, out, DescribeConfigsResult, Configs, count);
     if (!cfgs)
         return -1;
     for (int i = 0, k = 0; i < n; i++) {
         if (!wanted(keys, vals[i].name))
             continue;
         kafka_value_t *o = kv_at(cfgs, (uint32_t)k++);
-        kv_set_str(ra, o, "Name", vals[i].name);
-        kv_set_str(ra, o, "Value", vals[i].value);
-        kv_set_int(o, "ReadOnly", type == RESOURCE_BROKER);
-        kv_set_int(o, "IsDefault", vals[i].source == SOURCE_DEFAULT);
-        kv_set_int(o, "ConfigSource", vals[i].source);
-        kv_set_int(o, "ConfigType", vals[i].type);
+        KV_SET_STR(ra, o, DescribeConfigsResourceResult, Name, vals[i].name);
+        KV_SET_STR(ra, o, DescribeConfigsResourceResult, Value, vals[i].value);
+        KV_SET_INT(o, DescribeConfigsResourceResult, ReadOnly, type == RESOURCE_BROKER);
+        KV_SET_INT(o, DescribeConfigsResourceResult, IsDefault, vals[i].source == SOURCE_DEFAULT);
+        KV_SET_INT(o, DescribeConfigsResourceResult, ConfigSource, vals[i].source);
+        KV_SET_INT(o, DescribeConfigsResourceResult, ConfigType, vals[i].type);
     }
     return 0;
 }
 
 req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    const kafka_value_t *res = kv_get(req->body, "Resources");
+    const kafka_value_t *res = KV_GET(req->body, DescribeConfigsRequest, Resources);
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? kv_set_array(ra, resp, "Results", res->n) : NULL;
+    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeConfigsResponse, Results, res->n) : NULL;
     if (!out)
         return REQ_CLOSE;
     for (uint32_t i = 0; i < res->n; i++)

@@ -10,13 +10,12 @@
  * tells clients to send full requests. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 #include "base/logging.h"
 
 #include <string.h>
 
-#define KERR_FETCH_SESSION_ID_NOT_FOUND 70
-#define KERR_INVALID_FETCH_SESSION_EPOCH 71
 #define MAX_WAIT_CAP_MS 300000
 
 typedef struct {
@@ -46,26 +45,26 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     const broker_request_t *req = x->req;
     kafka_arena_t *ra = x->ra;
     fetch_totals_t *tot = &x->tot;
-    int32_t index = (int32_t)kv_int(in, "Partition");
-    int64_t offset = kv_int(in, "FetchOffset");
-    int replica_fetch = kv_int(req->body, "ReplicaId") >= 0;
+    int32_t index = (int32_t)KV_INT(in, FetchPartition, Partition);
+    int64_t offset = KV_INT(in, FetchPartition, FetchOffset);
+    int replica_fetch = KV_INT(req->body, FetchRequest, ReplicaId) >= 0;
     int16_t error;
-    kv_set_int(out, "PartitionIndex", index);
-    kv_set_int(out, "HighWatermark", -1);
-    kv_set_int(out, "LastStableOffset", -1);
-    kv_set_int(out, "LogStartOffset", -1);
-    kv_set_bytes(out, "Records", "", 0);
-    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
+    KV_SET_INT(out, FetchPartitionData, PartitionIndex, index);
+    KV_SET_INT(out, FetchPartitionData, HighWatermark, -1);
+    KV_SET_INT(out, FetchPartitionData, LastStableOffset, -1);
+    KV_SET_INT(out, FetchPartitionData, LogStartOffset, -1);
+    KV_SET_BYTES(out, FetchPartitionData, Records, "", 0);
+    replica_t *r = api_leader_replica(b, topic, index, (int32_t)KV_INT(in, FetchPartition, CurrentLeaderEpoch), &error);
     if (error) {
-        kv_set_int(out, "ErrorCode", error);
+        KV_SET_INT(out, FetchPartitionData, ErrorCode, error);
         tot->any_error = 1;
         return;
     }
     int64_t hw = partition_log_high_watermark(r->log);
-    kv_set_int(out, "HighWatermark", hw);
-    kv_set_int(out, "LastStableOffset", hw);
-    kv_set_int(out, "LogStartOffset", partition_log_start_offset(r->log));
-    int64_t max = kv_int(in, "PartitionMaxBytes");
+    KV_SET_INT(out, FetchPartitionData, HighWatermark, hw);
+    KV_SET_INT(out, FetchPartitionData, LastStableOffset, hw);
+    KV_SET_INT(out, FetchPartitionData, LogStartOffset, partition_log_start_offset(r->log));
+    int64_t max = KV_INT(in, FetchPartition, PartitionMaxBytes);
     if (max > tot->bytes_left)
         max = tot->bytes_left;
     log_slice_t slice = {.length = 0};
@@ -77,11 +76,12 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     else if (offset < upto)
         rc = partition_log_read(r->log, offset, upto, max, tot->first_data && req->api_version >= 3, &slice);
     if (rc != PLOG_OK) {
-        kv_set_int(out, "ErrorCode", rc == PLOG_ERR_OUT_OF_RANGE ? KERR_OFFSET_OUT_OF_RANGE : KERR_KAFKA_STORAGE_ERROR);
+        error = rc == PLOG_ERR_OUT_OF_RANGE ? KERR_OFFSET_OUT_OF_RANGE : KERR_KAFKA_STORAGE_ERROR;
+        KV_SET_INT(out, FetchPartitionData, ErrorCode, error);
         tot->any_error = 1;
         return;
     }
-    kv_set_int(out, "ErrorCode", KERR_NONE);
+    KV_SET_INT(out, FetchPartitionData, ErrorCode, KERR_NONE);
     if (slice.length <= 0)
         return;
     fetch_slice_t *fs = kafka_arena_alloc(ra, sizeof(*fs));
@@ -91,7 +91,7 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     fs->ext.owner = fs;
     fs->fd = slice.fd;
     fs->pos = slice.position;
-    kv_set_external_records(out, "Records", &fs->ext);
+    KV_SET_EXTERNAL_RECORDS(out, FetchPartitionData, Records, &fs->ext);
     tot->found += slice.length;
     tot->bytes_left -= slice.length;
     tot->first_data = 0;
@@ -100,11 +100,11 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
 /* Queues the file ranges of every partition that returned data. */
 static void queue_slices(conn_t *c, const kafka_value_t *resp)
 {
-    const kafka_value_t *topics = kv_get(resp, "Responses");
+    const kafka_value_t *topics = KV_GET(resp, FetchResponse, Responses);
     for (uint32_t i = 0; i < topics->n; i++) {
-        const kafka_value_t *parts = kv_get(kv_at(topics, i), "Partitions");
+        const kafka_value_t *parts = KV_GET(kv_at(topics, i), FetchableTopicResponse, Partitions);
         for (uint32_t k = 0; k < parts->n; k++) {
-            const kafka_value_t *rec = kv_get(kv_at(parts, k), "Records");
+            const kafka_value_t *rec = KV_GET(kv_at(parts, k), FetchPartitionData, Records);
             if (rec->external && rec->u.ext->encoded) {
                 const fetch_slice_t *fs = rec->u.ext->owner;
                 broker_conn_splice(c, rec->u.ext, fs->fd, fs->pos);
@@ -117,7 +117,8 @@ static int16_t check_session(const kafka_value_t *body, int16_t version)
 {
     if (version < 7)
         return KERR_NONE;
-    int32_t id = (int32_t)kv_int(body, "SessionId"), epoch = (int32_t)kv_int(body, "SessionEpoch");
+    int32_t id = (int32_t)KV_INT(body, FetchRequest, SessionId);
+    int32_t epoch = (int32_t)KV_INT(body, FetchRequest, SessionEpoch);
     if (id != 0)
         return KERR_FETCH_SESSION_ID_NOT_FOUND;
     return epoch == 0 || epoch == -1 ? KERR_NONE : KERR_INVALID_FETCH_SESSION_EPOCH;
@@ -130,16 +131,20 @@ req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_aren
         return REQ_CLOSE;
     int16_t session_error = check_session(req->body, req->api_version);
     if (session_error) {
-        kv_set_int(resp, "ErrorCode", session_error);
+        KV_SET_INT(resp, FetchResponse, ErrorCode, session_error);
         return api_answer(c, req, resp);
     }
-    static const api_tree_t tree = {"Topics", "Topic", "Partitions", "Responses", "Topic", "Partitions"};
-    int64_t max_bytes = kv_int(req->body, "MaxBytes");
+    static const api_tree_t tree = {
+        KV_REF(FetchRequest, Topics), KV_REF(FetchTopic, Topic),
+        KV_REF(FetchTopic, Partitions), KV_REF(FetchResponse, Responses),
+        KV_REF(FetchableTopicResponse, Topic), KV_REF(FetchableTopicResponse, Partitions),
+    };
+    int64_t max_bytes = KV_INT(req->body, FetchRequest, MaxBytes);
     fetch_ctx_t x = {.b = b, .req = req, .ra = ra, .tot = {.bytes_left = max_bytes > 0 ? max_bytes : 0, .first_data = 1}};
     if (api_each_partition(ra, req->body, resp, &tree, fetch_partition, &x) < 0)
         return REQ_CLOSE;
-    int64_t wait = kv_int(req->body, "MaxWaitMs");
-    if (!req->timed_out && !x.tot.any_error && wait > 0 && x.tot.found < kv_int(req->body, "MinBytes")) {
+    int64_t wait = KV_INT(req->body, FetchRequest, MaxWaitMs);
+    if (!req->timed_out && !x.tot.any_error && wait > 0 && x.tot.found < KV_INT(req->body, FetchRequest, MinBytes)) {
         if (!req->deadline_ms)
             req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)(wait < MAX_WAIT_CAP_MS ? wait : MAX_WAIT_CAP_MS);
         req->wants_data = 1;

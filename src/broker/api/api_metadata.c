@@ -5,7 +5,9 @@
  * a leader is elected, as Kafka's does. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/admin.h"
 #include "base/logging.h"
 
 #include <stdlib.h>
@@ -30,13 +32,13 @@ static int metadata_partition(broker_t *b, kafka_arena_t *ra, kafka_value_t *out
         if (!cluster_broker_live(b, p->replicas[i]))
             offline[noffline++] = p->replicas[i];
     int leader_live = p->leader >= 0 && cluster_broker_live(b, p->leader);
-    kv_set_int(out, "ErrorCode", leader_live ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
-    kv_set_int(out, "PartitionIndex", p->id);
-    kv_set_int(out, "LeaderId", leader_live ? p->leader : -1);
-    kv_set_int(out, "LeaderEpoch", p->leader_epoch >= 0 ? p->leader_epoch : p->isr_epoch);
-    if (kv_set_int32_array(ra, out, "ReplicaNodes", p->replicas, p->nreplicas) < 0 ||
-        kv_set_int32_array(ra, out, "IsrNodes", p->isr, p->nisr) < 0 ||
-        kv_set_int32_array(ra, out, "OfflineReplicas", offline, noffline) < 0)
+    KV_SET_INT(out, MetadataResponsePartition, ErrorCode, leader_live ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
+    KV_SET_INT(out, MetadataResponsePartition, PartitionIndex, p->id);
+    KV_SET_INT(out, MetadataResponsePartition, LeaderId, leader_live ? p->leader : -1);
+    KV_SET_INT(out, MetadataResponsePartition, LeaderEpoch, p->leader_epoch >= 0 ? p->leader_epoch : p->isr_epoch);
+    if (API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, ReplicaNodes, p->replicas, p->nreplicas) < 0 ||
+        API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, IsrNodes, p->isr, p->nisr) < 0 ||
+        API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, OfflineReplicas, offline, noffline) < 0)
         return -1;
     return 0;
 }
@@ -47,10 +49,10 @@ static int metadata_topic_found(broker_t *b, kafka_arena_t *ra, kafka_value_t *o
     for (int i = 0; i < t->nparts; i++)
         if (t->parts[i] && t->parts[i]->have_replicas)
             n++;
-    kv_set_int(out, "ErrorCode", n ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
-    kv_set_str(ra, out, "Name", t->name);
-    memcpy(kv_get(out, "TopicId")->u.uuid, t->doc.topic_id, 16);
-    kafka_value_t *parts = kv_set_array(ra, out, "Partitions", (uint32_t)n);
+    KV_SET_INT(out, MetadataResponseTopic, ErrorCode, n ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
+    KV_SET_STR(ra, out, MetadataResponseTopic, Name, t->name);
+    memcpy(KV_UUID(out, MetadataResponseTopic, TopicId), t->doc.topic_id, 16);
+    kafka_value_t *parts = KV_SET_ARRAY(ra, out, MetadataResponseTopic, Partitions, (uint32_t)n);
     if (!parts)
         return -1;
     uint32_t k = 0;
@@ -67,8 +69,8 @@ static int metadata_topic(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, in
     /* Topic ids in requests are honoured from v12 on; Kafka rejects them
      * (and null names) in v10 and v11. */
     if (version < 12 && (!name || (id && !is_zero_uuid(id)))) {
-        kv_set_int(out, "ErrorCode", KERR_INVALID_REQUEST);
-        kv_set_str(ra, out, "Name", name ? name : "");
+        KV_SET_INT(out, MetadataResponseTopic, ErrorCode, KERR_INVALID_REQUEST);
+        KV_SET_STR(ra, out, MetadataResponseTopic, Name, name ? name : "");
         return 0;
     }
     topic_t *t = name ? cluster_topic(b, name) : cluster_topic_by_id(b, id);
@@ -80,10 +82,10 @@ static int metadata_topic(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, in
         error = KERR_INVALID_TOPIC_EXCEPTION;
     else if (name && may_create && admin_auto_create_topic(b, name) == 0)
         error = KERR_LEADER_NOT_AVAILABLE;
-    kv_set_int(out, "ErrorCode", error);
-    kv_set_str(ra, out, "Name", name ? name : version >= 12 ? NULL : "");
+    KV_SET_INT(out, MetadataResponseTopic, ErrorCode, error);
+    KV_SET_STR(ra, out, MetadataResponseTopic, Name, name ? name : version >= 12 ? NULL : "");
     if (id)
-        memcpy(kv_get(out, "TopicId")->u.uuid, id, 16);
+        memcpy(KV_UUID(out, MetadataResponseTopic, TopicId), id, 16);
     return 0;
 }
 
@@ -101,15 +103,15 @@ static int metadata_requested(broker_t *b, kafka_arena_t *ra, kafka_value_t *res
     if (n && !names)
         return -1;
     for (uint32_t i = 0; i < n; i++)
-        if (kv_str(kv_at(req_topics, i), "Name"))
-            names[nn++] = kv_str(kv_at(req_topics, i), "Name");
+        if (KV_STR(kv_at(req_topics, i), MetadataRequestTopic, Name))
+            names[nn++] = KV_STR(kv_at(req_topics, i), MetadataRequestTopic, Name);
     if (nn > 1)
         qsort(names, nn, sizeof(*names), cmp_str);
     uint32_t unique = 0;
     for (uint32_t i = 0; i < nn; i++)
         if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
             names[unique++] = names[i];
-    kafka_value_t *topics = kv_set_array(ra, resp, "Topics", unique + (n - nn));
+    kafka_value_t *topics = KV_SET_ARRAY(ra, resp, MetadataResponse, Topics, unique + (n - nn));
     if (!topics)
         return -1;
     for (uint32_t i = 0; i < unique; i++)
@@ -117,8 +119,9 @@ static int metadata_requested(broker_t *b, kafka_arena_t *ra, kafka_value_t *res
             return -1;
     for (uint32_t i = 0; i < n; i++) {
         const kafka_value_t *t = kv_at(req_topics, i);
-        if (!kv_str(t, "Name") &&
-            metadata_topic(b, ra, kv_at(topics, out++), version, NULL, kv_get(t, "TopicId")->u.uuid, 0) < 0)
+        const uint8_t *id = KV_UUID(t, MetadataRequestTopic, TopicId);
+        if (!KV_STR(t, MetadataRequestTopic, Name) &&
+            metadata_topic(b, ra, kv_at(topics, out++), version, NULL, id, 0) < 0)
             return -1;
     }
     return 0;
@@ -129,7 +132,7 @@ static int metadata_all(broker_t *b, kafka_arena_t *ra, kafka_value_t *resp)
     int n = 0;
     for (int i = 0; i < b->ntopics; i++)
         n += b->topics[i]->have_doc;
-    kafka_value_t *topics = kv_set_array(ra, resp, "Topics", (uint32_t)n);
+    kafka_value_t *topics = KV_SET_ARRAY(ra, resp, MetadataResponse, Topics, (uint32_t)n);
     if (!topics)
         return -1;
     uint32_t k = 0;
@@ -144,19 +147,19 @@ static int metadata_brokers(broker_t *b, kafka_arena_t *ra, kafka_value_t *r)
     /* Until our own registration is seen, list ourselves so clients always
      * have somewhere to go. */
     int self_listed = cluster_broker(b, b->cfg.broker_id) != NULL;
-    kafka_value_t *brokers = kv_set_array(ra, r, "Brokers", (uint32_t)(b->nbrokers + !self_listed));
+    kafka_value_t *brokers = KV_SET_ARRAY(ra, r, MetadataResponse, Brokers, (uint32_t)(b->nbrokers + !self_listed));
     if (!brokers)
         return -1;
     uint32_t k = 0;
     for (int i = 0; i < b->nbrokers; i++, k++) {
-        kv_set_int(kv_at(brokers, k), "NodeId", b->brokers[i].id);
-        kv_set_str(ra, kv_at(brokers, k), "Host", b->brokers[i].ep.host);
-        kv_set_int(kv_at(brokers, k), "Port", b->brokers[i].ep.port);
+        KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, NodeId, b->brokers[i].id);
+        KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Host, b->brokers[i].ep.host);
+        KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, Port, b->brokers[i].ep.port);
     }
     if (!self_listed) {
-        kv_set_int(kv_at(brokers, k), "NodeId", b->cfg.broker_id);
-        kv_set_str(ra, kv_at(brokers, k), "Host", b->adv_host);
-        kv_set_int(kv_at(brokers, k), "Port", b->adv_port);
+        KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, NodeId, b->cfg.broker_id);
+        KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Host, b->adv_host);
+        KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, Port, b->adv_port);
     }
     return 0;
 }
@@ -167,17 +170,17 @@ req_status_t api_metadata(broker_t *b, conn_t *c, broker_request_t *req, kafka_a
     kafka_value_t *r = kv_new_struct(ra, req->api->response);
     if (!r || metadata_brokers(b, ra, r) < 0)
         return REQ_CLOSE;
-    kv_set_str(ra, r, "ClusterId", b->cluster_id);
+    KV_SET_STR(ra, r, MetadataResponse, ClusterId, b->cluster_id);
     /* There is no controller: any broker serves admin requests by writing
      * to the coordinator, so each names itself. */
-    kv_set_int(r, "ControllerId", b->cfg.broker_id);
-    if (v >= 8 && v <= 10 && kv_int(req->body, "IncludeClusterAuthorizedOperations"))
-        kv_set_int(r, "ClusterAuthorizedOperations", CLUSTER_AUTHORIZED_OPS);
+    KV_SET_INT(r, MetadataResponse, ControllerId, b->cfg.broker_id);
+    if (v >= 8 && v <= 10 && KV_INT(req->body, MetadataRequest, IncludeClusterAuthorizedOperations))
+        KV_SET_INT(r, MetadataResponse, ClusterAuthorizedOperations, CLUSTER_AUTHORIZED_OPS);
     /* v0: an empty list means every topic; v1+: null does. */
-    const kafka_value_t *topics = kv_get(req->body, "Topics");
+    const kafka_value_t *topics = KV_GET(req->body, MetadataRequest, Topics);
     int all = topics->is_null || (v == 0 && topics->n == 0);
     /* v0-v3 always create (when the broker allows), v4+ say so. */
-    int may_create = b->cfg.auto_create_topics && (v < 4 || kv_int(req->body, "AllowAutoTopicCreation"));
+    int may_create = b->cfg.auto_create_topics && (v < 4 || KV_INT(req->body, MetadataRequest, AllowAutoTopicCreation));
     int rc = all ? metadata_all(b, ra, r) : metadata_requested(b, ra, r, topics, v, may_create);
     if (rc < 0)
         return REQ_CLOSE;

@@ -3,6 +3,7 @@
  * clients and followers use to find where logs diverge). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
 
 #define LATEST_TIMESTAMP (-1)
@@ -32,12 +33,13 @@ static void list_partition(void *arg, const char *topic, const kafka_value_t *in
     broker_t *b = x->b;
     const broker_request_t *req = x->req;
     kafka_arena_t *ra = x->ra;
-    int32_t index = (int32_t)kv_int(in, "PartitionIndex");
-    int64_t ts = kv_int(in, "Timestamp");
+    int32_t index = (int32_t)KV_INT(in, ListOffsetsPartition, PartitionIndex);
+    int64_t ts = KV_INT(in, ListOffsetsPartition, Timestamp);
     int16_t error;
-    kv_set_int(out, "PartitionIndex", index);
-    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
-    kv_set_int(out, "ErrorCode", error);
+    KV_SET_INT(out, ListOffsetsPartitionResponse, PartitionIndex, index);
+    int32_t leader_epoch = (int32_t)KV_INT(in, ListOffsetsPartition, CurrentLeaderEpoch);
+    replica_t *r = api_leader_replica(b, topic, index, leader_epoch, &error);
+    KV_SET_INT(out, ListOffsetsPartitionResponse, ErrorCode, error);
     if (error)
         return;
     int64_t offset = -1, found_ts = -1;
@@ -48,19 +50,21 @@ static void list_partition(void *arg, const char *topic, const kafka_value_t *in
     } else if (ts == EARLIEST_TIMESTAMP) {
         offset = partition_log_start_offset(r->log);
     } else if (ts < 0) {
-        kv_set_int(out, "ErrorCode", KERR_UNSUPPORTED_VERSION);   /* a special value we do not know */
+        /* a special value we do not know */
+        KV_SET_INT(out, ListOffsetsPartitionResponse, ErrorCode, KERR_UNSUPPORTED_VERSION);
         return;
     } else if (partition_log_offset_for_time(r->log, ts, &offset, &found_ts) != PLOG_OK ||
                offset >= partition_log_high_watermark(r->log)) {
         offset = found_ts = -1;
     }
-    kv_set_int(out, "Offset", offset);
-    kv_set_int(out, "Timestamp", found_ts);
+    KV_SET_INT(out, ListOffsetsPartitionResponse, Offset, offset);
+    KV_SET_INT(out, ListOffsetsPartitionResponse, Timestamp, found_ts);
     if (offset >= 0)
-        kv_set_int(out, "LeaderEpoch", ts == LATEST_TIMESTAMP ? r->leader_epoch : epoch_of_offset(r->log, offset));
+        KV_SET_INT(out, ListOffsetsPartitionResponse, LeaderEpoch,
+                   ts == LATEST_TIMESTAMP ? r->leader_epoch : epoch_of_offset(r->log, offset));
     if (req->api_version == 0) {
         int n = offset >= 0 ? 1 : 0;
-        kafka_value_t *old = kv_set_array(ra, out, "OldStyleOffsets", (uint32_t)n);
+        kafka_value_t *old = KV_SET_ARRAY(ra, out, ListOffsetsPartitionResponse, OldStyleOffsets, (uint32_t)n);
         if (old && n)
             kv_at(old, 0)->u.i = offset;
     }
@@ -68,7 +72,11 @@ static void list_partition(void *arg, const char *topic, const kafka_value_t *in
 
 req_status_t api_list_offsets(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    static const api_tree_t tree = {"Topics", "Name", "Partitions", "Topics", "Name", "Partitions"};
+    static const api_tree_t tree = {
+        KV_REF(ListOffsetsRequest, Topics), KV_REF(ListOffsetsTopic, Name),
+        KV_REF(ListOffsetsTopic, Partitions), KV_REF(ListOffsetsResponse, Topics),
+        KV_REF(ListOffsetsTopicResponse, Name), KV_REF(ListOffsetsTopicResponse, Partitions),
+    };
     offsets_ctx_t x = {b, req, ra};
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp || api_each_partition(ra, req->body, resp, &tree, list_partition, &x) < 0)
@@ -79,23 +87,28 @@ req_status_t api_list_offsets(broker_t *b, conn_t *c, broker_request_t *req, kaf
 static void epoch_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
     broker_t *b = ((offsets_ctx_t *)arg)->b;
-    int32_t index = (int32_t)kv_int(in, "Partition");
+    int32_t index = (int32_t)KV_INT(in, OffsetForLeaderPartition, Partition);
     int16_t error;
-    kv_set_int(out, "Partition", index);
-    replica_t *r = api_leader_replica(b, topic, index, (int32_t)kv_int(in, "CurrentLeaderEpoch"), &error);
-    kv_set_int(out, "ErrorCode", error);
+    KV_SET_INT(out, OffsetForLeaderEpochEndOffset, Partition, index);
+    int32_t leader_epoch = (int32_t)KV_INT(in, OffsetForLeaderPartition, CurrentLeaderEpoch);
+    replica_t *r = api_leader_replica(b, topic, index, leader_epoch, &error);
+    KV_SET_INT(out, OffsetForLeaderEpochEndOffset, ErrorCode, error);
     if (error)
         return;
     int32_t epoch;
     int64_t end;
-    partition_log_epoch_end_offset(r->log, (int32_t)kv_int(in, "LeaderEpoch"), &epoch, &end);
-    kv_set_int(out, "LeaderEpoch", epoch);
-    kv_set_int(out, "EndOffset", end);
+    partition_log_epoch_end_offset(r->log, (int32_t)KV_INT(in, OffsetForLeaderPartition, LeaderEpoch), &epoch, &end);
+    KV_SET_INT(out, OffsetForLeaderEpochEndOffset, LeaderEpoch, epoch);
+    KV_SET_INT(out, OffsetForLeaderEpochEndOffset, EndOffset, end);
 }
 
 req_status_t api_offset_for_leader_epoch(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    static const api_tree_t tree = {"Topics", "Topic", "Partitions", "Topics", "Topic", "Partitions"};
+    static const api_tree_t tree = {
+        KV_REF(OffsetForLeaderEpochRequest, Topics), KV_REF(OffsetForLeaderTopic, Topic),
+        KV_REF(OffsetForLeaderTopic, Partitions), KV_REF(OffsetForLeaderEpochResponse, Topics),
+        KV_REF(OffsetForLeaderTopicResult, Topic), KV_REF(OffsetForLeaderTopicResult, Partitions),
+    };
     offsets_ctx_t x = {b, req, ra};
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp || api_each_partition(ra, req->body, resp, &tree, epoch_partition, &x) < 0)

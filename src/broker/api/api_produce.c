@@ -8,7 +8,9 @@
  * for followers, seed 000's commitQ, comes with replication). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
+#include "api_handlers.h"
 #include "api_util.h"
+#include "broker/core/replica.h"
 #include "broker/log/message_convert.h"
 #include "base/logging.h"
 
@@ -63,14 +65,14 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
     broker_t *b = x->b;
     int16_t version = x->version, acks = x->acks;
     kafka_arena_t *ra = x->ra;
-    int32_t index = (int32_t)kv_int(in, "Index");
-    const kafka_value_t *records = kv_get(in, "Records");
+    int32_t index = (int32_t)KV_INT(in, PartitionProduceData, Index);
+    const kafka_value_t *records = KV_GET(in, PartitionProduceData, Records);
     int16_t error;
     const char *message = NULL;
-    kv_set_int(out, "Index", index);
-    kv_set_int(out, "BaseOffset", -1);
+    KV_SET_INT(out, PartitionProduceResponse, Index, index);
+    KV_SET_INT(out, PartitionProduceResponse, BaseOffset, -1);
     if (x->refuse_all) {
-        kv_set_int(out, "ErrorCode", x->refuse_all);
+        KV_SET_INT(out, PartitionProduceResponse, ErrorCode, x->refuse_all);
         return;
     }
     replica_t *r = api_leader_replica(b, topic, index, -1, &error);
@@ -103,20 +105,20 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
         /* The frame is our own input buffer: batches are patched in place. */
         uint8_t *p = (uint8_t *)(uintptr_t)records->u.b;
         error = replica_append(b, r, p, records->n, &err_batch, &base, &append_time, &message);
-        kv_set_int(out, "BaseOffset", base);
-        kv_set_int(out, "LogAppendTimeMs", append_time);
+        KV_SET_INT(out, PartitionProduceResponse, BaseOffset, base);
+        KV_SET_INT(out, PartitionProduceResponse, LogAppendTimeMs, append_time);
     }
     if (r)
-        kv_set_int(out, "LogStartOffset", partition_log_start_offset(r->log));
-    kv_set_int(out, "ErrorCode", error);
+        KV_SET_INT(out, PartitionProduceResponse, LogStartOffset, partition_log_start_offset(r->log));
+    KV_SET_INT(out, PartitionProduceResponse, ErrorCode, error);
     if (error && !x->first_error)
         x->first_error = error;
     if (message)
-        kv_set_str(ra, out, "ErrorMessage", message);
+        KV_SET_STR(ra, out, PartitionProduceResponse, ErrorMessage, message);
     if (error && err_batch >= 0) {
-        kafka_value_t *re = kv_set_array(ra, out, "RecordErrors", 1);
+        kafka_value_t *re = KV_SET_ARRAY(ra, out, PartitionProduceResponse, RecordErrors, 1);
         if (re)
-            kv_set_int(kv_at(re, 0), "BatchIndex", err_batch);
+            KV_SET_INT(kv_at(re, 0), BatchIndexAndErrorMessage, BatchIndex, err_batch);
     }
     if (error && error != KERR_NOT_LEADER_OR_FOLLOWER && error != KERR_UNKNOWN_TOPIC_OR_PARTITION)
         log_info("produce to %s-%d refused: error %d%s%s", topic, (int)index, error, message ? ": " : "",
@@ -125,12 +127,16 @@ static void produce_partition(void *arg, const char *topic, const kafka_value_t 
 
 req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
-    static const api_tree_t tree = {"TopicData", "Name", "PartitionData", "Responses", "Name", "PartitionResponses"};
-    int16_t acks = (int16_t)kv_int(req->body, "Acks");
+    static const api_tree_t tree = {
+        KV_REF(ProduceRequest, TopicData), KV_REF(TopicProduceData, Name),
+        KV_REF(TopicProduceData, PartitionData), KV_REF(ProduceResponse, Responses),
+        KV_REF(TopicProduceResponse, Name), KV_REF(TopicProduceResponse, PartitionResponses),
+    };
+    int16_t acks = (int16_t)KV_INT(req->body, ProduceRequest, Acks);
     produce_ctx_t x = {.b = b, .version = req->api_version, .acks = acks, .ra = ra};
     if (acks != 0 && acks != 1 && acks != -1)
         x.refuse_all = KERR_INVALID_REQUIRED_ACKS;
-    else if (kv_str(req->body, "TransactionalId"))
+    else if (KV_STR(req->body, ProduceRequest, TransactionalId))
         x.refuse_all = KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     if (!resp || api_each_partition(ra, req->body, resp, &tree, produce_partition, &x) < 0)

@@ -1,9 +1,8 @@
 /* api_util.c -- see api_util.h. */
 #include "api_util.h"
 
-int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n)
+int api_fill_int32(kafka_value_t *arr, const int32_t *v, int n)
 {
-    kafka_value_t *arr = kv_set_array(ra, st, name, (uint32_t)n);
     if (!arr)
         return -1;
     for (int i = 0; i < n; i++)
@@ -44,16 +43,16 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
 int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
                        api_partition_fn fn, void *ctx)
 {
-    const kafka_value_t *topics = kv_get(req_body, tree->topics);
-    kafka_value_t *rtopics = kv_set_array(ra, resp, tree->out_topics, topics->n);
+    const kafka_value_t *topics = KV_REF_GET(req_body, tree->topics);
+    kafka_value_t *rtopics = KV_REF_SET_ARRAY(ra, resp, tree->out_topics, topics->n);
     if (!rtopics)
         return -1;
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, tree->partitions);
-        const char *name = kv_str(t, tree->topic_name);
-        kv_set_str(ra, kv_at(rtopics, i), tree->out_topic_name, name);
-        kafka_value_t *rparts = kv_set_array(ra, kv_at(rtopics, i), tree->out_partitions, parts->n);
+        const kafka_value_t *parts = KV_REF_GET(t, tree->partitions);
+        const char *name = KV_REF_STR(t, tree->topic_name);
+        KV_REF_SET_STR(ra, kv_at(rtopics, i), tree->out_topic_name, name);
+        kafka_value_t *rparts = KV_REF_SET_ARRAY(ra, kv_at(rtopics, i), tree->out_partitions, parts->n);
         if (!rparts)
             return -1;
         for (uint32_t k = 0; k < parts->n; k++)

@@ -3,9 +3,14 @@
 #define KIPPER_BROKER_API_UTIL_H
 
 #include "broker/core/broker_impl.h"
+#include "broker/core/cluster.h"
+#include "broker/core/conn.h"
+#include "broker/wire/kafka_messages.h"
 
-/* Sets the named array of int32 to v[0..n). 0, or -1 out of arena. */
-int kv_set_int32_array(kafka_arena_t *ra, kafka_value_t *st, const char *name, const int32_t *v, int n);
+/* Sets the int32 array field F of S to v[0..n). 0, or -1 out of arena. */
+#define API_SET_INT32_ARRAY(ra, st, S, F, v, n) api_fill_int32(KV_SET_ARRAY(ra, st, S, F, (uint32_t)(n)), (v), (n))
+/* arr (NULL: out of arena) = v[0..n). 0, or -1. */
+int api_fill_int32(kafka_value_t *arr, const int32_t *v, int n);
 /* Encode and queue body as the answer to r: REQ_DONE, or REQ_CLOSE. */
 req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
 /* The partition's local replica when this broker leads it at the client's
@@ -15,12 +20,13 @@ req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_
 replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
                               int16_t *error);
 
-/* The field names of a request's topic/partition tree and of the answer's. */
+/* The fields of a request's topic/partition tree and of the answer's
+ * (KV_REF(Struct, Field) each). */
 typedef struct {
-    const char *topics;           /* request: array of topics */
-    const char *topic_name;       /* request topic: its name */
-    const char *partitions;       /* request topic: array of partitions */
-    const char *out_topics, *out_topic_name, *out_partitions;   /* the same in the response */
+    kv_ref_t topics;              /* request: array of topics */
+    kv_ref_t topic_name;          /* request topic: its name */
+    kv_ref_t partitions;          /* request topic: array of partitions */
+    kv_ref_t out_topics, out_topic_name, out_partitions;   /* the same in the response */
 } api_tree_t;
 
 typedef void (*api_partition_fn)(void *ctx, const char *topic, const kafka_value_t *in, kafka_value_t *out);
@@ -28,10 +34,5 @@ typedef void (*api_partition_fn)(void *ctx, const char *topic, const kafka_value
  * for each partition. 0, or -1 out of arena. */
 int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,
                        api_partition_fn fn, void *ctx);
-
-/* api_admin.c: create a topic with the broker's defaults on the admin
- * thread, answering nobody (auto.create.topics.enable). 0 when started. */
-int admin_auto_create_topic(broker_t *b, const char *name);
-void admin_stop(broker_t *b);
 
 #endif

@@ -6,8 +6,11 @@
  * disabled API key, an unsupported version (except ApiVersions, KIP-511) or a
  * request that does not parse closes the connection, with a log line. */
 #define _GNU_SOURCE
-#include "broker/core/broker_impl.h"
+#include "api.h"
+#include "api_handlers.h"
+#include "broker/core/conn.h"
 #include "broker/wire/kafka_codec.h"
+#include "broker/wire/kafka_messages.h"
 #include "base/logging.h"
 
 #include <ctype.h>
@@ -78,21 +81,21 @@ static kafka_value_t *api_versions_body(kafka_arena_t *a, int16_t error)
     kafka_value_t *r = kv_new_struct(a, api->response);
     if (!r)
         return NULL;
-    kv_set_int(r, "ErrorCode", error);
-    if (error && error != KAFKA_ERR_UNSUPPORTED_VERSION)
+    KV_SET_INT(r, ApiVersionsResponse, ErrorCode, error);
+    if (error && error != KERR_UNSUPPORTED_VERSION)
         return r;   /* Kafka lists no APIs with other errors */
     /* KIP-511's fallback lists only ApiVersions' own range, as Kafka's
      * ApiVersionsRequest.getErrorResponse does: enough to retry with. */
-    kafka_value_t *keys = kv_set_array(a, r, "ApiKeys", error ? 1u : (uint32_t)N_ADVERTISED);
+    kafka_value_t *keys = KV_SET_ARRAY(a, r, ApiVersionsResponse, ApiKeys, error ? 1u : (uint32_t)N_ADVERTISED);
     if (!keys)
         return NULL;
     uint32_t n = 0;
     for (int i = 0; i < N_ADVERTISED; i++) {
         if (error && advertised[i].key != KAFKA_API_API_VERSIONS)
             continue;
-        kv_set_int(kv_at(keys, n), "ApiKey", advertised[i].key);
-        kv_set_int(kv_at(keys, n), "MinVersion", advertised[i].min);
-        kv_set_int(kv_at(keys, n), "MaxVersion", advertised[i].max);
+        KV_SET_INT(kv_at(keys, n), ApiVersion, ApiKey, advertised[i].key);
+        KV_SET_INT(kv_at(keys, n), ApiVersion, MinVersion, advertised[i].min);
+        KV_SET_INT(kv_at(keys, n), ApiVersion, MaxVersion, advertised[i].max);
         n++;
     }
     return r;
@@ -115,8 +118,8 @@ static req_status_t api_api_versions(broker_t *b, conn_t *c, broker_request_t *r
 {
     (void)b;
     int16_t error = 0;
-    if (req->api_version >= 3 && (!valid_software_field(kv_str(req->body, "ClientSoftwareName")) ||
-                                  !valid_software_field(kv_str(req->body, "ClientSoftwareVersion"))))
+    if (req->api_version >= 3 && (!valid_software_field(KV_STR(req->body, ApiVersionsRequest, ClientSoftwareName)) ||
+                                  !valid_software_field(KV_STR(req->body, ApiVersionsRequest, ClientSoftwareVersion))))
         error = KERR_INVALID_REQUEST;
     return reply(c, req->api, req->api_version, req->correlation_id, api_versions_body(ra, error)) < 0 ? REQ_CLOSE
                                                                                                          : REQ_DONE;
@@ -128,7 +131,7 @@ static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka
 {
     log_info("%s:%d asked for ApiVersions v%d; answering v0 with UNSUPPORTED_VERSION", c->ip, c->port, version);
     return reply(c, kafka_api_find(KAFKA_API_API_VERSIONS), 0, corr,
-                 api_versions_body(ra, KAFKA_ERR_UNSUPPORTED_VERSION));
+                 api_versions_body(ra, KERR_UNSUPPORTED_VERSION));
 }
 
 /* ---- dispatch ---- */

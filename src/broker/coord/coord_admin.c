@@ -33,7 +33,7 @@
 
 static void succeed(coord_admin_result_t *res)
 {
-    res->error = COORD_ERR_NONE;
+    res->error = KERR_NONE;
     res->message[0] = 0;
 }
 
@@ -54,8 +54,8 @@ static int fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...)
 static int16_t zk_error_code(int rc)
 {
     return rc == ZOPERATIONTIMEOUT || rc == ZCONNECTIONLOSS || rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE
-               ? COORD_ERR_REQUEST_TIMED_OUT
-               : COORD_ERR_UNKNOWN_SERVER_ERROR;
+               ? KERR_REQUEST_TIMED_OUT
+               : KERR_UNKNOWN_SERVER_ERROR;
 }
 
 static int zk_fail(coord_admin_result_t *res, const char *what, const char *path, int rc)
@@ -65,7 +65,7 @@ static int zk_fail(coord_admin_result_t *res, const char *what, const char *path
 
 static int no_such_topic(coord_admin_result_t *res, const char *topic)
 {
-    return fail(res, COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION, "Topic '%s' does not exist.", topic);
+    return fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION, "Topic '%s' does not exist.", topic);
 }
 
 /* A name that is not a legal topic can name no topic, and must not become
@@ -74,7 +74,7 @@ static int check_topic_name(const char *topic, coord_admin_result_t *res)
 {
     char err[256];
     if (coord_topic_name_valid(topic, err, sizeof(err)) < 0)
-        return fail(res, COORD_ERR_INVALID_TOPIC_EXCEPTION, "%s", err);
+        return fail(res, KERR_INVALID_TOPIC_EXCEPTION, "%s", err);
     return 0;
 }
 
@@ -230,7 +230,7 @@ static int read_doc(zhandle_t *zh, const char *path, char *buf, int *len, coord_
     if (rc != ZOK)
         return zk_fail(res, "read", path, rc);
     if (st.dataLength > COORD_DOC_MAX)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "%s: document of %d bytes is larger than the limit of %d",
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s: document of %d bytes is larger than the limit of %d",
                     path, (int)st.dataLength, COORD_DOC_MAX);
     *len = n < 0 ? 0 : n;   /* -1: the node holds null */
     return 1;
@@ -238,7 +238,7 @@ static int read_doc(zhandle_t *zh, const char *path, char *buf, int *len, coord_
 
 static int bad_doc(coord_admin_result_t *res, const char *path, const char *why)
 {
-    return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
+    return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
 }
 
 /* The replicas of topic's partition p, which must exist. */
@@ -274,7 +274,7 @@ static int list_partitions(zhandle_t *zh, const char *topic, int32_t **out, int 
     int32_t *partitions = malloc(sizeof(int32_t) * (size_t)(kids.count > 0 ? kids.count : 1));
     if (!partitions) {
         deallocate_String_vector(&kids);
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory listing %s", path);
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory listing %s", path);
     }
     int count = 0;
     for (int i = 0; i < kids.count; i++) {
@@ -496,18 +496,18 @@ static int fill_configs(const coord_config_entry_t *configs, int nconfigs, coord
 {
     char err[256];
     if (nconfigs < 0 || nconfigs > COORD_MAX_TOPIC_CONFIGS)
-        return fail(res, COORD_ERR_INVALID_CONFIG, "At most %d topic configs, got %d.", COORD_MAX_TOPIC_CONFIGS,
+        return fail(res, KERR_INVALID_CONFIG, "At most %d topic configs, got %d.", COORD_MAX_TOPIC_CONFIGS,
                     nconfigs);
     doc->nconfigs = 0;
     for (int i = 0; i < nconfigs; i++) {
         const coord_config_entry_t *c = &configs[i];
         if (memchr(c->key, 0, sizeof(c->key)) == NULL || memchr(c->value, 0, sizeof(c->value)) == NULL)
-            return fail(res, COORD_ERR_INVALID_CONFIG, "Topic config %d is not a terminated string.", i);
+            return fail(res, KERR_INVALID_CONFIG, "Topic config %d is not a terminated string.", i);
         if (coord_admin_config_valid(c->key, c->value, err, sizeof(err)) < 0)
-            return fail(res, COORD_ERR_INVALID_CONFIG, "%s", err);
+            return fail(res, KERR_INVALID_CONFIG, "%s", err);
         for (int j = 0; j < i; j++)
             if (strcmp(configs[j].key, c->key) == 0)
-                return fail(res, COORD_ERR_INVALID_CONFIG, "Topic config %s is given more than once.", c->key);
+                return fail(res, KERR_INVALID_CONFIG, "Topic config %s is given more than once.", c->key);
         doc->configs[doc->nconfigs++] = *c;
     }
     return 0;
@@ -529,11 +529,11 @@ static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
     char err[256];
     int32_t *brokers = malloc(sizeof(int32_t) * MAX_BROKERS);
     if (!brokers) {
-        fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
         return NULL;
     }
     if (coord_admin_live_brokers(zh, brokers, MAX_BROKERS, n, err, sizeof(err)) < 0) {
-        fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "%s", err);
+        fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
         free(brokers);
         return NULL;
     }
@@ -566,7 +566,7 @@ static int assign_automatically(zhandle_t *zh, int32_t first, int count, int rf,
     int rc = coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err, sizeof(err));
     free(brokers);
     if (rc < 0)
-        return fail(res, rf > n ? COORD_ERR_INVALID_REPLICATION_FACTOR : COORD_ERR_UNKNOWN_SERVER_ERROR, "%s", err);
+        return fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
     return 0;
 }
 
@@ -590,11 +590,11 @@ static int check_assignment(const int32_t *assignment, int32_t first, int count,
         int32_t dup;
         for (int r = 0; r < rf; r++)
             if (replicas[r] < 0)
-                return fail(res, COORD_ERR_INVALID_REPLICA_ASSIGNMENT,
+                return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
                             "Invalid broker id %d in the replica assignment of partition %d.", (int)replicas[r],
                             (int)(first + i));
         if (find_duplicate(replicas, rf, &dup))
-            return fail(res, COORD_ERR_INVALID_REPLICA_ASSIGNMENT,
+            return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
                         "Duplicate brokers not allowed in replica assignment: broker %d appears twice for "
                         "partition id %d.",
                         (int)dup, (int)(first + i));
@@ -606,14 +606,14 @@ static int check_assignment(const int32_t *assignment, int32_t first, int count,
 static int check_shape(int partitions, int rf, coord_admin_result_t *res)
 {
     if (partitions < 1)
-        return fail(res, COORD_ERR_INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
+        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
     if (partitions > COORD_MAX_PARTITIONS)
-        return fail(res, COORD_ERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
+        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
                     partitions, COORD_MAX_PARTITIONS);
     if (rf < 1)
-        return fail(res, COORD_ERR_INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.");
+        return fail(res, KERR_INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.");
     if (rf > COORD_MAX_REPLICAS)
-        return fail(res, COORD_ERR_INVALID_REPLICATION_FACTOR,
+        return fail(res, KERR_INVALID_REPLICATION_FACTOR,
                     "Replication factor %d is larger than kipper's limit of %d.", rf, COORD_MAX_REPLICAS);
     return 0;
 }
@@ -634,7 +634,7 @@ static int topic_exists(zhandle_t *zh, const char *topic, coord_admin_result_t *
 
 static int too_big(coord_admin_result_t *res, const char *topic, int partitions)
 {
-    return fail(res, COORD_ERR_INVALID_PARTITIONS,
+    return fail(res, KERR_INVALID_PARTITIONS,
                 "%d partitions of topic '%s' do not fit in one ZooKeeper transaction (about 1 MB, "
                 "jute.maxbuffer); use fewer partitions.",
                 partitions, topic);
@@ -649,9 +649,9 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
     int rc = -1;
     int doclen = text ? coord_topic_write(text, COORD_DOC_MAX + 1, doc) : -1;
     if (txn_init(&t, 1 + 2 * partitions) < 0 || !text)
-        fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     else if (doclen < 0)
-        fail(res, COORD_ERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
+        fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
              COORD_DOC_MAX);
     else if (coord_path_topic(path, sizeof(path), topic) < 0 || txn_create(&t, path, text, (size_t)doclen) < 0 ||
              txn_add_partitions(&t, topic, 0, partitions, assignment, rf) < 0)
@@ -664,7 +664,7 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
         if (zrc == ZOK)
             rc = 0;
         else if (zrc == ZNODEEXISTS)
-            fail(res, COORD_ERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic);
+            fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic);
         else
             zk_fail(res, "create", failed, zrc);
     }
@@ -695,7 +695,7 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
         return -1;
     int exists = topic_exists(zh, topic, res);
     if (exists != 0)
-        return exists > 0 ? fail(res, COORD_ERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic) : -1;
+        return exists > 0 ? fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic) : -1;
     partitions = partitions == -1 ? default_partitions : partitions;
     rf = rf == -1 ? default_rf : rf;
     if (check_shape(partitions, rf, res) < 0)
@@ -704,7 +704,7 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
     int32_t *replicas = malloc(sizeof(int32_t) * (size_t)partitions * (size_t)rf);
     int rc = -1;
     if (!doc || !replicas) {
-        fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     } else if (new_topic_assignment(zh, assignment, partitions, rf, replicas, res) == 0 &&
                fill_configs(configs, nconfigs, doc, res) == 0) {
         coord_topic_id_generate(doc->topic_id);
@@ -733,10 +733,10 @@ static int current_partitions(zhandle_t *zh, const char *topic, int *count, coor
     int contiguous = n > 0 && partitions[n - 1] == n - 1;
     free(partitions);
     if (n == 0)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "malformed /brokers/topics/%s in ZooKeeper: no partitions",
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed /brokers/topics/%s in ZooKeeper: no partitions",
                     topic);
     if (!contiguous)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR,
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR,
                     "malformed /brokers/topics/%s in ZooKeeper: its %d partitions are not numbered 0..%d", topic, n,
                     n - 1);
     *count = n;
@@ -748,7 +748,7 @@ static int check_added_assignment(zhandle_t *zh, const int32_t *assignment, int3
                                   int assignment_rf, int rf, coord_admin_result_t *res)
 {
     if (assignment_rf != rf)
-        return fail(res, COORD_ERR_INVALID_REPLICA_ASSIGNMENT,
+        return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
                     "Inconsistent replication factor between partitions, partition 0 has %d while the new "
                     "partitions have %d.",
                     rf, assignment_rf);
@@ -764,7 +764,7 @@ static int check_added_assignment(zhandle_t *zh, const int32_t *assignment, int3
             unknown = assignment[i];
     free(brokers);
     if (unknown >= 0)
-        return fail(res, COORD_ERR_INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %d.",
+        return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %d.",
                     (int)unknown);
     return 0;
 }
@@ -789,7 +789,7 @@ static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int
     txn_t t;
     int rc = -1;
     if (txn_init(&t, 2 * count) < 0)
-        fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     else if (txn_add_partitions(&t, topic, first, count, all, rf) < 0)
         too_big(res, topic, count);
     else if (validate_only)
@@ -802,7 +802,7 @@ static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int
         else if (zrc == ZNONODE)
             no_such_topic(res, topic);   /* deleted meanwhile */
         else if (zrc == ZNODEEXISTS)
-            fail(res, COORD_ERR_INVALID_PARTITIONS, "Partitions of topic '%s' were added meanwhile; try again.",
+            fail(res, KERR_INVALID_PARTITIONS, "Partitions of topic '%s' were added meanwhile; try again.",
                  topic);
         else
             zk_fail(res, "create", failed, zrc);
@@ -819,7 +819,7 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
     int32_t p0[COORD_MAX_REPLICAS];
     char *buf = malloc(COORD_DOC_MAX);
     if (!buf)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = check_topic_name(topic, res) < 0 || current_partitions(zh, topic, &current, res) < 0 ||
                      read_replicas(zh, topic, 0, buf, p0, &rf, res) < 0
                  ? -1
@@ -828,17 +828,17 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
     if (rc < 0)
         return -1;
     if (total_count <= current)
-        return fail(res, COORD_ERR_INVALID_PARTITIONS,
+        return fail(res, KERR_INVALID_PARTITIONS,
                     "The number of partitions for a topic can only be increased. Topic %s currently has %d "
                     "partitions, %d would not be an increase.",
                     topic, current, total_count);
     if (total_count > COORD_MAX_PARTITIONS)
-        return fail(res, COORD_ERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
+        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
                     total_count, COORD_MAX_PARTITIONS);
     int added = total_count - current;
     int32_t *all = malloc(sizeof(int32_t) * (size_t)total_count * (size_t)rf);
     if (!all)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     rc = -1;
     if (added_partitions_assignment(zh, assignment, assignment_rf, current, added, rf, p0[0], all, res) == 0)
         rc = write_partitions(zh, topic, current, added, all, rf, validate_only, res);
@@ -870,7 +870,7 @@ static int prepare_child(zhandle_t *zh, const char *path, const char *name, int 
     char *child = b->paths[b->nops];
     int n = snprintf(child, PATH_MAX_LEN, "%s/%s", path, name);
     if (n < 0 || n >= PATH_MAX_LEN)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "path too long below %s", path);
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "path too long below %s", path);
     struct Stat st;
     int rc = batchable ? zoo_exists(zh, child, 0, &st) : ZOK;
     if (rc == ZNONODE)
@@ -919,16 +919,16 @@ static int delete_once(zhandle_t *zh, const char *path, int depth, delete_batch_
 static int delete_tree(zhandle_t *zh, const char *path, int depth, coord_admin_result_t *res)
 {
     if (depth > MAX_TREE_DEPTH)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "%s is nested deeper than a topic can be", path);
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s is nested deeper than a topic can be", path);
     delete_batch_t *b = malloc(sizeof(*b));
     if (!b)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = 1;
     for (int attempt = 0; attempt < DELETE_RETRIES && rc == 1; attempt++)
         rc = delete_once(zh, path, depth, b, res);
     free(b);
     if (rc == 1)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "%s kept getting new children; gave up after %d attempts",
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s kept getting new children; gave up after %d attempts",
                     path, DELETE_RETRIES);
     return rc;
 }
@@ -1016,7 +1016,7 @@ static int describe_partitions(zhandle_t *zh, const char *topic, coord_topic_des
     out->partitions = calloc((size_t)(n > 0 ? n : 1), sizeof(coord_partition_desc_t));
     if (!out->partitions) {
         free(partitions);
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     }
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
@@ -1041,7 +1041,7 @@ int coord_admin_describe_topic(zhandle_t *zh, const char *topic, coord_topic_des
     snprintf(out->name, sizeof(out->name), "%s", topic);
     char *buf = malloc(COORD_DOC_MAX);
     if (!buf)
-        return fail(res, COORD_ERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = read_topic_doc(zh, topic, &out->topic, buf, res) < 0 || describe_partitions(zh, topic, out, buf, res) < 0
                  ? -1
                  : 0;

@@ -20,27 +20,18 @@
 #include <zookeeper/zookeeper.h>
 
 #include "coord_data.h"
+#include "broker/wire/kafka_errors.h"
 
-/* error is a Kafka error code: 0 NONE, 3 UNKNOWN_TOPIC_OR_PARTITION, 17 INVALID_TOPIC_EXCEPTION,
- * 36 TOPIC_ALREADY_EXISTS, 37 INVALID_PARTITIONS, 38 INVALID_REPLICATION_FACTOR,
- * 39 INVALID_REPLICA_ASSIGNMENT, 40 INVALID_CONFIG, 7 REQUEST_TIMED_OUT / -1 UNKNOWN_SERVER_ERROR
- * for coordinator failures (message says which ZooKeeper error). Kafka's own messages where it has them,
+/* error is a Kafka error code (kafka_errors.h): NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION,
+ * TOPIC_ALREADY_EXISTS, INVALID_PARTITIONS, INVALID_REPLICATION_FACTOR, INVALID_REPLICA_ASSIGNMENT,
+ * INVALID_CONFIG, or REQUEST_TIMED_OUT / UNKNOWN_SERVER_ERROR for coordinator failures (message says
+ * which ZooKeeper error). Kafka's own messages where it has them,
  * e.g. "Replication factor: 3 larger than available brokers: 1." */
 typedef struct {
     int16_t error;
     char message[256];
 } coord_admin_result_t;
 
-#define COORD_ERR_NONE 0
-#define COORD_ERR_UNKNOWN_SERVER_ERROR (-1)
-#define COORD_ERR_UNKNOWN_TOPIC_OR_PARTITION 3
-#define COORD_ERR_REQUEST_TIMED_OUT 7
-#define COORD_ERR_INVALID_TOPIC_EXCEPTION 17
-#define COORD_ERR_TOPIC_ALREADY_EXISTS 36
-#define COORD_ERR_INVALID_PARTITIONS 37
-#define COORD_ERR_INVALID_REPLICATION_FACTOR 38
-#define COORD_ERR_INVALID_REPLICA_ASSIGNMENT 39
-#define COORD_ERR_INVALID_CONFIG 40
 
 /* Blocking connect for tools: zookeeper_init on hosts+chroot (the connect string as in server.properties),
  * creating the chroot node (and parents) first if missing, waiting up to timeout_ms for a connected session.

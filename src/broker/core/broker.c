@@ -10,6 +10,12 @@
 #include "broker/broker.h"
 #include "broker_config.h"
 #include "broker_impl.h"
+#include "admin.h"
+#include "cluster_sync.h"
+#include "conn.h"
+#include "log_dirs.h"
+#include "broker/api/api.h"
+#include "broker/group/group_service.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/net.h"
@@ -454,7 +460,7 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
     }
-    if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0)
+    if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
     if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
         snprintf(err, errlen, "cannot watch the listener: %s", strerror(errno));
@@ -475,6 +481,9 @@ static void broker_stop(broker_t *b)
     /* Logs flushed and marked clean first; then the session goes, and with
      * it our leader nodes, so other replicas can take over. */
     log_dirs_stop(b);
+    /* Admin jobs run with the coordinator link's handle: they finish
+     * before it closes. */
+    admin_stop(b);
     cluster_stop(b);
     /* After the coordinator link: its last callbacks still find the groups. */
     group_service_stop(b);

@@ -1,12 +1,17 @@
-/* broker_impl.h -- what the broker's files share. Not an interface for other
- * parts: they use broker.h.
+/* broker_impl.h -- the structs the broker's files share: the process
+ * (broker_t), connections and requests, the cluster view (topics,
+ * partitions) and local replicas. Not an interface for other parts: they
+ * use broker.h. The functions on these live in each file's own header
+ * (conn.h for broker.c, cluster.h, cluster_sync.h, replica.h, log_dirs.h,
+ * broker/api/api.h for the dispatch).
  *
  * Ownership: one event loop owns everything below. The broker_t holds the
  * connections, the cluster view (what the coordinator says: brokers, topics,
  * partitions), and for each partition this broker is assigned a replica_t
  * (its log and, when leading, the leader's state). Slow work runs on two
- * helper threads: `flusher` (fsync, checkpoints) and `admin` (blocking
- * coordinator calls of topic administration). */
+ * helper threads: `flusher` (fsync, checkpoints; owned by log_dirs.c) and
+ * `admin` (blocking coordinator calls of topic administration; owned by the
+ * admin service, admin.c). */
 #ifndef KIPPER_BROKER_BROKER_IMPL_H
 #define KIPPER_BROKER_BROKER_IMPL_H
 
@@ -20,6 +25,7 @@
 #include "broker/coord/coord.h"
 #include "broker/coord/coord_data.h"
 #include "broker/wire/kafka_codec.h"
+#include "broker/wire/kafka_errors.h"
 #include "broker/log/partition_log.h"
 #include "broker/log/producer_state.h"
 
@@ -29,37 +35,7 @@ typedef struct topic topic_t;
 typedef struct partition partition_t;
 typedef struct replica replica_t;
 typedef struct group_service group_service_t;
-
-/* Kafka error codes the broker answers with. */
-enum {
-    KERR_NONE = 0,
-    KERR_UNKNOWN_SERVER_ERROR = -1,
-    KERR_OFFSET_OUT_OF_RANGE = 1,
-    KERR_CORRUPT_MESSAGE = 2,
-    KERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
-    KERR_LEADER_NOT_AVAILABLE = 5,
-    KERR_NOT_LEADER_OR_FOLLOWER = 6,
-    KERR_REQUEST_TIMED_OUT = 7,
-    KERR_MESSAGE_TOO_LARGE = 10,
-    KERR_INVALID_TOPIC_EXCEPTION = 17,
-    KERR_RECORD_LIST_TOO_LARGE = 18,
-    KERR_NOT_ENOUGH_REPLICAS = 19,
-    KERR_INVALID_REQUIRED_ACKS = 21,
-    KERR_INVALID_TIMESTAMP = 32,
-    KERR_UNSUPPORTED_VERSION = 35,
-    KERR_INVALID_REQUEST = 42,
-    KERR_UNSUPPORTED_FOR_MESSAGE_FORMAT = 43,
-    KERR_OUT_OF_ORDER_SEQUENCE_NUMBER = 45,
-    KERR_INVALID_PRODUCER_EPOCH = 47,
-    KERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53,
-    KERR_KAFKA_STORAGE_ERROR = 56,
-    KERR_UNKNOWN_PRODUCER_ID = 59,
-    KERR_FENCED_LEADER_EPOCH = 74,
-    KERR_UNKNOWN_LEADER_EPOCH = 75,
-    KERR_UNSUPPORTED_COMPRESSION_TYPE = 76,
-    KERR_INVALID_RECORD = 87,
-    KERR_UNKNOWN_TOPIC_ID = 100,
-};
+typedef struct admin admin_t;
 
 /* ---- requests and connections ---- */
 
@@ -202,99 +178,12 @@ struct broker {
     size_t nplaced;
     flush_job_t **flushes;    /* flush jobs on the flusher thread */
     size_t nflushes;
-    worker_t *flusher;
-    worker_t *admin;
+    worker_t *flusher;        /* log_dirs.c's */
     loop_timer_t *flush_timer, *retention_timer;
 
-    /* producer ids: the block this broker hands out from */
-    int64_t pid_next, pid_end;
-    int pid_fetching;
+    admin_t *admin;           /* the admin service (admin.c) */
 
-    group_service_t *gsvc;    /* the group coordinator (api_group.c) */
+    group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
 };
-
-/* broker.c */
-void broker_conn_close(broker_t *b, conn_t *c, const char *why);
-/* Appends an encoded response to c->out; with ext records, their file
- * ranges are queued to follow at the right places. -1 if it cannot be built. */
-int broker_reply(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
-/* Queue file bytes at ext->out_offset of the response just encoded. */
-void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos);
-/* Run a waiting request's handler again (data arrived, or its async work
- * finished). Safe to call for any connection id; a gone one is ignored. */
-void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id);
-/* Wake every request waiting for data (after an append). */
-void broker_wake_data_waiters(broker_t *b);
-/* From broker_handle_frame: keep a private copy of a request that waits. */
-int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n);
-
-/* broker_api.c */
-int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n);
-req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-
-/* handlers (api_*.c); each answers with broker_reply or waits */
-req_status_t api_metadata(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_list_offsets(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_offset_for_leader_epoch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_create_topics(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_delete_topics(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_describe_cluster(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_find_coordinator(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_sync_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_offset_commit(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-req_status_t api_offset_fetch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
-
-/* api_group.c: the group coordinator */
-int group_service_start(broker_t *b);
-void group_service_stop(broker_t *b);
-/* The live brokers or our registration changed: groups that moved to
- * another coordinator are dropped (their waiting requests get
- * NOT_COORDINATOR; their offsets are read again if they come back). */
-void group_service_view_changed(broker_t *b);
-
-/* cluster.c: the view */
-topic_t *cluster_topic(broker_t *b, const char *name);
-topic_t *cluster_topic_by_id(broker_t *b, const uint8_t id[16]);
-topic_t *cluster_topic_add(broker_t *b, const char *name);
-void cluster_topic_remove(broker_t *b, topic_t *t);
-partition_t *cluster_partition(broker_t *b, const char *topic, int32_t partition);
-partition_t *topic_partition_add(topic_t *t, int32_t id);
-const broker_node_t *cluster_broker(const broker_t *b, int32_t id);
-int cluster_broker_live(const broker_t *b, int32_t id);
-/* Topic config value (topic override, else NULL). */
-const char *topic_config(const topic_t *t, const char *key);
-
-/* cluster_sync.c: keeping the view current */
-int cluster_start(broker_t *b, char *err, size_t errlen);   /* blocking set-up, then async */
-void cluster_stop(broker_t *b);
-
-/* replica.c */
-void replica_reconcile(broker_t *b, partition_t *p);   /* after any change of p's coordinator state */
-void replica_stop(broker_t *b, partition_t *p, int delete_log);
-void replica_free(replica_t *r);
-void replicas_stop_leading(broker_t *b, const char *why);
-/* Leader append of one produce request's records for p. */
-int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
-                       int64_t *base_offset, int64_t *append_time, const char **message);
-
-/* log_dirs.c */
-int log_dirs_start(broker_t *b, char *err, size_t errlen);
-void log_dirs_stop(broker_t *b);      /* flush everything, checkpoints, clean-shutdown marker */
-int log_dirs_pick(broker_t *b, const char *topic, int32_t partition);
-int64_t log_dirs_recovery_point(broker_t *b, const char *topic, int32_t partition);
-int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partition);
-void log_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg);
-/* A replica is going: a flush job in flight for it must not touch it. */
-void log_dirs_forget(broker_t *b, replica_t *r);
 
 #endif

@@ -3,7 +3,7 @@
  * topic's partitions by id. cluster_sync.c keeps it current; nothing here
  * talks to the coordinator. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
+#include "cluster.h"
 #include "base/logging.h"
 
 #include <stdlib.h>

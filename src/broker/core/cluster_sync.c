@@ -8,8 +8,12 @@
  * before anything else, so log dirs of another cluster are refused. After
  * that everything is asynchronous on the loop. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
-#include "broker/api/api_util.h"
+#include "admin.h"
+#include "cluster.h"
+#include "cluster_sync.h"
+#include "conn.h"
+#include "replica.h"
+#include "broker/group/group_service.h"
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"
 
@@ -91,7 +95,7 @@ static void reconnect(loop_t *loop, void *arg)
     char err[512];
     b->reconnect_timer = NULL;
     /* Admin jobs use the old session's handle: let them finish first. */
-    if (worker_queued(b->admin) > 0) {
+    if (admin_jobs_pending(b) > 0) {
         b->reconnect_timer = loop_timer_add(b->loop, 100, reconnect, b);
         return;
     }
@@ -597,7 +601,6 @@ void cluster_stop(broker_t *b)
     if (b->reconnect_timer)
         loop_timer_cancel(b->loop, b->reconnect_timer);
     b->reconnect_timer = NULL;
-    admin_stop(b);
     coord_close(b->coord);
     b->coord = NULL;
     while (b->ntopics > 0)

@@ -8,7 +8,9 @@
  * removed at start, so a crash at any point after start means the next
  * start scans every log from its recovery point. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
+#include "log_dirs.h"
+#include "cluster.h"
+#include "replica.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 
@@ -362,9 +364,8 @@ int log_dirs_start(broker_t *b, char *err, size_t errlen)
         scan_dir(b, d);
     }
     b->flusher = worker_create(b->loop, "flusher", 4096);
-    b->admin = worker_create(b->loop, "admin", 256);
-    if (!b->flusher || !b->admin) {
-        snprintf(err, errlen, "cannot start helper threads");
+    if (!b->flusher) {
+        snprintf(err, errlen, "cannot start the flusher thread");
         return -1;
     }
     b->flush_timer = loop_timer_add(b->loop, (uint64_t)b->cfg.log_flush_interval_ms, on_flush_timer, b);

@@ -10,8 +10,10 @@
  * first live assigned replica with ISR = the live assigned replicas and
  * epoch 0. An empty or dead ISR waits, unless unclean.leader.election.enable. */
 #define _GNU_SOURCE
-#include "broker_impl.h"
-#include "broker/api/api_util.h"
+#include "replica.h"
+#include "cluster.h"
+#include "conn.h"
+#include "log_dirs.h"
 #include "broker/log/compression.h"
 #include "broker/log/message_convert.h"
 #include "base/fsutil.h"

@@ -564,7 +564,7 @@ static void fill_members(group_waiter_t *w, const group_t *g)
 static void join_answer(groups_t *gs, group_t *g, group_waiter_t *w, const char *member_id, int with_members,
                         const char *leader, int skip_assignment)
 {
-    w->error = GERR_NONE;
+    w->error = KERR_NONE;
     free(w->member_id);
     w->member_id = dup_str(member_id);
     w->generation = g->generation;
@@ -657,7 +657,7 @@ static void prepare_rebalance(groups_t *gs, group_t *g, uint64_t now, const char
         /* Members waiting for the old generation's assignment rejoin. */
         for (int i = 0; i < g->nmembers; i++)
             set_assignment(g->members[i], NULL, 0);
-        propagate_assignment(gs, g, GERR_REBALANCE_IN_PROGRESS, now);
+        propagate_assignment(gs, g, KERR_REBALANCE_IN_PROGRESS, now);
     }
     clear_pending_sync(g);
     int32_t timeout = group_rebalance_timeout(g);
@@ -723,7 +723,7 @@ static void complete_join(groups_t *gs, group_t *g, uint64_t now)
         group_member_t *m = g->members[i];
         if (!m->awaiting_join && !m->instance_id) {
             log_info("group %s: removing member %s, which did not rejoin", g->id, m->member_id);
-            group_remove(gs, g, m, GERR_UNKNOWN_MEMBER_ID);
+            group_remove(gs, g, m, KERR_UNKNOWN_MEMBER_ID);
         }
     }
     g->join_deadline = 0;
@@ -782,8 +782,8 @@ static void initial_join_expired(groups_t *gs, group_t *g, uint64_t now)
 /* removeMemberAndUpdateGroup. */
 static void remove_member_and_update(groups_t *gs, group_t *g, group_member_t *m, uint64_t now, const char *reason)
 {
-    answer_member_join_error(gs, g, m, "", GERR_UNKNOWN_MEMBER_ID);
-    group_remove(gs, g, m, GERR_UNKNOWN_MEMBER_ID);
+    answer_member_join_error(gs, g, m, "", KERR_UNKNOWN_MEMBER_ID);
+    group_remove(gs, g, m, KERR_UNKNOWN_MEMBER_ID);
     if (g->state == GROUP_STABLE || g->state == GROUP_COMPLETING_REBALANCE)
         maybe_prepare_rebalance(gs, g, now, reason);
     else if (g->state == GROUP_PREPARING_REBALANCE)
@@ -802,7 +802,7 @@ static void sync_expired(groups_t *gs, group_t *g, uint64_t now)
         if (g->members[i]->pending_sync) {
             log_info("group %s: removing member %s, which did not send SyncGroup in time", g->id,
                      g->members[i]->member_id);
-            group_remove(gs, g, g->members[i], GERR_UNKNOWN_MEMBER_ID);
+            group_remove(gs, g, g->members[i], KERR_UNKNOWN_MEMBER_ID);
             dropped = 1;
         }
     if (dropped)
@@ -965,7 +965,7 @@ static int make_room(groups_t *gs)
         if (group_idle(gs->groups[i])) {
             group_t *g = gs->groups[i];
             groups_take(gs, g);
-            group_free(gs, g, GERR_NOT_COORDINATOR);
+            group_free(gs, g, KERR_NOT_COORDINATOR);
             return 0;
         }
     return -1;
@@ -1013,7 +1013,7 @@ void groups_free(groups_t *gs)
     while (gs->n > 0) {
         group_t *g = gs->groups[gs->n - 1];
         gs->n--;
-        group_free(gs, g, GERR_COORDINATOR_NOT_AVAILABLE);
+        group_free(gs, g, KERR_COORDINATOR_NOT_AVAILABLE);
     }
     free(gs->groups);
     free(gs);
@@ -1115,7 +1115,7 @@ static void add_member_and_rebalance(groups_t *gs, group_t *g, const group_join_
 static void update_member(groups_t *gs, group_t *g, group_member_t *m, const group_join_t *p, group_waiter_t *w)
 {
     if (m->join_waiter && m->join_waiter != w)
-        join_error(gs, m->join_waiter, m->member_id, GERR_REBALANCE_IN_PROGRESS);
+        join_error(gs, m->join_waiter, m->member_id, KERR_REBALANCE_IN_PROGRESS);
     free_protocols(m->protocols, m->nprotocols);
     m->protocols = copy_protocols(p->protocols, p->nprotocols);
     m->nprotocols = p->nprotocols;
@@ -1137,10 +1137,10 @@ static void update_member_and_rebalance(groups_t *gs, group_t *g, group_member_t
 static group_member_t *replace_static_member(groups_t *gs, group_t *g, group_member_t *m, const char *new_id)
 {
     if (m->join_waiter)
-        join_error(gs, m->join_waiter, m->member_id, GERR_FENCED_INSTANCE_ID);
+        join_error(gs, m->join_waiter, m->member_id, KERR_FENCED_INSTANCE_ID);
     set_awaiting_join(g, m, 0);
     if (m->sync_waiter)
-        sync_error(gs, m->sync_waiter, GERR_FENCED_INSTANCE_ID);
+        sync_error(gs, m->sync_waiter, KERR_FENCED_INSTANCE_ID);
     m->awaiting_sync = 0;
     int was_leader = group_is_leader(g, m->member_id);
     members_take(g, m);
@@ -1190,11 +1190,11 @@ static void update_static_member(groups_t *gs, group_t *g, group_member_t *old, 
 static void new_member_join(groups_t *gs, group_t *g, const group_join_t *p, group_waiter_t *w, uint64_t now)
 {
     if (g->state == GROUP_DEAD) {
-        join_error(gs, w, "", GERR_COORDINATOR_NOT_AVAILABLE);
+        join_error(gs, w, "", KERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
     if (!supports_protocols(g, p->protocol_type, p->protocols, p->nprotocols)) {
-        join_error(gs, w, "", GERR_INCONSISTENT_GROUP_PROTOCOL);
+        join_error(gs, w, "", KERR_INCONSISTENT_GROUP_PROTOCOL);
         return;
     }
     char *id = new_member_id(p->instance_id ? p->instance_id : (p->client_id ? p->client_id : ""));
@@ -1208,10 +1208,10 @@ static void new_member_join(groups_t *gs, group_t *g, const group_join_t *p, gro
         /* KIP-394: the member learns its id first and joins with it, so a
          * client that times out and retries does not leave ghosts. */
         if (g->npending >= gs->cfg.max_size) {
-            join_error(gs, w, "", GERR_GROUP_MAX_SIZE_REACHED);
+            join_error(gs, w, "", KERR_GROUP_MAX_SIZE_REACHED);
         } else {
             pending_add(g, id, now + (uint64_t)p->session_timeout_ms);
-            join_error(gs, w, id, GERR_MEMBER_ID_REQUIRED);
+            join_error(gs, w, id, KERR_MEMBER_ID_REQUIRED);
         }
     } else {
         add_member_and_rebalance(gs, g, p, id, w, now);
@@ -1226,26 +1226,26 @@ static int16_t validate_member(const group_t *g, const char *member_id, const ch
     if (instance_id) {
         const group_member_t *m = group_member_find(g, member_id);
         if (m && same_str(m->instance_id, instance_id))
-            return GERR_NONE;
-        return static_member_find(g, instance_id) ? GERR_FENCED_INSTANCE_ID : GERR_UNKNOWN_MEMBER_ID;
+            return KERR_NONE;
+        return static_member_find(g, instance_id) ? KERR_FENCED_INSTANCE_ID : KERR_UNKNOWN_MEMBER_ID;
     }
-    return group_member_find(g, member_id) ? GERR_NONE : GERR_UNKNOWN_MEMBER_ID;
+    return group_member_find(g, member_id) ? KERR_NONE : KERR_UNKNOWN_MEMBER_ID;
 }
 
 static void current_member_join(groups_t *gs, group_t *g, const group_join_t *p, group_waiter_t *w, uint64_t now)
 {
     if (g->state == GROUP_DEAD) {
-        join_error(gs, w, p->member_id, GERR_COORDINATOR_NOT_AVAILABLE);
+        join_error(gs, w, p->member_id, KERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
     if (!supports_protocols(g, p->protocol_type, p->protocols, p->nprotocols)) {
-        join_error(gs, w, p->member_id, GERR_INCONSISTENT_GROUP_PROTOCOL);
+        join_error(gs, w, p->member_id, KERR_INCONSISTENT_GROUP_PROTOCOL);
         return;
     }
     if (pending_index(g, p->member_id) >= 0) {
         /* A pending member is dynamic by construction. */
         if (p->instance_id)
-            join_error(gs, w, p->member_id, GERR_UNKNOWN_SERVER_ERROR);
+            join_error(gs, w, p->member_id, KERR_UNKNOWN_SERVER_ERROR);
         else
             add_member_and_rebalance(gs, g, p, p->member_id, w, now);
         return;
@@ -1279,7 +1279,7 @@ static void current_member_join(groups_t *gs, group_t *g, const group_join_t *p,
             join_answer(gs, g, w, m->member_id, 0, g->leader, 0);
         break;
     default:
-        join_error(gs, w, p->member_id, GERR_UNKNOWN_MEMBER_ID);
+        join_error(gs, w, p->member_id, KERR_UNKNOWN_MEMBER_ID);
         break;
     }
 }
@@ -1289,7 +1289,7 @@ void group_join(groups_t *gs, const group_join_t *p, uint64_t now, group_waiter_
     now = clock_at(now);
     const group_config_t *cfg = &gs->cfg;
     if (p->session_timeout_ms < cfg->min_session_timeout_ms || p->session_timeout_ms > cfg->max_session_timeout_ms) {
-        join_error(gs, w, p->member_id, GERR_INVALID_SESSION_TIMEOUT);
+        join_error(gs, w, p->member_id, KERR_INVALID_SESSION_TIMEOUT);
         return;
     }
     int unknown = p->member_id[0] == 0;
@@ -1297,18 +1297,18 @@ void group_join(groups_t *gs, const group_join_t *p, uint64_t now, group_waiter_
     if (g)
         settle(gs, g, now);
     if (!g && !unknown) {
-        join_error(gs, w, p->member_id, GERR_UNKNOWN_MEMBER_ID);
+        join_error(gs, w, p->member_id, KERR_UNKNOWN_MEMBER_ID);
         return;
     }
     if (!g && !(g = groups_create(gs, p->group_id, p->group_id_len, now))) {
-        join_error(gs, w, p->member_id, GERR_COORDINATOR_NOT_AVAILABLE);
+        join_error(gs, w, p->member_id, KERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
     if (!accept_joining_member(gs, g, p->member_id)) {
         group_member_t *m = group_member_find(g, p->member_id);
         if (m)
-            group_remove(gs, g, m, GERR_GROUP_MAX_SIZE_REACHED);
-        join_error(gs, w, "", GERR_GROUP_MAX_SIZE_REACHED);
+            group_remove(gs, g, m, KERR_GROUP_MAX_SIZE_REACHED);
+        join_error(gs, w, "", KERR_GROUP_MAX_SIZE_REACHED);
     } else if (unknown) {
         new_member_join(gs, g, p, w, now);
     } else {
@@ -1323,17 +1323,17 @@ void group_join(groups_t *gs, const group_join_t *p, uint64_t now, group_waiter_
 static int16_t validate_sync(const group_t *g, const group_sync_t *p)
 {
     if (g->state == GROUP_DEAD)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     int16_t error = validate_member(g, p->member_id, p->instance_id);
     if (error)
         return error;
     if (p->generation != g->generation)
-        return GERR_ILLEGAL_GENERATION;
+        return KERR_ILLEGAL_GENERATION;
     if (p->protocol_type && !same_str(p->protocol_type, g->protocol_type))
-        return GERR_INCONSISTENT_GROUP_PROTOCOL;
+        return KERR_INCONSISTENT_GROUP_PROTOCOL;
     if (p->protocol_name && !same_str(p->protocol_name, g->protocol_name))
-        return GERR_INCONSISTENT_GROUP_PROTOCOL;
-    return GERR_NONE;
+        return KERR_INCONSISTENT_GROUP_PROTOCOL;
+    return KERR_NONE;
 }
 
 /* The leader's assignment: every member gets its part (members it left
@@ -1349,7 +1349,7 @@ static void apply_assignment(groups_t *gs, group_t *g, const group_sync_t *p, ui
         if (m)
             set_assignment(m, p->assignments[i].assignment, p->assignments[i].len);
     }
-    propagate_assignment(gs, g, GERR_NONE, now);
+    propagate_assignment(gs, g, KERR_NONE, now);
     state_to(g, GROUP_STABLE);
 }
 
@@ -1359,7 +1359,7 @@ void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_
     group_t *g = groups_find(gs, p->group_id, p->group_id_len);
     if (g)
         settle(gs, g, now);
-    int16_t error = g ? validate_sync(g, p) : GERR_UNKNOWN_MEMBER_ID;
+    int16_t error = g ? validate_sync(g, p) : KERR_UNKNOWN_MEMBER_ID;
     if (error) {
         sync_error(gs, w, error);
         return;
@@ -1367,14 +1367,14 @@ void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_
     group_member_t *m = group_member_find(g, p->member_id);
     switch (g->state) {
     case GROUP_EMPTY:
-        sync_error(gs, w, GERR_UNKNOWN_MEMBER_ID);
+        sync_error(gs, w, KERR_UNKNOWN_MEMBER_ID);
         break;
     case GROUP_PREPARING_REBALANCE:
-        sync_error(gs, w, GERR_REBALANCE_IN_PROGRESS);
+        sync_error(gs, w, KERR_REBALANCE_IN_PROGRESS);
         break;
     case GROUP_COMPLETING_REBALANCE:
         if (m->sync_waiter && m->sync_waiter != w)
-            sync_error(gs, m->sync_waiter, GERR_REBALANCE_IN_PROGRESS);
+            sync_error(gs, m->sync_waiter, KERR_REBALANCE_IN_PROGRESS);
         park(m, w);
         m->awaiting_sync = 1;
         m->pending_sync = 0;
@@ -1387,12 +1387,12 @@ void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_
         w->protocol_name = dup_str(g->protocol_name);
         w->assignment = dup_bytes(m->assignment, m->assignment_len);
         w->assignment_len = m->assignment_len;
-        w->error = GERR_NONE;
+        w->error = KERR_NONE;
         finish(gs, w);
         schedule_heartbeat(m, now, m->session_timeout_ms);
         break;
     default:
-        sync_error(gs, w, GERR_COORDINATOR_NOT_AVAILABLE);
+        sync_error(gs, w, KERR_COORDINATOR_NOT_AVAILABLE);
         break;
     }
     settle(gs, g, now);
@@ -1406,20 +1406,20 @@ int16_t group_heartbeat(groups_t *gs, const char *group_id, size_t len, const ch
     now = clock_at(now);
     group_t *g = groups_find(gs, group_id, len);
     if (!g)
-        return GERR_UNKNOWN_MEMBER_ID;
+        return KERR_UNKNOWN_MEMBER_ID;
     settle(gs, g, now);
     if (g->state == GROUP_DEAD)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     int16_t error = validate_member(g, member_id, instance_id);
     if (error)
         return error;
     if (generation != g->generation)
-        return GERR_ILLEGAL_GENERATION;
+        return KERR_ILLEGAL_GENERATION;
     if (g->state == GROUP_EMPTY)
-        return GERR_UNKNOWN_MEMBER_ID;
+        return KERR_UNKNOWN_MEMBER_ID;
     group_member_t *m = group_member_find(g, member_id);
     schedule_heartbeat(m, now, m->session_timeout_ms);
-    return g->state == GROUP_PREPARING_REBALANCE ? GERR_REBALANCE_IN_PROGRESS : GERR_NONE;
+    return g->state == GROUP_PREPARING_REBALANCE ? KERR_REBALANCE_IN_PROGRESS : KERR_NONE;
 }
 
 /* ---- LeaveGroup ---- */
@@ -1431,12 +1431,12 @@ static int16_t leave_one(groups_t *gs, group_t *g, const group_leaver_t *l, uint
         /* Removal of a static member by its instance id (the admin client). */
         m = l->instance_id ? static_member_find(g, l->instance_id) : NULL;
         if (!m)
-            return GERR_UNKNOWN_MEMBER_ID;
+            return KERR_UNKNOWN_MEMBER_ID;
     } else if (pending_index(g, l->member_id) >= 0) {
         pending_remove(g, l->member_id);
         if (g->state == GROUP_PREPARING_REBALANCE)
             try_complete_join(gs, g, now);
-        return GERR_NONE;
+        return KERR_NONE;
     } else {
         int16_t error = validate_member(g, l->member_id, l->instance_id);
         if (error)
@@ -1445,7 +1445,7 @@ static int16_t leave_one(groups_t *gs, group_t *g, const group_leaver_t *l, uint
     }
     log_info("member %s has left group %s through LeaveGroup", m->member_id, g->id);
     remove_member_and_update(gs, g, m, now, "member left");
-    return GERR_NONE;
+    return KERR_NONE;
 }
 
 int16_t group_leave(groups_t *gs, const char *group_id, size_t len, const group_leaver_t *leavers, int n,
@@ -1456,12 +1456,12 @@ int16_t group_leave(groups_t *gs, const char *group_id, size_t len, const group_
     if (g)
         settle(gs, g, now);
     if (g && g->state == GROUP_DEAD)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     for (int i = 0; i < n; i++)
-        errors[i] = g ? leave_one(gs, g, &leavers[i], now) : GERR_UNKNOWN_MEMBER_ID;
+        errors[i] = g ? leave_one(gs, g, &leavers[i], now) : KERR_UNKNOWN_MEMBER_ID;
     if (g)
         settle(gs, g, now);
-    return GERR_NONE;
+    return KERR_NONE;
 }
 
 /* ---- OffsetCommit's membership check ---- */
@@ -1469,19 +1469,19 @@ int16_t group_leave(groups_t *gs, const char *group_id, size_t len, const group_
 static int16_t validate_commit(const group_t *g, int32_t generation, const char *member_id, const char *instance_id)
 {
     if (g->state == GROUP_DEAD)
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     /* No generation to an empty group: a consumer that assigns partitions
      * itself, or an admin tool. */
     if (generation < 0 && g->state == GROUP_EMPTY)
-        return GERR_NONE;
+        return KERR_NONE;
     if (generation >= 0 || member_id[0] || instance_id) {
         int16_t error = validate_member(g, member_id, instance_id);
         if (error)
             return error;
-        return generation != g->generation ? GERR_ILLEGAL_GENERATION : GERR_NONE;
+        return generation != g->generation ? KERR_ILLEGAL_GENERATION : KERR_NONE;
     }
     /* Only members commit for a group that has them. */
-    return GERR_UNKNOWN_MEMBER_ID;
+    return KERR_UNKNOWN_MEMBER_ID;
 }
 
 int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32_t generation,
@@ -1492,9 +1492,9 @@ int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32
     group_t *g = groups_find(gs, group_id, len);
     if (!g) {
         if (generation >= 0)
-            return GERR_ILLEGAL_GENERATION;   /* a generation of a group we do not hold */
+            return KERR_ILLEGAL_GENERATION;   /* a generation of a group we do not hold */
         if (!(g = groups_create(gs, group_id, len, now)))
-            return GERR_COORDINATOR_NOT_AVAILABLE;
+            return KERR_COORDINATOR_NOT_AVAILABLE;
     }
     settle(gs, g, now);
     int16_t error = validate_commit(g, generation, member_id, instance_id);
@@ -1512,12 +1512,12 @@ int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32
         break;
     }
     case GROUP_COMPLETING_REBALANCE:
-        return GERR_REBALANCE_IN_PROGRESS;
+        return KERR_REBALANCE_IN_PROGRESS;
     default:
-        return GERR_COORDINATOR_NOT_AVAILABLE;
+        return KERR_COORDINATOR_NOT_AVAILABLE;
     }
     *out = g;
-    return GERR_NONE;
+    return KERR_NONE;
 }
 
 /* ---- offsets cache ---- */

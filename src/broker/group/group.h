@@ -1,8 +1,10 @@
 /* group.h -- the classic group membership protocol (Kafka's GroupCoordinator,
  * GroupMetadata and MemberMetadata), as a state machine with no I/O: the
  * caller passes the time in, and is told through a callback when a parked
- * JoinGroup or SyncGroup has its answer. api_group.c speaks the wire,
- * group_offsets.c keeps committed offsets in the coordinator.
+ * JoinGroup or SyncGroup has its answer. group_service.c runs it on the
+ * broker's loop (timers, wake-ups, placement), group_offsets.c keeps
+ * committed offsets in the coordinator, broker/api/api_group*.c speak the
+ * wire.
  *
  * A group moves through Kafka's states:
  *
@@ -31,29 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Kafka error codes of the group APIs. */
-enum {
-    GERR_NONE = 0,
-    GERR_UNKNOWN_SERVER_ERROR = -1,
-    GERR_UNKNOWN_TOPIC_OR_PARTITION = 3,
-    GERR_OFFSET_METADATA_TOO_LARGE = 12,
-    GERR_COORDINATOR_LOAD_IN_PROGRESS = 14,
-    GERR_COORDINATOR_NOT_AVAILABLE = 15,
-    GERR_NOT_COORDINATOR = 16,
-    GERR_ILLEGAL_GENERATION = 22,
-    GERR_INCONSISTENT_GROUP_PROTOCOL = 23,
-    GERR_INVALID_GROUP_ID = 24,
-    GERR_UNKNOWN_MEMBER_ID = 25,
-    GERR_INVALID_SESSION_TIMEOUT = 26,
-    GERR_REBALANCE_IN_PROGRESS = 27,
-    GERR_INVALID_COMMIT_OFFSET_SIZE = 28,
-    GERR_INVALID_REQUEST = 42,
-    GERR_TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53,
-    GERR_MEMBER_ID_REQUIRED = 79,
-    GERR_GROUP_MAX_SIZE_REACHED = 81,
-    GERR_FENCED_INSTANCE_ID = 82,
-    GERR_UNSTABLE_OFFSET_COMMIT = 88,
-};
+#include "broker/wire/kafka_errors.h"
 
 #define GROUP_ID_MAX 1024                /* bytes; longer ids are INVALID_GROUP_ID */
 #define GROUPS_MAX 10000                 /* groups held in memory */

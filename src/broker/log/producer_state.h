@@ -58,6 +58,7 @@
 #define KIPPER_BROKER_PRODUCER_STATE_H
 
 #include "partition_log.h"
+#include "broker/wire/kafka_errors.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -69,8 +70,8 @@
 /* producer_state_check results: append, duplicate, or a negated Kafka error. */
 #define PRODUCER_APPEND 0
 #define PRODUCER_DUPLICATE 1
-#define PRODUCER_ERR_OUT_OF_ORDER_SEQUENCE (-45) /* OUT_OF_ORDER_SEQUENCE_NUMBER */
-#define PRODUCER_ERR_INVALID_EPOCH (-47)         /* INVALID_PRODUCER_EPOCH */
+#define PRODUCER_ERR_OUT_OF_ORDER_SEQUENCE (-KERR_OUT_OF_ORDER_SEQUENCE_NUMBER)
+#define PRODUCER_ERR_INVALID_EPOCH (-KERR_INVALID_PRODUCER_EPOCH)
 
 typedef struct producer_state producer_state_t;
 

@@ -1,6 +1,7 @@
 /* kafka_codec.c -- see kafka_codec.h.  The encoder and decoder walk the
  * message tables; nothing here knows any particular message. */
 #include "kafka_codec.h"
+#include "kafka_messages.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,14 +87,6 @@ static kafka_field_t elem_field(const kafka_field_t *f)
     return e;
 }
 
-int kafka_field_index(const kafka_struct_t *s, const char *name)
-{
-    for (int i = 0; i < s->nfields; i++)
-        if (strcmp(s->fields[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
 /* Fewest bytes a value can take on the wire: a count or length is rejected
  * unless the bytes left could hold that many of the smallest element. */
 static size_t min_size(const kafka_field_t *f, int16_t v, int flex)
@@ -175,57 +168,33 @@ kafka_value_t *kv_new_struct(kafka_arena_t *a, const kafka_struct_t *s)
     return v;
 }
 
-/* ---- accessors ---- */
+/* ---- fields ---- */
 
-static int field_or_die(const kafka_value_t *st, const char *name)
+void kv_wrong_struct(const kafka_value_t *st, const kafka_struct_t *s, int i)
 {
-    int i = st->type == KT_STRUCT ? kafka_field_index(st->schema, name) : -1;
-    if (i < 0) {
-        log_error("kafka codec: no field %s in %s", name, st->type == KT_STRUCT ? st->schema->name : "non-struct");
-        abort();
-    }
-    return i;
+    log_error("kafka codec: field %s.%s asked of %s %s", s->name, s->fields[i].name,
+              st->type == KT_STRUCT ? "a" : "a non-struct", st->type == KT_STRUCT ? st->schema->name : "value");
+    abort();
 }
 
-kafka_value_t *kv_get(const kafka_value_t *st, const char *name)
+void kv_set_str_at(kafka_arena_t *a, kafka_value_t *st, const kafka_struct_t *s, int i, const char *str)
 {
-    return &st->u.items[field_or_die(st, name)];
-}
-
-int64_t kv_int(const kafka_value_t *st, const char *name)
-{
-    return kv_get(st, name)->u.i;
-}
-
-const char *kv_str(const kafka_value_t *st, const char *name)
-{
-    kafka_value_t *v = kv_get(st, name);
-    return v->is_null ? NULL : v->u.s;
-}
-
-void kv_set_int(kafka_value_t *st, const char *name, int64_t v)
-{
-    kv_get(st, name)->u.i = v;
-}
-
-void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s)
-{
-    kafka_value_t *v = kv_get(st, name);
-    v->is_null = s == NULL;
-    v->n = s ? (uint32_t)strlen(s) : 0;
+    kafka_value_t *v = kv_field(st, s, i);
+    v->is_null = str == NULL;
+    v->n = str ? (uint32_t)strlen(str) : 0;
     v->u.s = NULL;
-    if (s) {
+    if (str) {
         char *c = kafka_arena_alloc(a, v->n + 1);
         if (c)
-            memcpy(c, s, v->n + 1);
+            memcpy(c, str, v->n + 1);
         v->u.s = c ? c : "";
         v->n = c ? v->n : 0;
     }
 }
 
-void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext)
+void kv_set_external_records_at(kafka_value_t *st, const kafka_struct_t *s, int i, kafka_ext_records_t *ext)
 {
-    kafka_value_t *v = kv_get(st, name);
+    kafka_value_t *v = kv_field(st, s, i);
     v->is_null = 0;
     v->external = 1;
     v->n = ext->len;
@@ -233,24 +202,23 @@ void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_reco
     ext->encoded = 0;
 }
 
-void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len)
+void kv_set_bytes_at(kafka_value_t *st, const kafka_struct_t *s, int i, const void *p, uint32_t len)
 {
-    kafka_value_t *v = kv_get(st, name);
+    kafka_value_t *v = kv_field(st, s, i);
     v->is_null = p == NULL;
     v->n = p ? len : 0;
     v->u.b = p;
 }
 
-kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n)
+kafka_value_t *kv_set_array_at(kafka_arena_t *a, kafka_value_t *st, const kafka_struct_t *s, int i, uint32_t n)
 {
-    const kafka_field_t *f = &st->schema->fields[field_or_die(st, name)];
-    kafka_value_t *arr = &st->u.items[field_or_die(st, name)];
+    kafka_value_t *arr = kv_field(st, s, i);
     kafka_value_t *items = kafka_arena_alloc(a, sizeof(kafka_value_t) * (size_t)n);
     if (!items)
         return NULL;
-    kafka_field_t e = elem_field(f);
-    for (uint32_t i = 0; i < n; i++)
-        if (init_default(a, &e, &items[i]) < 0)
+    kafka_field_t e = elem_field(&s->fields[i]);
+    for (uint32_t k = 0; k < n; k++)
+        if (init_default(a, &e, &items[k]) < 0)
             return NULL;
     arr->is_null = 0;
     arr->n = n;
@@ -710,9 +678,9 @@ int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_req
     int hv = out->api ? kafka_request_header_version(out->api, out->api_version) : 1;
     kafka_value_t hdr;
     r.p = p;
-    if (dec_struct(&r, &kafka_request_header, (int16_t)hv, hv >= 2, &hdr) < 0)
+    if (dec_struct(&r, &kafka_struct_RequestHeader, (int16_t)hv, hv >= 2, &hdr) < 0)
         return KAFKA_EMALFORMED;
-    out->client_id = kv_str(&hdr, "ClientId");
+    out->client_id = KV_STR(&hdr, RequestHeader, ClientId);
     if (!out->api || !kafka_api_supports(out->api, out->api_version))
         return KAFKA_EUNSUPPORTED;
     kafka_value_t *body = kafka_arena_alloc(a, sizeof(*body));
@@ -744,7 +712,7 @@ static int encode_frame(buf_t *out, const kafka_struct_t *hs, int hv, const kafk
 {
     size_t start = buf_unread(out);
     put_be(out, 0, 4);
-    int rc = enc_struct(out, hs, (int16_t)hv, hs == &kafka_request_header ? hv >= 2 : hv >= 1, hdr);
+    int rc = enc_struct(out, hs, (int16_t)hv, hs == &kafka_struct_RequestHeader ? hv >= 2 : hv >= 1, hdr);
     if (rc == 0)
         rc = enc_struct(out, bs, version, kafka_api_flexible(api, version), body);
     uint64_t size = buf_unread(out) - start - 4 + (rc == 0 ? external_bytes(body) : 0);
@@ -763,25 +731,28 @@ static int encode_frame(buf_t *out, const kafka_struct_t *hs, int hv, const kafk
 int kafka_request_encode(buf_t *out, const kafka_api_t *api, int16_t version, int32_t correlation_id,
                          const char *client_id, const kafka_value_t *body)
 {
-    kafka_value_t items[4] = {{0}};
-    kafka_value_t hdr = {.type = KT_STRUCT, .n = 4, .u.items = items, .schema = &kafka_request_header};
-    for (int i = 0; i < 3; i++)
-        items[i].type = kafka_request_header.fields[i].type;
-    items[0].u.i = api->key;
-    items[1].u.i = version;
-    items[2].u.i = correlation_id;
-    items[3] = (kafka_value_t){.type = KT_STRING, .is_null = client_id == NULL, .u.s = client_id,
-                               .n = client_id ? (uint32_t)strlen(client_id) : 0};
-    return encode_frame(out, &kafka_request_header, kafka_request_header_version(api, version), &hdr, api,
+    const kafka_struct_t *hs = &kafka_struct_RequestHeader;
+    kafka_value_t items[RequestHeader_nfields] = {{0}};
+    kafka_value_t hdr = {.type = KT_STRUCT, .n = RequestHeader_nfields, .u.items = items, .schema = hs};
+    for (int i = 0; i < RequestHeader_nfields; i++)
+        items[i].type = hs->fields[i].type;
+    items[RequestHeader_RequestApiKey].u.i = api->key;
+    items[RequestHeader_RequestApiVersion].u.i = version;
+    items[RequestHeader_CorrelationId].u.i = correlation_id;
+    items[RequestHeader_ClientId].is_null = client_id == NULL;
+    items[RequestHeader_ClientId].u.s = client_id;
+    items[RequestHeader_ClientId].n = client_id ? (uint32_t)strlen(client_id) : 0;
+    return encode_frame(out, hs, kafka_request_header_version(api, version), &hdr, api,
                         api->request, version, body);
 }
 
 int kafka_response_encode(buf_t *out, const kafka_api_t *api, int16_t version, int32_t correlation_id,
                           const kafka_value_t *body)
 {
+    const kafka_struct_t *hs = &kafka_struct_ResponseHeader;
     kafka_value_t item = {.type = KT_INT32, .u.i = correlation_id};
-    kafka_value_t hdr = {.type = KT_STRUCT, .n = 1, .u.items = &item, .schema = &kafka_response_header};
-    return encode_frame(out, &kafka_response_header, kafka_response_header_version(api, version), &hdr, api,
+    kafka_value_t hdr = {.type = KT_STRUCT, .n = ResponseHeader_nfields, .u.items = &item, .schema = hs};
+    return encode_frame(out, hs, kafka_response_header_version(api, version), &hdr, api,
                         api->response, version, body);
 }
 
@@ -791,11 +762,11 @@ int kafka_response_decode(const uint8_t *p, size_t n, const kafka_api_t *api, in
     rd_t r = {p, p + n, a};
     kafka_value_t hdr, *b = kafka_arena_alloc(a, sizeof(*b));
     int hv = kafka_response_header_version(api, version);
-    if (!b || dec_struct(&r, &kafka_response_header, (int16_t)hv, hv >= 1, &hdr) < 0)
+    if (!b || dec_struct(&r, &kafka_struct_ResponseHeader, (int16_t)hv, hv >= 1, &hdr) < 0)
         return KAFKA_EMALFORMED;
     if (dec_struct(&r, api->response, version, kafka_api_flexible(api, version), b) < 0 || r.p != r.end)
         return KAFKA_EMALFORMED;
-    *correlation_id = (int32_t)hdr.u.items[0].u.i;
+    *correlation_id = (int32_t)KV_INT(&hdr, ResponseHeader, CorrelationId);
     *body = b;
     return KAFKA_OK;
 }

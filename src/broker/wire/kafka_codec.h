@@ -2,11 +2,13 @@
  *
  * Each message is a table of fields (kafka_field_t): a name, a type, the
  * versions the field exists in, the versions in which it may be null, and for
- * flexible versions an optional tag.  The tables (kafka_messages.c) are
- * transcribed from Apache Kafka's clients/src/main/resources/common/message
- * JSON definitions.  One decoder turns bytes into a generic value tree
- * (kafka_value_t) allocated in an arena; one encoder turns a tree back into
- * bytes.  No code is written per message or per version.
+ * flexible versions an optional tag.  The fields are listed once per struct
+ * in kafka_messages.h (transcribed from Apache Kafka's
+ * clients/src/main/resources/common/message JSON definitions), which builds
+ * the tables, an enum of each struct's fields and typed accessors from them.
+ * One decoder turns bytes into a generic value tree (kafka_value_t)
+ * allocated in an arena; one encoder turns a tree back into bytes.  No code
+ * is written per message or per version.
  *
  * Decoding is bounded: every length and count is checked against the bytes
  * that remain, and the arena has a byte budget, so a hostile frame cannot make
@@ -146,19 +148,46 @@ struct kafka_value {
 /* A struct with every field at its default (empty strings/arrays, or null
  * where the default is null). */
 kafka_value_t *kv_new_struct(kafka_arena_t *a, const kafka_struct_t *s);
-int kafka_field_index(const kafka_struct_t *s, const char *name);   /* -1 if absent */
-
-/* Accessors by name; a name the schema lacks is a programming error and aborts. */
-kafka_value_t *kv_get(const kafka_value_t *st, const char *name);
-int64_t kv_int(const kafka_value_t *st, const char *name);
-const char *kv_str(const kafka_value_t *st, const char *name);   /* NULL when null */
 static inline kafka_value_t *kv_at(const kafka_value_t *arr, uint32_t i) { return &arr->u.items[i]; }
 
-void kv_set_int(kafka_value_t *st, const char *name, int64_t v);
-/* Copies s into the arena; s NULL sets null. */
-void kv_set_str(kafka_arena_t *a, kafka_value_t *st, const char *name, const char *s);
+/* ---- fields ----
+ * A field is named by its struct and its index in the struct's table. The
+ * KV_* macros of kafka_messages.h build both from names the compiler checks;
+ * the functions here are what they expand to. */
+
+/* Logs which field was asked of which value, and aborts. */
+_Noreturn void kv_wrong_struct(const kafka_value_t *st, const kafka_struct_t *s, int i);
+
+/* Field i of st, which must be a struct of s (else a programming error:
+ * kv_wrong_struct). */
+static inline kafka_value_t *kv_field(const kafka_value_t *st, const kafka_struct_t *s, int i)
+{
+    if (__builtin_expect(st->type != KT_STRUCT || st->schema != s, 0))
+        kv_wrong_struct(st, s, i);
+    return &st->u.items[i];
+}
+
+static inline int64_t kv_int_at(const kafka_value_t *st, const kafka_struct_t *s, int i)
+{
+    return kv_field(st, s, i)->u.i;
+}
+
+/* NULL when null. */
+static inline const char *kv_str_at(const kafka_value_t *st, const kafka_struct_t *s, int i)
+{
+    const kafka_value_t *v = kv_field(st, s, i);
+    return v->is_null ? NULL : v->u.s;
+}
+
+static inline void kv_set_int_at(kafka_value_t *st, const kafka_struct_t *s, int i, int64_t x)
+{
+    kv_field(st, s, i)->u.i = x;
+}
+
+/* Copies str into the arena; str NULL sets null. */
+void kv_set_str_at(kafka_arena_t *a, kafka_value_t *st, const kafka_struct_t *s, int i, const char *str);
 /* Points at p (not copied): it must outlive the encode.  p NULL sets null. */
-void kv_set_bytes(kafka_value_t *st, const char *name, const void *p, uint32_t len);
+void kv_set_bytes_at(kafka_value_t *st, const kafka_struct_t *s, int i, const void *p, uint32_t len);
 /* Records sent from elsewhere (a file, with sendfile): the encoder writes
  * only the length prefix and notes in ext->out_offset where the len bytes
  * belong, counted from the output buffer's read cursor at the time (stable
@@ -169,11 +198,26 @@ typedef struct kafka_ext_records {
     int encoded;   /* set by the encoder */
     void *owner;   /* the caller's */
 } kafka_ext_records_t;
-void kv_set_external_records(kafka_value_t *st, const char *name, kafka_ext_records_t *ext);
+void kv_set_external_records_at(kafka_value_t *st, const kafka_struct_t *s, int i, kafka_ext_records_t *ext);
 
-/* Makes the named array n elements long (structs at their defaults, numbers
+/* Makes the array field n elements long (structs at their defaults, numbers
  * 0) and returns it; NULL when out of arena. */
-kafka_value_t *kv_set_array(kafka_arena_t *a, kafka_value_t *st, const char *name, uint32_t n);
+kafka_value_t *kv_set_array_at(kafka_arena_t *a, kafka_value_t *st, const kafka_struct_t *s, int i, uint32_t n);
+
+/* A field chosen at run time: code that walks several messages of the same
+ * shape (topics, then partitions) is given the fields to use. Made with
+ * kafka_messages.h's KV_REF(Struct, Field). */
+typedef struct {
+    const kafka_struct_t *s;
+    int i;
+} kv_ref_t;
+
+#define KV_REF_GET(v, r) kv_field((v), (r).s, (r).i)
+#define KV_REF_INT(v, r) kv_int_at((v), (r).s, (r).i)
+#define KV_REF_STR(v, r) kv_str_at((v), (r).s, (r).i)
+#define KV_REF_SET_INT(v, r, x) kv_set_int_at((v), (r).s, (r).i, (x))
+#define KV_REF_SET_STR(a, v, r, x) kv_set_str_at((a), (v), (r).s, (r).i, (x))
+#define KV_REF_SET_ARRAY(a, v, r, n) kv_set_array_at((a), (v), (r).s, (r).i, (n))
 
 /* ---- codec ---- */
 
@@ -188,9 +232,6 @@ enum {
 int kafka_encode(buf_t *out, const kafka_struct_t *s, int16_t version, int flexible, const kafka_value_t *v);
 int kafka_decode(const uint8_t *p, size_t n, const kafka_struct_t *s, int16_t version, int flexible,
                  kafka_arena_t *a, kafka_value_t **out);
-
-extern const kafka_struct_t kafka_request_header;    /* v1 and v2 */
-extern const kafka_struct_t kafka_response_header;   /* v0 and v1 */
 
 /* Header versions: request v2 / response v1 for flexible API versions, else
  * v1 / v0.  ApiVersions responses always use header v0 (KIP-511), so a client
@@ -223,7 +264,6 @@ int kafka_response_decode(const uint8_t *p, size_t n, const kafka_api_t *api, in
 
 /* KIP-511: an ApiVersions request of a version we do not support is answered
  * with ApiVersions v0 and UNSUPPORTED_VERSION, listing what we do support. */
-#define KAFKA_ERR_UNSUPPORTED_VERSION 35
 int16_t kafka_api_versions_response_version(int16_t requested);
 
 /* Arena budget for decoding a frame of n bytes: enough for any well-formed

@@ -1,0 +1,21 @@
+/* log_dirs.h -- the broker's log dirs (log_dirs.c): placement of partitions,
+ * checkpoints, the clean-shutdown marker, and the background flush and
+ * retention. log_dirs.c owns the `flusher` helper thread: it creates it in
+ * log_dirs_start and stops it in log_dirs_stop; others only submit to it. */
+#ifndef KIPPER_BROKER_CORE_LOG_DIRS_H
+#define KIPPER_BROKER_CORE_LOG_DIRS_H
+
+#include <stddef.h>
+
+#include "broker_impl.h"
+
+int log_dirs_start(broker_t *b, char *err, size_t errlen);
+void log_dirs_stop(broker_t *b);      /* flush everything, checkpoints, clean-shutdown marker */
+int log_dirs_pick(broker_t *b, const char *topic, int32_t partition);
+int64_t log_dirs_recovery_point(broker_t *b, const char *topic, int32_t partition);
+int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partition);
+void log_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg);
+/* A replica is going: a flush job in flight for it must not touch it. */
+void log_dirs_forget(broker_t *b, replica_t *r);
+
+#endif
