@@ -8,14 +8,11 @@
 #include "broker/repl/commitq.h"
 #include "broker/repl/isr.h"
 #include "broker/repl/truncation.h"
+#include "broker/wire/kafka_errors.h"
 #include "suites.h"
 #include "unit.h"
 
 /* ---- ISR and HW ---- */
-
-/* Kafka's codes, as the caller passes them through. */
-#define NOT_LEADER_OR_FOLLOWER 6
-#define NOT_ENOUGH_REPLICAS_AFTER_APPEND 20
 
 #define LAG 10000
 #define WAIT 3000
@@ -314,14 +311,14 @@ static void test_commitq(void)
     commitq_remove(&w[2]);   /* twice is harmless */
     CHECK_EQ(commitq_len(&q), 0);
     CHECK_EQ(commitq_push(&q, &w[3], 40, record, &o[3]), 0);
-    commitq_advance(&q, 40, NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-    CHECK_EQ(o[3].error, NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    commitq_advance(&q, 40, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    CHECK_EQ(o[3].error, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     CHECK_EQ(o[2].calls, 0);
     commitq_push(&q, &w[0], 50, record, &o[0]);
     commitq_push(&q, &w[1], 60, record, &o[1]);
-    commitq_fail_all(&q, NOT_LEADER_OR_FOLLOWER);
+    commitq_fail_all(&q, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(o[0].calls, 2);
-    CHECK_EQ(o[1].error, NOT_LEADER_OR_FOLLOWER);
+    CHECK_EQ(o[1].error, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(commitq_len(&q), 0);
     CHECK(w[0].queue == NULL);
 }

@@ -17,6 +17,7 @@
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
 #include "base/logging.h"
+#include "broker/repl/repl.h"
 #include "base/loop.h"
 #include "base/net.h"
 
@@ -279,6 +280,41 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     return 0;
 }
 
+struct wake {
+    uint64_t conn_id, request_id;
+};
+
+void broker_wake_later(broker_t *b, uint64_t conn_id, uint64_t request_id)
+{
+    if (b->nwakes == b->wakes_cap) {
+        size_t cap = b->wakes_cap ? b->wakes_cap * 2 : 64;
+        struct wake *grown = realloc(b->wakes, cap * sizeof(*grown));
+        if (!grown) {
+            /* The request stays until its own deadline answers it. */
+            log_error("out of memory queueing a wake-up");
+            return;
+        }
+        b->wakes = grown;
+        b->wakes_cap = cap;
+    }
+    b->wakes[b->nwakes++] = (struct wake){conn_id, request_id};
+}
+
+/* The wake-ups queued by this iteration's callbacks, in order; those they
+ * queue in turn run in the next pass. */
+static void run_wakes(broker_t *b)
+{
+    while (b->nwakes > 0) {
+        struct wake *batch = b->wakes;
+        size_t n = b->nwakes;
+        b->wakes = NULL;
+        b->nwakes = b->wakes_cap = 0;
+        for (size_t i = 0; i < n; i++)
+            broker_wake_request(b, batch[i].conn_id, batch[i].request_id);
+        free(batch);
+    }
+}
+
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id)
 {
     for (conn_t *c = b->conns; c; c = c->next)
@@ -402,6 +438,7 @@ static void before_sleep(loop_t *loop, void *arg)
 {
     (void)loop;
     broker_t *b = arg;
+    run_wakes(b);
     if (b->data_arrived)
         run_data_waiters(b);
     for (conn_t **pp = &b->conns; *pp;) {
@@ -418,11 +455,24 @@ static void before_sleep(loop_t *loop, void *arg)
     }
 }
 
+static void shutdown_done(broker_t *b)
+{
+    loop_stop(b->loop);
+}
+
+/* The first signal starts a controlled shutdown (leadership handed over,
+ * the ISRs left); a second one stops at once. */
 static void on_signal(loop_t *loop, int signo, void *arg)
 {
-    (void)arg;
-    log_info("%s received, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    loop_stop(loop);
+    broker_t *b = arg;
+    const char *name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+    if (b->shutting_down || !b->repl) {
+        log_info("%s received again, stopping now", name);
+        loop_stop(loop);
+        return;
+    }
+    log_info("%s received, shutting down", name);
+    repl_controlled_shutdown(b, shutdown_done);
 }
 
 /* The host clients are told to connect to: advertised.listeners, else the
@@ -456,6 +506,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     resolve_advertised(b);
     /* The coordinator first (cluster id, then meta.properties), then the
      * log dirs; replicas open as the coordinator's state arrives. */
+    if (repl_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting replication");
+        return -1;
+    }
     if (group_service_start(b) < 0) {
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
@@ -478,6 +532,8 @@ static void broker_stop(broker_t *b)
         before_sleep(b->loop, b);
     if (b->listen_fd >= 0)
         close(b->listen_fd);
+    /* No more fetching or ISR checks: the replicas are freed next. */
+    repl_stop(b);
     /* Logs flushed and marked clean first; then the session goes, and with
      * it our leader nodes, so other replicas can take over. */
     log_dirs_stop(b);
@@ -487,6 +543,7 @@ static void broker_stop(broker_t *b)
     cluster_stop(b);
     /* After the coordinator link: its last callbacks still find the groups. */
     group_service_stop(b);
+    free(b->wakes);
     if (b->loop)
         loop_destroy(b->loop);
 }

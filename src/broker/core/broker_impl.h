@@ -28,6 +28,8 @@
 #include "broker/wire/kafka_errors.h"
 #include "broker/log/partition_log.h"
 #include "broker/log/producer_state.h"
+#include "broker/repl/commitq.h"
+#include "broker/repl/isr.h"
 
 typedef struct broker broker_t;
 typedef struct conn conn_t;
@@ -122,7 +124,8 @@ struct topic {
 
 /* ---- local replicas (replica.c) ---- */
 
-typedef enum { ROLE_NONE, ROLE_LEADER, ROLE_FOLLOWER } replica_role_t;
+typedef enum { REPLICA_NONE, REPLICA_LEADER, REPLICA_FOLLOWER } replica_role_t;
+typedef struct fetch_part fetch_part_t;
 
 struct replica {
     partition_t *part;
@@ -131,8 +134,12 @@ struct replica {
     partition_log_t *log;     /* NULL when the log could not be opened (storage error) */
     replica_role_t role;
     int32_t leader_epoch;     /* epoch we lead or follow at */
-    /* The leader's view (seed 000): AR is part->replicas; ISR is part->isr;
-     * CUR = AR - ISR; RAR = replicas being reassigned (next issue). */
+    /* Leading: AR, ISR, CUR, RAR, the followers' LEOs and the HW (repl/isr.h),
+     * and the acks=all requests waiting for the HW (repl/commitq.h). */
+    isr_t *isr;
+    commitq_t commitq;
+    /* Following: the fetcher's entry (repl/fetcher.c). */
+    fetch_part_t *fetch;
     producer_state_t *producers;
     int flushing;             /* a flush job is on the flusher thread */
     int log_append_time;      /* message.timestamp.type=LogAppendTime */
@@ -159,6 +166,7 @@ struct broker {
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
     int stopping;             /* shutting down: no new replicas */
+    int shutting_down;        /* controlled shutdown: stand for no election */
 
     /* coordinator link and cluster view */
     coord_t *coord;
@@ -184,6 +192,10 @@ struct broker {
     admin_t *admin;           /* the admin service (admin.c) */
 
     group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
+
+    struct repl *repl;        /* replication: the fetcher, ISR checks (broker/repl) */
+    struct wake *wakes;       /* requests to run again from the before-sleep hook */
+    size_t nwakes, wakes_cap;
 };
 
 #endif

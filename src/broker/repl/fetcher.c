@@ -14,7 +14,11 @@
 #include <unistd.h>
 
 #include "base/logging.h"
-#include "broker/repl/leadership.h"
+#include "base/net.h"
+#include "broker/core/cluster.h"
+#include "broker/core/cluster_sync.h"
+#include "broker/repl/repl.h"
+#include "broker/wire/kafka_messages.h"
 #include "broker/repl/truncation.h"
 
 #define FETCH_VERSION 11              /* ReplicaId, CurrentLeaderEpoch, RackId; not flexible */
@@ -241,17 +245,31 @@ static int phase_parts(fetch_link_t *l, fetch_phase_t phase, fetch_part_t **out)
     return n;
 }
 
+/* The topics/partitions shape of a request or an answer. */
+typedef struct {
+    kv_ref_t topics, topic_name, partitions;
+} tree_t;
+
+static const tree_t epoch_request = {KV_REF(OffsetForLeaderEpochRequest, Topics), KV_REF(OffsetForLeaderTopic, Topic),
+                                     KV_REF(OffsetForLeaderTopic, Partitions)};
+static const tree_t fetch_request = {KV_REF(FetchRequest, Topics), KV_REF(FetchTopic, Topic),
+                                     KV_REF(FetchTopic, Partitions)};
+static const tree_t epoch_answer = {KV_REF(OffsetForLeaderEpochResponse, Topics),
+                                    KV_REF(OffsetForLeaderTopicResult, Topic),
+                                    KV_REF(OffsetForLeaderTopicResult, Partitions)};
+static const tree_t fetch_answer = {KV_REF(FetchResponse, Responses), KV_REF(FetchableTopicResponse, Topic),
+                                    KV_REF(FetchableTopicResponse, Partitions)};
+
 /* Fills the request's topic array from parts (sorted by topic); fill sets
  * one partition entry. -1 out of arena. */
-static int fill_topics(kafka_arena_t *a, kafka_value_t *body, const char *topics_field, const char *topic_field,
-                       fetch_part_t **parts, int n, void (*fill)(fetch_link_t *, fetch_part_t *, kafka_value_t *),
-                       fetch_link_t *l)
+static int fill_topics(kafka_arena_t *a, kafka_value_t *body, const tree_t *tree, fetch_part_t **parts, int n,
+                       void (*fill)(fetch_link_t *, fetch_part_t *, kafka_value_t *), fetch_link_t *l)
 {
     int ntopics = 0;
     for (int i = 0; i < n; i++)
         if (i == 0 || parts[i]->r->part->topic != parts[i - 1]->r->part->topic)
             ntopics++;
-    kafka_value_t *topics = kv_set_array(a, body, topics_field, (uint32_t)ntopics);
+    kafka_value_t *topics = KV_REF_SET_ARRAY(a, body, tree->topics, (uint32_t)ntopics);
     if (!topics)
         return -1;
     for (int i = 0, t = -1; i < n;) {
@@ -259,8 +277,8 @@ static int fill_topics(kafka_arena_t *a, kafka_value_t *body, const char *topics
         while (k < n && parts[k]->r->part->topic == parts[i]->r->part->topic)
             k++;
         kafka_value_t *tv = kv_at(topics, (uint32_t)++t);
-        kv_set_str(a, tv, topic_field, parts[i]->r->part->topic->name);
-        kafka_value_t *pv = kv_set_array(a, tv, "Partitions", (uint32_t)(k - i));
+        KV_REF_SET_STR(a, tv, tree->topic_name, parts[i]->r->part->topic->name);
+        kafka_value_t *pv = KV_REF_SET_ARRAY(a, tv, tree->partitions, (uint32_t)(k - i));
         if (!pv)
             return -1;
         for (int j = i; j < k; j++) {
@@ -275,20 +293,20 @@ static int fill_topics(kafka_arena_t *a, kafka_value_t *body, const char *topics
 static void fill_epoch_part(fetch_link_t *l, fetch_part_t *fp, kafka_value_t *v)
 {
     (void)l;
-    kv_set_int(v, "Partition", fp->r->part->id);
-    kv_set_int(v, "CurrentLeaderEpoch", fp->epoch);
-    kv_set_int(v, "LeaderEpoch", fp->ask_epoch);
+    KV_SET_INT(v, OffsetForLeaderPartition, Partition, fp->r->part->id);
+    KV_SET_INT(v, OffsetForLeaderPartition, CurrentLeaderEpoch, fp->epoch);
+    KV_SET_INT(v, OffsetForLeaderPartition, LeaderEpoch, fp->ask_epoch);
     fp->phase = PHASE_ASKING;
 }
 
 static void fill_fetch_part(fetch_link_t *l, fetch_part_t *fp, kafka_value_t *v)
 {
     const broker_config_t *cfg = &l->f->b->cfg;
-    kv_set_int(v, "Partition", fp->r->part->id);
-    kv_set_int(v, "CurrentLeaderEpoch", fp->epoch);
-    kv_set_int(v, "FetchOffset", partition_log_end_offset(fp->r->log));
-    kv_set_int(v, "LogStartOffset", partition_log_start_offset(fp->r->log));
-    kv_set_int(v, "PartitionMaxBytes", cfg->replica_fetch_max_bytes);
+    KV_SET_INT(v, FetchPartition, Partition, fp->r->part->id);
+    KV_SET_INT(v, FetchPartition, CurrentLeaderEpoch, fp->epoch);
+    KV_SET_INT(v, FetchPartition, FetchOffset, partition_log_end_offset(fp->r->log));
+    KV_SET_INT(v, FetchPartition, LogStartOffset, partition_log_start_offset(fp->r->log));
+    KV_SET_INT(v, FetchPartition, PartitionMaxBytes, cfg->replica_fetch_max_bytes);
 }
 
 /* Truncation first: a partition must know where its log agrees with the
@@ -303,20 +321,20 @@ static int send_next(fetch_link_t *l)
     kafka_arena_init(&a, 0);
     int rc = 0, n = phase_parts(l, PHASE_TRUNCATE, parts);
     if (n > 0) {
-        kafka_value_t *body = kv_new_struct(&a, kafka_api_find(KAFKA_API_OFFSET_FOR_LEADER_EPOCH)->request);
-        kv_set_int(body, "ReplicaId", b->cfg.broker_id);
-        rc = fill_topics(&a, body, "Topics", "Topic", parts, n, fill_epoch_part, l);
+        kafka_value_t *body = KV_NEW(&a, OffsetForLeaderEpochRequest);
+        KV_SET_INT(body, OffsetForLeaderEpochRequest, ReplicaId, b->cfg.broker_id);
+        rc = fill_topics(&a, body, &epoch_request, parts, n, fill_epoch_part, l);
         if (rc == 0)
             rc = send_request(l, KAFKA_API_OFFSET_FOR_LEADER_EPOCH, EPOCH_VERSION, body);
     } else if ((n = phase_parts(l, PHASE_FETCHING, parts)) > 0) {
-        kafka_value_t *body = kv_new_struct(&a, kafka_api_find(KAFKA_API_FETCH)->request);
-        kv_set_int(body, "ReplicaId", b->cfg.broker_id);
-        kv_set_int(body, "MaxWaitMs", b->cfg.replica_fetch_wait_max_ms);
-        kv_set_int(body, "MinBytes", b->cfg.replica_fetch_min_bytes);
-        kv_set_int(body, "MaxBytes", b->cfg.replica_fetch_response_max_bytes);
-        kv_set_int(body, "SessionId", 0);
-        kv_set_int(body, "SessionEpoch", -1);   /* a full fetch, no session (KIP-227) */
-        rc = fill_topics(&a, body, "Topics", "Topic", parts, n, fill_fetch_part, l);
+        kafka_value_t *body = KV_NEW(&a, FetchRequest);
+        KV_SET_INT(body, FetchRequest, ReplicaId, b->cfg.broker_id);
+        KV_SET_INT(body, FetchRequest, MaxWaitMs, b->cfg.replica_fetch_wait_max_ms);
+        KV_SET_INT(body, FetchRequest, MinBytes, b->cfg.replica_fetch_min_bytes);
+        KV_SET_INT(body, FetchRequest, MaxBytes, b->cfg.replica_fetch_response_max_bytes);
+        KV_SET_INT(body, FetchRequest, SessionId, 0);
+        KV_SET_INT(body, FetchRequest, SessionEpoch, -1);   /* a full fetch, no session (KIP-227) */
+        rc = fill_topics(&a, body, &fetch_request, parts, n, fill_fetch_part, l);
         if (rc == 0)
             rc = send_request(l, KAFKA_API_FETCH, FETCH_VERSION, body);
     }
@@ -416,10 +434,10 @@ static void part_restart_truncation(fetch_part_t *fp)
 
 static void epoch_answered(fetch_link_t *l, const char *topic, const kafka_value_t *pv)
 {
-    fetch_part_t *fp = answered_part(l, topic, (int32_t)kv_int(pv, "Partition"));
+    fetch_part_t *fp = answered_part(l, topic, (int32_t)KV_INT(pv, OffsetForLeaderEpochEndOffset, Partition));
     if (!fp || fp->phase != PHASE_ASKING)
         return;
-    int16_t error = (int16_t)kv_int(pv, "ErrorCode");
+    int16_t error = (int16_t)KV_INT(pv, OffsetForLeaderEpochEndOffset, ErrorCode);
     if (error) {
         part_error(fp, error, PHASE_TRUNCATE);
         return;
@@ -428,7 +446,8 @@ static void epoch_answered(fetch_link_t *l, const char *topic, const kafka_value
     const epoch_entry_t *epochs;
     size_t n = partition_log_epochs(log, &epochs);
     trunc_step_t st = truncation_next(epochs, n, partition_log_end_offset(log), fp->ask_epoch,
-                                      (int32_t)kv_int(pv, "LeaderEpoch"), kv_int(pv, "EndOffset"));
+                                      (int32_t)KV_INT(pv, OffsetForLeaderEpochEndOffset, LeaderEpoch),
+                                      KV_INT(pv, OffsetForLeaderEpochEndOffset, EndOffset));
     if (st.action == TRUNC_ASK) {
         fp->ask_epoch = st.epoch;
         fp->phase = PHASE_TRUNCATE;
@@ -444,31 +463,17 @@ static void epoch_answered(fetch_link_t *l, const char *topic, const kafka_value
     }
 }
 
-/* The prefix of whole batches in a fetch's records (a fetch may end in the
- * middle of one, which comes again with the next fetch). */
-static size_t whole_batches(const uint8_t *p, size_t len)
-{
-    size_t off = 0;
-    while (len - off >= BATCH_LOG_OVERHEAD) {
-        int32_t blen = (int32_t)plog_get_be32(p + off + BATCH_OFF_LENGTH);
-        if (blen < 0 || (size_t)blen > len - off - BATCH_LOG_OVERHEAD)
-            break;
-        off += (size_t)blen + BATCH_LOG_OVERHEAD;
-    }
-    return off;
-}
-
 static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value_t *pv)
 {
     broker_t *b = l->f->b;
-    fetch_part_t *fp = answered_part(l, topic, (int32_t)kv_int(pv, "PartitionIndex"));
+    fetch_part_t *fp = answered_part(l, topic, (int32_t)KV_INT(pv, FetchPartitionData, PartitionIndex));
     if (!fp || fp->phase != PHASE_FETCHING)
         return;
     replica_t *r = fp->r;
-    int16_t error = (int16_t)kv_int(pv, "ErrorCode");
+    int16_t error = (int16_t)KV_INT(pv, FetchPartitionData, ErrorCode);
     char name[300];
     if (error == KERR_OFFSET_OUT_OF_RANGE) {
-        int64_t start = kv_int(pv, "LogStartOffset"), leo = partition_log_end_offset(r->log);
+        int64_t start = KV_INT(pv, FetchPartitionData, LogStartOffset), leo = partition_log_end_offset(r->log);
         if (start > leo) {
             log_warn("%s: the leader's log starts at %" PRId64 ", past ours (%" PRId64 "): starting over there",
                      part_name(fp, name, sizeof(name)), start, leo);
@@ -485,8 +490,9 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
         return;
     }
     fp->healthy = 1;
-    const kafka_value_t *rec = kv_get(pv, "Records");
-    size_t len = rec->is_null ? 0 : whole_batches(rec->u.b, rec->n);
+    const kafka_value_t *rec = KV_GET(pv, FetchPartitionData, Records);
+    /* A fetch may end in the middle of a batch: it comes again next time. */
+    size_t len = rec->is_null ? 0 : record_batches_prefix(rec->u.b, rec->n, NULL);
     if (len > 0 && replica_append_fetched(b, r, rec->u.b, len) < 0) {
         /* Not contiguous with our log (or corrupt): find out again where
          * our log and the leader's agree. */
@@ -494,20 +500,18 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
         part_wait(fp, (uint64_t)b->cfg.replica_fetch_backoff_ms, fp->phase);
         return;
     }
-    replica_follower_high_watermark(b, r, kv_int(pv, "HighWatermark"));
+    replica_follower_high_watermark(b, r, KV_INT(pv, FetchPartitionData, HighWatermark));
 }
 
-static void answer_each(fetch_link_t *l, const kafka_value_t *body, const char *topic_field, const char *parts_field,
+static void answer_each(fetch_link_t *l, const kafka_value_t *body, const tree_t *tree,
                         void (*fn)(fetch_link_t *, const char *, const kafka_value_t *))
 {
-    const kafka_value_t *topics = kv_get(body, "Topics");
-    if (l->in_flight_api == KAFKA_API_FETCH)
-        topics = kv_get(body, "Responses");
+    const kafka_value_t *topics = KV_REF_GET(body, tree->topics);
     for (uint32_t i = 0; i < topics->n; i++) {
         const kafka_value_t *t = kv_at(topics, i);
-        const kafka_value_t *parts = kv_get(t, parts_field);
+        const kafka_value_t *parts = KV_REF_GET(t, tree->partitions);
         for (uint32_t k = 0; k < parts->n; k++)
-            fn(l, kv_str(t, topic_field), kv_at(parts, k));
+            fn(l, KV_REF_STR(t, tree->topic_name), kv_at(parts, k));
     }
 }
 
@@ -526,12 +530,12 @@ static int link_answer(fetch_link_t *l, const uint8_t *p, size_t n)
         return -1;
     }
     if (l->in_flight_api == KAFKA_API_FETCH) {
-        int16_t top = (int16_t)kv_int(body, "ErrorCode");
+        int16_t top = (int16_t)KV_INT(body, FetchResponse, ErrorCode);
         if (top)
             log_warn("replica fetcher: leader %d refused the fetch: error %d", (int)l->leader, top);
-        answer_each(l, body, "Topic", "Partitions", fetch_answered);
+        answer_each(l, body, &fetch_answer, fetch_answered);
     } else {
-        answer_each(l, body, "Topic", "Partitions", epoch_answered);
+        answer_each(l, body, &epoch_answer, epoch_answered);
     }
     kafka_arena_free(&a);
     l->in_flight = 0;
@@ -640,6 +644,8 @@ static void link_release(fetch_link_t *l)
 
 void fetcher_follow(fetcher_t *f, replica_t *r, int32_t leader, int32_t epoch)
 {
+    if (!f)
+        return;   /* stopping */
     fetch_part_t *fp = r->fetch;
     if (fp && fp->link && fp->link->leader == leader && fp->epoch == epoch)
         return;
@@ -671,7 +677,7 @@ void fetcher_follow(fetcher_t *f, replica_t *r, int32_t leader, int32_t epoch)
 
 void fetcher_unfollow(fetcher_t *f, replica_t *r)
 {
-    (void)f;
+    (void)f;   /* a part knows its link */
     fetch_part_t *fp = r->fetch;
     if (!fp)
         return;
@@ -684,6 +690,8 @@ void fetcher_unfollow(fetcher_t *f, replica_t *r)
 
 void fetcher_broker_changed(fetcher_t *f, int32_t id)
 {
+    if (!f)
+        return;
     for (fetch_link_t *l = f->links; l; l = l->next) {
         if (l->leader != id || l->connected)
             continue;

@@ -33,6 +33,12 @@
  * producer connection ever needs. */
 #define COMMITQ_MAX 100000
 
+/* NULL once replication stopped (broker stopping): nothing follows then. */
+static fetcher_t *fetcher_of(const broker_t *b)
+{
+    return b->repl ? b->repl->fetcher : NULL;
+}
+
 static const char *pname(const partition_t *p, char *buf, size_t n)
 {
     snprintf(buf, n, "%s-%d", p->topic->name, (int)p->id);
@@ -55,7 +61,7 @@ static void stop_leading(broker_t *b, replica_t *r)
 static void become_none(broker_t *b, replica_t *r)
 {
     stop_leading(b, r);
-    fetcher_unfollow(b->repl->fetcher, r);
+    fetcher_unfollow(fetcher_of(b), r);
     r->role = REPLICA_NONE;
 }
 
@@ -94,7 +100,7 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
     char name[300];
     if (r->role == REPLICA_LEADER && r->leader_epoch == epoch && r->isr)
         return;
-    fetcher_unfollow(b->repl->fetcher, r);
+    fetcher_unfollow(fetcher_of(b), r);
     stop_leading(b, r);
     partition_log_assign_epoch(r->log, epoch);
     r->isr = calloc(1, sizeof(*r->isr));
@@ -124,7 +130,7 @@ static void become_follower(broker_t *b, replica_t *r, int32_t leader, int32_t e
     r->role = REPLICA_FOLLOWER;
     r->leader_epoch = epoch;
     log_info("following broker %d for %s at epoch %d", (int)leader, pname(r->part, name, sizeof(name)), (int)epoch);
-    fetcher_follow(b->repl->fetcher, r, leader, epoch);
+    fetcher_follow(fetcher_of(b), r, leader, epoch);
 }
 
 /* ---- election ---- */
@@ -292,7 +298,7 @@ void repl_brokers_changed(broker_t *b, int32_t id)
 {
     repl_isr_check_all(b);
     if (id >= 0)
-        fetcher_broker_changed(b->repl->fetcher, id);
+        fetcher_broker_changed(fetcher_of(b), id);
 }
 
 /* ---- start and stop ---- */

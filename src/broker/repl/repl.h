@@ -74,5 +74,9 @@ int replica_restart_at(broker_t *b, replica_t *r, int64_t offset);
  * leave the ISRs of the others, then call done (at once when there is
  * nothing to hand over, or after controlled.shutdown timeouts). */
 void repl_controlled_shutdown(broker_t *b, void (*done)(broker_t *b));
+/* r leads, and goes (unassigned here, or the broker stopping): one fenced
+ * multi writes the ISR without us and deletes our leader node, so the rest
+ * of the ISR elects one of themselves at once. r then has no role. */
+void repl_hand_over(broker_t *b, replica_t *r);
 
 #endif

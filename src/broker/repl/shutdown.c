@@ -89,14 +89,14 @@ static void handed_over(coord_t *co, const coord_result_t *res, void *arg)
     partition_t *p = cluster_partition(b, h->topic, h->partition);
     if (p)
         cluster_reread_partition(b, p);
-    if (b->repl)
+    if (b->repl && b->repl->handovers > 0)
         b->repl->handovers--;
     free(h);
 }
 
 /* One multi: the ISR without us (fenced by its version), our leader node
  * gone. Our role ends at once; waiting requests are told to go elsewhere. */
-static void hand_over(broker_t *b, replica_t *r)
+void repl_hand_over(broker_t *b, replica_t *r)
 {
     partition_t *p = r->part;
     int32_t isr[COORD_MAX_REPLICAS];
@@ -123,7 +123,8 @@ static void hand_over(broker_t *b, replica_t *r)
         free(h);
         return;
     }
-    b->repl->handovers++;
+    if (b->repl->shutdown_done)
+        b->repl->handovers++;
     repl_replica_stopping(b, r);   /* neither leading nor following from here on */
 }
 
@@ -150,7 +151,7 @@ void repl_controlled_shutdown(broker_t *b, void (*done)(broker_t *b))
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
             if (p && p->replica && p->replica->role == REPLICA_LEADER && has_other_live_member(b, p)) {
-                hand_over(b, p->replica);
+                repl_hand_over(b, p->replica);
                 led++;
             }
         }
