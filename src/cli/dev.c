@@ -19,6 +19,7 @@
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/loop.h"
+#include "base/net.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,8 @@
 #define DEV_BROKERS 3
 #define DEV_PROCS (DEV_KEEPERS + DEV_BROKERS)
 #define KEEPER_PORT(id) (2180 + (id))   /* client port */
+#define QUORUM_PORT(id) (2887 + (id))
+#define ELECTION_PORT(id) (3887 + (id))
 #define BROKER_PORT(id) (9091 + (id))
 #define DIR_MAX 2048                    /* so every path below it fits PATH_BUF */
 #define PATH_BUF 4096
@@ -113,7 +116,8 @@ static int write_keeper_files(const char *dir, int id, char *cfg_path, size_t cf
                      "4lw.commands.whitelist=*\n",
                      data_dir, KEEPER_PORT(id));
     for (int i = 1; i <= DEV_KEEPERS; i++)
-        n += snprintf(text + n, sizeof(text) - (size_t)n, "server.%d=127.0.0.1:%d:%d\n", i, 2887 + i, 3887 + i);
+        n += snprintf(text + n, sizeof(text) - (size_t)n, "server.%d=127.0.0.1:%d:%d\n", i, QUORUM_PORT(i),
+                      ELECTION_PORT(i));
     snprintf(cfg_path, cfg_len, "%s/keeper%d.cfg", dir, id);
     return write_file(cfg_path, text);
 }
@@ -139,6 +143,31 @@ static int write_broker_files(const char *dir, int id, char *cfg_path, size_t cf
 }
 
 /* ---- starting the servers ---- */
+
+static int port_free(int port)
+{
+    char err[256];
+    int fd = net_listen_tcp("127.0.0.1", port, 1, err, sizeof(err));
+    if (fd < 0) {
+        log_error("%s: is another kipper dev, ZooKeeper or Kafka running?", err);
+        return 0;
+    }
+    close(fd);
+    return 1;
+}
+
+/* Every port the servers will listen on must be free first: otherwise a
+ * server exits at once, and meanwhile whatever holds its port (another
+ * kipper dev, ZooKeeper, Kafka) could answer dev's questions in its place. */
+static int check_ports_free(void)
+{
+    int ok = 1;
+    for (int id = 1; id <= DEV_KEEPERS && ok; id++)
+        ok = port_free(KEEPER_PORT(id)) && port_free(QUORUM_PORT(id)) && port_free(ELECTION_PORT(id));
+    for (int id = 1; id <= DEV_BROKERS && ok; id++)
+        ok = port_free(BROKER_PORT(id));
+    return ok ? 0 : -1;
+}
 
 /* Where a server's stdout and stderr go: its log file, appended so earlier
  * runs stay readable; with --verbose, dev's own terminal (-2). -1 on error. */
@@ -615,6 +644,8 @@ int dev_main(int argc, char **argv)
         log_error("cannot create %s: %s", logs, strerror(errno));
         return 1;
     }
+    if (check_ports_free() < 0)
+        return 1;
     init_procs(&d);
     d.loop = loop_create();
     if (!d.loop || loop_on_shutdown_signals(d.loop, on_signal, &d) < 0) {

@@ -252,6 +252,16 @@ def test_verbose_streams_the_logs(dev_run):
     assert "[broker.1] stopped" in dev.text()
 
 
+def test_refuses_to_start_when_a_port_is_taken(dev_run):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 9094))
+        taken.listen()
+        dev = dev_run()
+        assert dev.proc.wait(timeout=30) == 1
+    assert "127.0.0.1:9094: Address already in use" in dev.text(), dev.text()
+    assert os.listdir(os.path.join(dev.data, "logs")) == []   # no server was started
+
+
 def test_bad_command_line():
     for args in (["--bogus"], ["a", "b"]):
         result = subprocess.run([KIPPER, "dev"] + args, capture_output=True, text=True, timeout=30)
