@@ -191,7 +191,7 @@ static void prepare_child(pid_t parent, int log_fd)
     setpgid(0, 0);
     if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
         _exit(127);
-    int null_fd = open("/dev/null", O_RDONLY);
+    int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_fd >= 0)
         dup2(null_fd, STDIN_FILENO);
     if (log_fd >= 0) {
@@ -247,7 +247,7 @@ static int start_all(dev_cluster_t *d)
 
 /* A Metadata v1 request for no topics: the answer lists the brokers the
  * asked broker sees registered, and asks for nothing to be created. Built
- * by hand: eight fields, not worth the codec. */
+ * by hand: six fields, not worth the codec. */
 static const uint8_t metadata_v1_request[] = {
     0, 0, 0, 24,                                  /* size of what follows */
     0, 3, 0, 1,                                   /* Metadata, version 1 */

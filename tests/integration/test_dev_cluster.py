@@ -224,6 +224,18 @@ def test_ctrl_c_stops_brokers_then_keepers(dev_run):
     assert max(broker_stops) <= min(keeper_stops), (broker_stops, keeper_stops)
 
 
+def test_second_ctrl_c_kills_everything_at_once(dev_run):
+    dev = dev_run()
+    dev.wait_for_banner()
+    os.killpg(dev.proc.pid, signal.SIGINT)
+    # The second one once dev has taken the first (signals do not queue).
+    wait_until(lambda: "stopping the cluster" in dev.text(), what="dev taking the first Ctrl-C")
+    assert dev.ctrl_c() == 0
+    assert "killing every server at once" in dev.text()
+    for child in dev.children:
+        assert gone(child), command_of(child)
+
+
 def test_restart_keeps_data_and_appends_logs(dev_run):
     first = dev_run()
     first.wait_for_banner()
