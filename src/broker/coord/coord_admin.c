@@ -21,7 +21,6 @@
 #include <time.h>
 
 #define SESSION_TIMEOUT_MS 18000   /* Kafka's zookeeper.session.timeout.ms */
-#define MAX_BROKERS 10000          /* live brokers we consider for an assignment */
 #define PATH_MAX_LEN 512           /* every path we build: /brokers/topics/<249>/<p>/<leaf> fits */
 /* A multi request must stay under ZooKeeper's default jute.maxbuffer (1 MiB):
  * larger ones are refused by the server and cost the session its connection. */
@@ -527,12 +526,12 @@ static int random_below(int n)
 static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
 {
     char err[256];
-    int32_t *brokers = malloc(sizeof(int32_t) * MAX_BROKERS);
+    int32_t *brokers = malloc(sizeof(int32_t) * COORD_ADMIN_MAX_BROKERS);
     if (!brokers) {
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
         return NULL;
     }
-    if (coord_admin_live_brokers(zh, brokers, MAX_BROKERS, n, err, sizeof(err)) < 0) {
+    if (coord_admin_live_brokers(zh, brokers, COORD_ADMIN_MAX_BROKERS, n, err, sizeof(err)) < 0) {
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
         free(brokers);
         return NULL;
