@@ -1,4 +1,5 @@
-/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop. */
+/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop and the
+ * shared primitives (endian, ...). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "base/loop.h"
 #include "base/mailbox.h"
 #include "base/worker.h"
+#include "base/endian.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -466,6 +468,42 @@ static void test_worker_jobs(void)
     loop_destroy(loop);
 }
 
+/* ---- endian ---- */
+
+static void test_endian_round_trips(void)
+{
+    uint8_t b[8];
+    be16_put(b, 0x1234);
+    CHECK(b[0] == 0x12 && b[1] == 0x34);
+    CHECK_EQ(be16_get(b), 0x1234);
+    be32_put(b, 0x89abcdefu);
+    CHECK(memcmp(b, "\x89\xab\xcd\xef", 4) == 0);
+    CHECK_EQ(be32_get(b), 0x89abcdefu);
+    CHECK_EQ((int32_t)be32_get(b), (int32_t)0x89abcdef);   /* a negative int32 survives */
+    be64_put(b, 0x0102030405060708ull);
+    CHECK(memcmp(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
+    CHECK_EQ(be64_get(b), 0x0102030405060708ull);
+    be64_put(b, (uint64_t)INT64_MIN);
+    CHECK_EQ((int64_t)be64_get(b), INT64_MIN);
+    /* Run-time widths read and write the same bytes as the fixed ones. */
+    const size_t widths[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < 4; i++) {
+        uint8_t x[8] = {0}, y[8] = {0};
+        uint64_t v = 0xfedcba9876543210ull >> (64 - 8 * widths[i]);
+        be_put(x, v, widths[i]);
+        CHECK_EQ(be_get(x, widths[i]), v);
+        if (widths[i] == 1)
+            y[0] = (uint8_t)v;
+        else if (widths[i] == 2)
+            be16_put(y, (uint16_t)v);
+        else if (widths[i] == 4)
+            be32_put(y, (uint32_t)v);
+        else
+            be64_put(y, v);
+        CHECK(memcmp(x, y, 8) == 0);
+    }
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -474,6 +512,7 @@ void suite_base(void)
     RUN(test_config_prefix_and_unknown);
     RUN(test_config_errors_and_load);
     RUN(test_crc32c_vectors);
+    RUN(test_endian_round_trips);
     RUN(test_loop_timers);
     RUN(test_loop_pipe);
     RUN(test_mailbox_from_threads);

@@ -3,6 +3,7 @@
  * indexes, checkpoints, retention, truncation, leader epochs. Batches are
  * built here byte by byte with their CRC-32C, as a producer would. */
 #include "base/crc32c.h"
+#include "base/endian.h"
 #include "broker/log/compression.h"
 #include "broker/log/partition_log.h"
 #include "suites.h"
@@ -98,18 +99,18 @@ static size_t make_batch(uint8_t *out, int nrec, int64_t ts0, size_t vlen, int s
     }
     size_t size = (size_t)(p - out);
     memset(out, 0, BATCH_HEADER_LEN);
-    plog_put_be32(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
-    plog_put_be32(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
+    be32_put(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
+    be32_put(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
     out[BATCH_OFF_MAGIC] = 2;
-    plog_put_be32(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(nrec - 1));
-    plog_put_be64(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts0);
-    plog_put_be64(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts0 + nrec - 1));
-    plog_put_be64(out + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
+    be32_put(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(nrec - 1));
+    be64_put(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts0);
+    be64_put(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts0 + nrec - 1));
+    be64_put(out + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
     out[BATCH_OFF_PRODUCER_EPOCH] = 0xff;
     out[BATCH_OFF_PRODUCER_EPOCH + 1] = 0xff;
-    plog_put_be32(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
-    plog_put_be32(out + BATCH_OFF_RECORD_COUNT, (uint32_t)nrec);
-    plog_put_be32(out + BATCH_OFF_CRC,
+    be32_put(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
+    be32_put(out + BATCH_OFF_RECORD_COUNT, (uint32_t)nrec);
+    be32_put(out + BATCH_OFF_CRC,
                   crc32c(0, out + BATCH_OFF_ATTRIBUTES, size - BATCH_OFF_ATTRIBUTES));
     return size;
 }
@@ -310,11 +311,11 @@ static void test_partition_log_batch_header(void)
     b[BATCH_OFF_MAGIC] = 1;
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
     b[BATCH_OFF_MAGIC] = 2;
-    plog_put_be32(b + BATCH_OFF_LENGTH, 10);
+    be32_put(b + BATCH_OFF_LENGTH, 10);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
-    plog_put_be32(b + BATCH_OFF_LENGTH, 0x7fffffff);
+    be32_put(b + BATCH_OFF_LENGTH, 0x7fffffff);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
-    plog_put_be32(b + BATCH_OFF_LENGTH, 0xffffffff);
+    be32_put(b + BATCH_OFF_LENGTH, 0xffffffff);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
     /* Records are walked for timestamps. */
     n = make_batch(b, 5, T0, 4, 2);

@@ -13,6 +13,7 @@
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -179,7 +180,7 @@ static int conn_process(broker_t *b, conn_t *c)
 {
     while (!c->closed && !c->pending && buf_unread(&c->in) >= 4 && !conn_backed_up(c)) {
         uint8_t *p = buf_read_ptr(&c->in);
-        int32_t size = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+        int32_t size = (int32_t)be32_get(p);
         if (size < 0 || size > b->cfg.socket_request_max_bytes) {
             char why[160];
             snprintf(why, sizeof(why), "request size %d is outside 0..%d (socket.request.max.bytes)", size,

@@ -16,6 +16,7 @@
 #include "broker/log/message_convert.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -435,12 +436,9 @@ static void check_batch(broker_t *b, replica_t *r, uint8_t *p, size_t avail, con
  * CRC covers both, so it is recomputed (no records are touched). */
 static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t now)
 {
-    uint8_t *a = batch + BATCH_OFF_ATTRIBUTES;
-    uint16_t attrs = (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME;
-    a[0] = (uint8_t)(attrs >> 8);
-    a[1] = (uint8_t)attrs;
-    plog_put_be64(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
-    plog_put_be32(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
+    be16_put(batch + BATCH_OFF_ATTRIBUTES, (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME);
+    be64_put(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
+    be32_put(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
 }
 
 /* After the append: the batches now carry their offsets. */

@@ -9,6 +9,7 @@
 #include "compression.h"
 
 #include "base/logging.h"
+#include "base/endian.h"
 #include "partition_log.h"
 
 #include <lz4frame.h>
@@ -230,7 +231,7 @@ static int xerial_header(record_stream_t *s, const uint8_t *p, size_t n)
 {
     if (n < XERIAL_HEADER_LEN || memcmp(p, XERIAL_MAGIC, sizeof(XERIAL_MAGIC)) != 0)
         return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: bad xerial stream header");
-    int32_t version = (int32_t)plog_get_be32(p + 8);
+    int32_t version = (int32_t)be32_get(p + 8);
     if (version < XERIAL_MIN_VERSION)
         return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: xerial version %d", (int)version);
     return COMPRESSION_OK;
@@ -241,7 +242,7 @@ static int xerial_header(record_stream_t *s, const uint8_t *p, size_t n)
  * stream, as xerial's SnappyInputStream reads it. */
 static int snappy_xerial_refill(record_stream_t *s)
 {
-    const uint32_t concatenated = plog_get_be32(XERIAL_MAGIC);
+    const uint32_t concatenated = be32_get(XERIAL_MAGIC);
     for (;;) {
         size_t left = s->in_len - s->in_pos;
         const uint8_t *p = s->in + s->in_pos;
@@ -252,7 +253,7 @@ static int snappy_xerial_refill(record_stream_t *s)
         if (left < 4)
             return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: %zu stray bytes after the last block",
                         left);
-        uint32_t n = plog_get_be32(p);
+        uint32_t n = be32_get(p);
         if (n == concatenated) {
             int rc = xerial_header(s, p, left);
             if (rc != COMPRESSION_OK)

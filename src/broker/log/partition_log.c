@@ -12,6 +12,7 @@
 #include "base/fsutil.h"
 #include "base/crc32c.h"
 #include "base/logging.h"
+#include "base/endian.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -288,8 +289,8 @@ static int idx_append(partition_log_t *log, segment_t *s, int32_t rel, int32_t p
     if (s->nidx >= max_idx_entries(log))
         return PLOG_OK; /* full: lookups fall back to longer scans */
     uint8_t e[IDX_ENTRY];
-    plog_put_be32(e, (uint32_t)rel);
-    plog_put_be32(e + 4, (uint32_t)pos);
+    be32_put(e, (uint32_t)rel);
+    be32_put(e + 4, (uint32_t)pos);
     if (pwrite_all(s->idx_fd, e, sizeof(e), (int64_t)s->nidx * IDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->idx, &s->idx_cap, s->nidx + 1, sizeof(idx_entry_t));
@@ -306,8 +307,8 @@ static int tidx_maybe_append(partition_log_t *log, segment_t *s)
         return PLOG_OK;
     int32_t rel = (int32_t)(s->max_ts_offset - s->base);
     uint8_t e[TIDX_ENTRY];
-    plog_put_be64(e, (uint64_t)s->max_ts);
-    plog_put_be32(e + 8, (uint32_t)rel);
+    be64_put(e, (uint64_t)s->max_ts);
+    be32_put(e + 8, (uint32_t)rel);
     if (pwrite_all(s->tidx_fd, e, sizeof(e), (int64_t)s->ntidx * TIDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->tidx, &s->tidx_cap, s->ntidx + 1, sizeof(tidx_entry_t));
@@ -493,8 +494,8 @@ static int load_offset_index(partition_log_t *log, segment_t *s, int64_t file_si
         return rc;
     grow((void **)&s->idx, &s->idx_cap, n, sizeof(idx_entry_t));
     for (size_t i = 0; i < n; i++) {
-        int32_t rel = (int32_t)plog_get_be32(raw + i * IDX_ENTRY);
-        int32_t pos = (int32_t)plog_get_be32(raw + i * IDX_ENTRY + 4);
+        int32_t rel = (int32_t)be32_get(raw + i * IDX_ENTRY);
+        int32_t pos = (int32_t)be32_get(raw + i * IDX_ENTRY + 4);
         if (rel < 0 || pos < 0 || pos >= file_size ||
             (i > 0 && (rel <= s->idx[i - 1].rel || pos <= s->idx[i - 1].pos))) {
             free(raw);
@@ -517,8 +518,8 @@ static int load_time_index(partition_log_t *log, segment_t *s)
         return rc;
     grow((void **)&s->tidx, &s->tidx_cap, n, sizeof(tidx_entry_t));
     for (size_t i = 0; i < n; i++) {
-        int64_t ts = (int64_t)plog_get_be64(raw + i * TIDX_ENTRY);
-        int32_t rel = (int32_t)plog_get_be32(raw + i * TIDX_ENTRY + 8);
+        int64_t ts = (int64_t)be64_get(raw + i * TIDX_ENTRY);
+        int32_t rel = (int32_t)be32_get(raw + i * TIDX_ENTRY + 8);
         if (rel < 0 || (i > 0 && (ts < s->tidx[i - 1].ts || rel < s->tidx[i - 1].rel))) {
             free(raw);
             return PLOG_ERR_CORRUPT;

@@ -35,33 +35,6 @@ typedef enum {
 
 const char *plog_strerror(int err);
 
-/* ---- Big-endian helpers (Kafka's byte order) ----------------------------- */
-
-static inline uint16_t plog_get_be16(const uint8_t *p)
-{
-    return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-static inline uint32_t plog_get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t plog_get_be64(const uint8_t *p)
-{
-    return (uint64_t)plog_get_be32(p) << 32 | plog_get_be32(p + 4);
-}
-static inline void plog_put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-static inline void plog_put_be64(uint8_t *p, uint64_t v)
-{
-    plog_put_be32(p, (uint32_t)(v >> 32));
-    plog_put_be32(p + 4, (uint32_t)v);
-}
-
 /* ---- Record batches (magic 2) -------------------------------------------- */
 
 /* Byte offsets of the v2 batch header fields. The CRC-32C covers everything

@@ -6,6 +6,7 @@
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/endian.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -135,18 +136,6 @@ static int list_logs(const char *dir, int64_t **out, size_t *count)
 
 /* ---- serializing (loop thread) ---- */
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 3; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
 /* Append {long adler32, int len, entry, 'B'} for one txn to b. */
 static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
 {
@@ -157,8 +146,8 @@ static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
     txn_body_write(b, txn);
     size_t entry_len = b->len - start - 12;
     uLong sum = adler32(adler32(0L, Z_NULL, 0), b->data + start + 12, (uInt)entry_len);
-    put_u64(b->data + start, (uint64_t)sum);
-    put_u32(b->data + start + 8, (uint32_t)entry_len);
+    be64_put(b->data + start, (uint64_t)sum);
+    be32_put(b->data + start + 8, (uint32_t)entry_len);
     uint8_t eor = ENTRY_EOR;
     buf_append(b, &eor, 1);
 }
@@ -278,9 +267,9 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
     if (fd < 0)
         return -1;
     uint8_t header[TXNLOG_HEADER_LEN];
-    put_u32(header, TXNLOG_MAGIC);
-    put_u32(header + 4, TXNLOG_VERSION);
-    put_u64(header + 8, 0);   /* dbid */
+    be32_put(header, TXNLOG_MAGIC);
+    be32_put(header + 4, TXNLOG_VERSION);
+    be64_put(header + 8, 0);   /* dbid */
     log->fd = fd;
     log->file_end = 0;
     log->file_alloc = 0;
@@ -504,19 +493,6 @@ void txnlog_close(txnlog_t *log)
 
 /* ---- reading ---- */
 
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 static int all_zero(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -550,8 +526,8 @@ static int64_t parse_entry(const uint8_t *p, size_t left, txn_header_t *hdr, txn
 {
     if (left < 12)
         return all_zero(p, left) ? 0 : -1;
-    uint64_t sum = get_u64(p);
-    uint32_t len = get_u32(p + 8);
+    uint64_t sum = be64_get(p);
+    uint32_t len = be32_get(p + 8);
     if (len == 0 && sum == 0)
         return all_zero(p, left > 4096 ? 4096 : left) ? 0 : -1;
     if (len > MAX_ENTRY_LEN || (size_t)len + 13 > left)
@@ -592,7 +568,7 @@ static int replay_file(replay_ctx_t *ctx, int64_t start_zxid, int64_t next_start
     }
     int rc = 0;
     size_t off = 0;
-    if (size < TXNLOG_HEADER_LEN || get_u32(map) != TXNLOG_MAGIC || get_u32(map + 4) != TXNLOG_VERSION) {
+    if (size < TXNLOG_HEADER_LEN || be32_get(map) != TXNLOG_MAGIC || be32_get(map + 4) != TXNLOG_VERSION) {
         if (newest && (size < TXNLOG_HEADER_LEN || all_zero(map, size))) {
             /* created but never written before a crash: nothing was durable in it */
             log_warn("%s has no complete header; removing it", path);

@@ -6,6 +6,7 @@
 #include "keeper_impl.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -305,11 +306,6 @@ void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t t
 
 /* ---- input ---- */
 
-static int32_t frame_length(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 static int over_outstanding_bound(const conn_t *c)
 {
     return buf_unread(&c->out) >= OUT_HIGH_WATER ||
@@ -338,7 +334,7 @@ static void conn_process_input(keeper_t *k, conn_t *c)
             }
             buf_free(&answer);
         }
-        int32_t len = frame_length(p);
+        int32_t len = (int32_t)be32_get(p);
         if (len < 0 || len > k->cfg.jute_maxbuffer) {
             char why[128];
             snprintf(why, sizeof(why), "frame length %d is outside 0..%d (jute.maxbuffer)", len,

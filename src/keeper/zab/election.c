@@ -31,6 +31,7 @@
 #include "keeper/data/jute.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -152,19 +153,6 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
 
 /* ==== wire format ==== */
 
-static int64_t get_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-static int32_t get_be32(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 void election_encode_notification(buf_t *out, const election_notification_t *n, const char *config,
                                   size_t config_len)
 {
@@ -274,7 +262,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
 {
     if (len < 8)
         return 0;
-    int64_t version = get_be64(p);
+    int64_t version = (int64_t)be64_get(p);
     if (version >= 0) {   /* a server before 3.5 sends just its id */
         *sid = version;
         *consumed = 8;
@@ -286,7 +274,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
     }
     if (len < 20)
         return 0;
-    int32_t addr_len = get_be32(p + 16);
+    int32_t addr_len = (int32_t)be32_get(p + 16);
     if (addr_len <= 0 || addr_len > INITIAL_ADDRESS_MAX) {
         *why = "unreasonable address length in the initial message";
         return -1;
@@ -297,7 +285,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
         *why = "badly formed address in the initial message";
         return -1;
     }
-    *sid = get_be64(p + 8);
+    *sid = (int64_t)be64_get(p + 8);
     *consumed = 20 + (size_t)addr_len;
     return 1;
 }
@@ -667,7 +655,7 @@ static int conn_read_initial(el_conn_t *c)
 static void conn_read_messages(el_conn_t *c)
 {
     while (buf_unread(&c->in) >= 4) {
-        int32_t len = get_be32(buf_read_ptr(&c->in));
+        int32_t len = (int32_t)be32_get(buf_read_ptr(&c->in));
         if (len <= 0 || len > ELECTION_MAX_MESSAGE) {
             char why[64];
             snprintf(why, sizeof(why), "invalid message length %d", len);

@@ -14,6 +14,7 @@
 #include "keeper/disk/snapshot.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -348,11 +349,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
                 return -1;
         }
         uint8_t data[4];
-        uint32_t ce = (uint32_t)k->current_epoch;
-        data[0] = (uint8_t)(ce >> 24);
-        data[1] = (uint8_t)(ce >> 16);
-        data[2] = (uint8_t)(ce >> 8);
-        data[3] = (uint8_t)ce;
+        be32_put(data, (uint32_t)k->current_epoch);
         send_packet(f, QP_ACKEPOCH, k->last_logged_zxid, data, 4, NULL);
         f->state = F_SYNCING;
         return 0;

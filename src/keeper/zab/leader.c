@@ -12,6 +12,7 @@
 #include "keeper/disk/snapshot.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -342,10 +343,7 @@ static void establish(leader_t *ld)
 static void send_leaderinfo(learner_t *l)
 {
     uint8_t data[4];
-    data[0] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 24);
-    data[1] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 16);
-    data[2] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 8);
-    data[3] = (uint8_t)QUORUM_PROTOCOL_VERSION;
+    be32_put(data, QUORUM_PROTOCOL_VERSION);
     send_packet(l, QP_LEADERINFO, zxid_make(l->leader->new_epoch, 0), data, 4);
     l->state = LEARNER_EPOCH_SENT;
     learner_flush(l);

@@ -3,6 +3,7 @@
 #include "quorum.h"
 #include "keeper/data/jute.h"
 #include "base/fsutil.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -125,18 +126,13 @@ static int scan_need(const snap_scan_t *s, size_t len, size_t n)
     return s->pos + n <= len;
 }
 
-static int32_t scan_int(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 /* A string or buffer at pos: 1 with its total size in *size, 0 if not all
  * here yet, -1 if its length is impossible. */
 static int scan_bytes(const snap_scan_t *s, const uint8_t *p, size_t len, size_t *size)
 {
     if (!scan_need(s, len, 4))
         return 0;
-    int32_t n = scan_int(p + s->pos);
+    int32_t n = (int32_t)be32_get(p + s->pos);
     if (n < -1 || (n > 0 && (uint32_t)n > QUORUM_MAX_DATA))
         return -1;
     size_t total = 4 + (n > 0 ? (size_t)n : 0);
@@ -159,7 +155,7 @@ int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
         case ACL_COUNT:
             if (!scan_need(s, len, 4))
                 return 0;
-            s->outer = scan_int(p + s->pos);
+            s->outer = (int32_t)be32_get(p + s->pos);
             if (s->outer < 0)
                 return -1;
             s->pos += 4;
@@ -182,7 +178,7 @@ int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
             }
             if (!scan_need(s, len, 12))
                 return 0;
-            s->inner = scan_int(p + s->pos + 8);
+            s->inner = (int32_t)be32_get(p + s->pos + 8);
             if (s->inner < -1)
                 return -1;
             if (s->inner < 0)
