@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -15,6 +16,7 @@
 #include "base/mailbox.h"
 #include "base/worker.h"
 #include "base/endian.h"
+#include "base/clock.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -284,7 +286,22 @@ static void test_loop_timers(void)
     CHECK(lc.order[4] == 3 || lc.order[4] == 99);
     CHECK(loop_now_ms(loop) - start >= 200);
     CHECK(lc.before_sleep_calls >= 5);   /* at least once per timer wake-up */
-    CHECK(loop_wall_ms() > 1600000000000ull);
+    loop_destroy(loop);
+}
+
+/* ---- clock ---- */
+
+static void test_clock_readings(void)
+{
+    CHECK(clock_wall_ms() > 1600000000000ull);   /* after 2020: the epoch, in ms */
+    uint64_t a = clock_mono_ms();
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    uint64_t b = clock_mono_ms();
+    CHECK(b >= a + 19 && b < a + 5000);
+    /* The loop's cached reading is the same clock. */
+    loop_t *loop = loop_create();
+    uint64_t now = loop_now_ms(loop);
+    CHECK(now >= b && now <= clock_mono_ms());
     loop_destroy(loop);
 }
 
@@ -514,6 +531,7 @@ void suite_base(void)
     RUN(test_crc32c_vectors);
     RUN(test_endian_round_trips);
     RUN(test_loop_timers);
+    RUN(test_clock_readings);
     RUN(test_loop_pipe);
     RUN(test_mailbox_from_threads);
     RUN(test_worker_jobs);

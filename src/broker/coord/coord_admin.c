@@ -10,6 +10,7 @@
 #include "coord_admin.h"
 #include "broker/core/broker_config.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -85,13 +86,6 @@ static void ignore_session_events(zhandle_t *zh, int type, int state, const char
     (void)zh, (void)type, (void)state, (void)path, (void)ctx;
 }
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* zookeeper_init, then wait (polling the handle's state, so no callback
  * outlives this frame) until the session is up or deadline passes. */
 static zhandle_t *open_session(const char *connect, int64_t deadline, char *err, size_t errlen)
@@ -111,7 +105,7 @@ static zhandle_t *open_session(const char *connect, int64_t deadline, char *err,
             snprintf(err, errlen, "ZooKeeper at '%s' refused the session", connect);
             break;
         }
-        if (monotonic_ms() >= deadline) {
+        if ((int64_t)clock_mono_ms() >= deadline) {
             snprintf(err, errlen, "no ZooKeeper session with '%s' (timed out)", connect);
             break;
         }
@@ -153,7 +147,7 @@ zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, s
     if (broker_parse_zk_connect(connect, chroot, sizeof(chroot), err, errlen) < 0)
         return NULL;
     zoo_set_debug_level(getenv("KIPPER_ZK_DEBUG") ? ZOO_LOG_LEVEL_DEBUG : (ZooLogLevel)0);   /* 0: silent */
-    int64_t deadline = monotonic_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     if (chroot[0]) {
         /* The C client applies the chroot to every path but will not create
          * it, so do that first in a session without it. */
@@ -519,7 +513,7 @@ static int random_below(int n)
 {
     uint32_t r = 0;
     if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-        r = (uint32_t)monotonic_ms();   /* not a secret: only spreads leaders */
+        r = (uint32_t)clock_mono_ms();   /* not a secret: only spreads leaders */
     return (int)(r % (uint32_t)n);
 }
 

@@ -11,6 +11,7 @@
 #include "broker_impl.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -301,7 +302,7 @@ static void on_flush_timer(loop_t *loop, void *arg)
 static void on_retention_timer(loop_t *loop, void *arg)
 {
     broker_t *b = arg;
-    int64_t now = (int64_t)loop_wall_ms();
+    int64_t now = (int64_t)clock_wall_ms();
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];

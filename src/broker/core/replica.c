@@ -17,6 +17,7 @@
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/endian.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,7 +77,7 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
 static void aside_name(const char *dir, const char *suffix, char *out, size_t n)
 {
     char tail[64];
-    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", loop_wall_ms(), suffix);
+    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", clock_wall_ms(), suffix);
     const char *slash = strrchr(dir, '/');
     size_t parent = slash ? (size_t)(slash - dir) + 1 : 0;
     size_t base = strlen(dir) - parent, room = NAME_MAX - strlen(tail);
@@ -112,7 +113,7 @@ static void replica_open_log(broker_t *b, replica_t *r)
     partition_log_config_t cfg;
     log_config_for(b, p->topic, &cfg);
     int64_t recovery = log_dirs_recovery_point(b, p->topic->name, p->id);
-    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)loop_wall_ms(),
+    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)clock_wall_ms(),
                                 &r->log, err, sizeof(err));
     if (rc != PLOG_OK) {
         log_error("cannot open the log of %s: %s; the replica is offline", r->dir, err);
@@ -465,7 +466,7 @@ static int16_t storage_error(int rc)
 static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
                               int64_t *base_offset, int64_t *append_time, const char **message)
 {
-    int64_t now = (int64_t)loop_wall_ms();
+    int64_t now = (int64_t)clock_wall_ms();
     int nbatches = 0;
     *append_time = -1;
     *message = NULL;

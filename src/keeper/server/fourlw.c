@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -122,7 +123,7 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_packets_sent\t%llu\n", (unsigned long long)k->stats.packets_sent);
     out_printf(out, "zk_num_alive_connections\t%zu\n", k->nconns);
     out_printf(out, "zk_outstanding_requests\t%zu\n", k->npending);   /* in the pipeline */
-    out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(loop_wall_ms() - k->started_wall_ms));
+    out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(clock_wall_ms() - k->started_wall_ms));
     out_printf(out, "zk_znode_count\t%zu\n", zookeeper_node_count(k));
     out_printf(out, "zk_watch_count\t%zu\n", ws.watch_count);
     out_printf(out, "zk_ephemerals_count\t%zu\n", tree_ephemeral_count(k->tree));

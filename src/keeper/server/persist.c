@@ -13,6 +13,7 @@
 #include "keeper/disk/snapshot.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -137,7 +138,7 @@ int persist_open_log(keeper_t *k, char *err, size_t errlen)
     k->log = txnlog_open(k->loop, &opts, pipeline_on_durable, k, err, errlen);
     if (!k->log)
         return -1;
-    srandom((unsigned)(loop_wall_ms() ^ (uint64_t)getpid()));
+    srandom((unsigned)(clock_wall_ms() ^ (uint64_t)getpid()));
     k->snapshot_threshold = next_snapshot_threshold(k);
     return 0;
 }

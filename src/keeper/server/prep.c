@@ -11,6 +11,7 @@
 #include "keeper_impl.h"
 #include "keeper/data/path.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -532,7 +533,7 @@ static void begin_txn(keeper_t *k, int64_t session_id, int32_t cxid, int32_t typ
     hdr->client_id = session_id;
     hdr->cxid = cxid;
     hdr->zxid = k->next_zxid++;
-    hdr->time = (int64_t)loop_wall_ms();
+    hdr->time = (int64_t)clock_wall_ms();
     hdr->type = type;
 }
 

@@ -7,6 +7,7 @@
 #include "base/logging.h"
 #include "base/net.h"
 #include "base/endian.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -171,7 +172,7 @@ void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms)
             s->latency_max_ms = latency_ms;
     }
     c->last_latency_ms = latency_ms;
-    c->last_response_wall_ms = loop_wall_ms();
+    c->last_response_wall_ms = clock_wall_ms();
 }
 
 /* ---- the connect handshake ---- */
@@ -445,7 +446,7 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         c->fd = cfd;
         snprintf(c->ip, sizeof(c->ip), "%s", ip);
         c->port = port;
-        c->established_wall_ms = loop_wall_ms();
+        c->established_wall_ms = clock_wall_ms();
         c->last_cxid = -1;
         c->last_zxid = -1;
         c->last_op = "NA";
@@ -516,7 +517,7 @@ static void on_container_sweep(loop_t *loop, void *arg)
     uint64_t budget = (uint64_t)k->cfg.container_max_per_minute * (uint64_t)k->cfg.container_check_interval_ms /
                       60000u;
     sw.budget = budget ? (size_t)budget : 1;
-    tree_each_expired_container(k->tree, (int64_t)loop_wall_ms(), collect_container, &sw);
+    tree_each_expired_container(k->tree, (int64_t)clock_wall_ms(), collect_container, &sw);
     for (size_t i = 0; i < sw.count; i++) {
         pending_t *p = pipeline_new(k, PENDING_SYSTEM, NULL, 0, OP_DELETE_CONTAINER);
         prep_delete_container(k, sw.paths[i], &p->hdr, &p->txn);
@@ -582,7 +583,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (k->loop)   /* before any thread starts, so SIGINT/SIGTERM come to the loop */
         loop_on_shutdown_signals(k->loop, on_shutdown_signal, k);
     k->watches = watch_manager_create(on_watch_event, k);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     if (!k->loop || !k->watches || !k->sessions) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -592,7 +593,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
         return -1;
     k->next_zxid = tree_last_zxid(k->tree) + 1;
     k->stats.latency_min_ms = UINT64_MAX;
-    k->started_wall_ms = loop_wall_ms();
+    k->started_wall_ms = clock_wall_ms();
     k->listen_fd = net_listen_tcp(k->cfg.client_port_address, k->cfg.client_port, 511, err, errlen);
     if (k->listen_fd < 0)
         return -1;

@@ -15,6 +15,7 @@
 #include "base/logging.h"
 #include "base/net.h"
 #include "base/endian.h"
+#include "base/clock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -218,7 +219,7 @@ static int reload_from_disk(keeper_t *k, char *err, size_t errlen)
     tree_destroy(k->tree);
     k->tree = NULL;
     session_tracker_destroy(k->sessions);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     if (!k->sessions) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -278,7 +279,7 @@ static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t
     k->tree = tree;
     tree_set_last_zxid(tree, zxid);
     session_tracker_destroy(k->sessions);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     for (size_t i = 0; i < n; i++)
         session_add(k->sessions, sessions[i].id, sessions[i].timeout_ms, loop_now_ms(k->loop));
     free(sessions);
