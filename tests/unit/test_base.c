@@ -2,21 +2,24 @@
  * shared primitives (endian, ...). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/crc32c.h"
+#include "base/endian.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/mailbox.h"
 #include "base/worker.h"
-#include "base/endian.h"
-#include "base/clock.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -521,6 +524,58 @@ static void test_endian_round_trips(void)
     }
 }
 
+/* ---- alloc ---- */
+
+static void test_alloc_helpers(void)
+{
+    char *p = xmalloc(0);   /* 0 bytes still gives a pointer to free */
+    CHECK(p != NULL);
+    free(p);
+    uint32_t *z = xcalloc(64, sizeof(*z));
+    int zero = 1;
+    for (int i = 0; i < 64; i++)
+        zero &= z[i] == 0;
+    CHECK(zero);
+    z[63] = 7;
+    z = xrealloc(z, 128 * sizeof(*z));
+    CHECK_EQ(z[63], 7);
+    free(z);
+    char *d = xstrdup("kipper");
+    CHECK_STR(d, "kipper");
+    free(d);
+}
+
+/* Running out is fatal: the process aborts (seen here in a child). */
+static int aborts_in_child(void (*fn)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);   /* its log line is expected */
+        dup2(null, STDERR_FILENO);
+        fn();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void calloc_overflowing(void)
+{
+    (void)xcalloc(SIZE_MAX / 2, 4);
+}
+
+static void fail_directly(void)
+{
+    alloc_fail(12345);
+}
+
+static void test_alloc_failure_aborts(void)
+{
+    CHECK(aborts_in_child(calloc_overflowing));
+    CHECK(aborts_in_child(fail_directly));
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -530,6 +585,8 @@ void suite_base(void)
     RUN(test_config_errors_and_load);
     RUN(test_crc32c_vectors);
     RUN(test_endian_round_trips);
+    RUN(test_alloc_helpers);
+    RUN(test_alloc_failure_aborts);
     RUN(test_loop_timers);
     RUN(test_clock_readings);
     RUN(test_loop_pipe);

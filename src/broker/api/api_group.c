@@ -18,7 +18,7 @@
 #include "broker/group/group_service.h"
 #include "api_util.h"
 #include "broker/coord/coord_data.h"
-#include "base/logging.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,12 +77,7 @@ void group_service_wake(void *arg, uint64_t conn_id, uint64_t request_id)
     group_service_t *s = arg;
     if (s->nwakes == s->wakes_cap) {
         int cap = s->wakes_cap ? s->wakes_cap * 2 : 16;
-        group_wake_t *grown = realloc(s->wakes, sizeof(*grown) * (size_t)cap);
-        if (!grown) {
-            log_error("groups: out of memory queueing a wake-up");
-            abort();
-        }
-        s->wakes = grown;
+        s->wakes = xrealloc(s->wakes, sizeof(*s->wakes) * (size_t)cap);
         s->wakes_cap = cap;
     }
     s->wakes[s->nwakes++] = (group_wake_t){conn_id, request_id};

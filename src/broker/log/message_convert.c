@@ -5,8 +5,9 @@
  * (compression.h) and its inner set walked the same way, one level deep. */
 #include "message_convert.h"
 
-#include "base/logging.h"
 #include "base/endian.h"
+#include "base/alloc.h"
+#include "base/logging.h"   /* KIPPER_PRINTF */
 #include "compression.h"
 #include "partition_log.h"
 
@@ -118,12 +119,7 @@ static int emit(conv_t *c, const legacy_msg_t *m)
         size_t cap = c->cap;
         while (cap - c->len < total)
             cap = cap > c->max_bytes / 2 ? c->len + total : cap * 2;
-        uint8_t *q = realloc(c->out, cap);
-        if (!q) {
-            log_error("message_convert: out of memory (%zu bytes)", cap);
-            abort();
-        }
-        c->out = q;
+        c->out = xrealloc(c->out, cap);
         c->cap = cap;
     }
     uint8_t *p = c->out + c->len;
@@ -299,11 +295,7 @@ static uint8_t *lz4_fix_header(const uint8_t *in, size_t n)
     size_t hc = (in[4] & 0x08) ? 14 : 6; /* FLG, BD, [content size] */
     if (n <= hc)
         return NULL;
-    uint8_t *copy = malloc(n);
-    if (!copy) {
-        log_error("message_convert: out of memory (%zu bytes)", n);
-        abort();
-    }
+    uint8_t *copy = xmalloc(n);
     memcpy(copy, in, n);
     copy[hc] = (uint8_t)(xxh32(copy + 4, hc - 4) >> 8);
     return copy;
@@ -400,11 +392,7 @@ int message_set_upconvert(const uint8_t *p, size_t len, size_t max_bytes, uint8_
     c.cap = BATCH_HEADER_LEN + 256;
     if (c.cap > max_bytes)
         c.cap = max_bytes;
-    c.out = malloc(c.cap);
-    if (!c.out) {
-        log_error("message_convert: out of memory (%zu bytes)", c.cap);
-        abort();
-    }
+    c.out = xmalloc(c.cap);
     c.len = BATCH_HEADER_LEN;
     int rc = walk(&c, p, len, NULL);
     if (rc == MSGCONV_OK && c.count == 0)

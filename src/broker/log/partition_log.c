@@ -13,6 +13,7 @@
 #include "base/crc32c.h"
 #include "base/logging.h"
 #include "base/endian.h"
+#include "base/alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,16 +72,6 @@ struct partition_log {
 };
 
 /* ---- Small helpers -------------------------------------------------------- */
-
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        log_error("partition log: out of memory (%zu bytes)", n);
-        abort();
-    }
-    return q;
-}
 
 /* Grow *arr (elements of size sz) to hold at least need elements. */
 static void grow(void **arr, size_t *cap, size_t need, size_t sz)

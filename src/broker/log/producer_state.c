@@ -10,7 +10,7 @@
  * the list and the table can hold them; the array is rebuilt (grown, or
  * shrunk after an expiry freed most of it) by re-inserting in list order. */
 #include "producer_state.h"
-#include "base/logging.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,18 +50,6 @@ struct producer_state {
     uint32_t max_producers;
     uint32_t oldest, newest; /* ends of the update-order list */
 };
-
-/* ---- Memory --------------------------------------------------------------- */
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        log_error("producer state: out of memory (%zu x %zu bytes)", n, size);
-        abort();
-    }
-    return p;
-}
 
 /* ---- Update-order list ------------------------------------------------------- */
 

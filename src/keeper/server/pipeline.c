@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,11 +18,7 @@
 
 pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type)
 {
-    pending_t *p = calloc(1, sizeof(*p));
-    if (!p) {
-        log_error("out of memory queueing a request");
-        abort();
-    }
+    pending_t *p = xcalloc(1, sizeof(*p));
     p->kind = kind;
     p->conn = c;
     p->xid = xid;
@@ -33,11 +30,7 @@ pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid
 
 void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len)
 {
-    p->frame = malloc(len ? len : 1);
-    if (!p->frame) {
-        log_error("out of memory queueing a request");
-        abort();
-    }
+    p->frame = xmalloc(len);
     memcpy(p->frame, frame, len);
     p->frame_len = len;
 }

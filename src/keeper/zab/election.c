@@ -32,6 +32,7 @@
 #include "base/logging.h"
 #include "base/net.h"
 #include "base/endian.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -346,11 +347,7 @@ static void cancel_timer(loop_t *loop, loop_timer_t **t)
 
 static el_conn_t *conn_new(election_t *el, int fd, conn_stage_t stage, el_peer_t *peer)
 {
-    el_conn_t *c = calloc(1, sizeof(*c));
-    if (!c) {
-        log_error("election %lld: out of memory for a connection", (long long)el->my_id);
-        abort();
-    }
+    el_conn_t *c = xcalloc(1, sizeof(*c));
     c->el = el;
     c->fd = fd;
     c->stage = stage;

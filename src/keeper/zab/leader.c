@@ -13,6 +13,7 @@
 #include "base/logging.h"
 #include "base/net.h"
 #include "base/endian.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -214,11 +215,7 @@ static void add_session(session_t *s, void *arg)
     session_vec_t *v = arg;
     if (v->count == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 64;
-        v->items = realloc(v->items, v->cap * sizeof(*v->items));
-        if (!v->items) {
-            log_error("out of memory listing sessions");
-            abort();
-        }
+        v->items = xrealloc(v->items, v->cap * sizeof(*v->items));
     }
     v->items[v->count].id = s->id;
     v->items[v->count].timeout_ms = s->timeout_ms;
