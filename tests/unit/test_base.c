@@ -1,6 +1,9 @@
 /* test_base.c -- src/base: buffers, config reader, CRC32C, event loop and the
  * shared primitives (endian, ...). */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "base/config.h"
 #include "base/crc32c.h"
 #include "base/endian.h"
+#include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/mailbox.h"
@@ -576,6 +580,70 @@ static void test_alloc_failure_aborts(void)
     CHECK(aborts_in_child(fail_directly));
 }
 
+/* ---- fsutil: atomic small-file writes ---- */
+
+/* The whole file, NUL-terminated, or NULL if it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char text[256];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return text;
+}
+
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_fs_write_atomic(void)
+{
+    char dir[] = "/tmp/kipper-fsutil-XXXXXX", path[64], tmp[80];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/epoch", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    CHECK_EQ(fs_write_atomic(path, "17", 2), 0);
+    CHECK_STR(slurp(path), "17");
+    CHECK_EQ(access(tmp, F_OK), -1);   /* no temporary left behind */
+    CHECK_EQ(fs_write_atomic(path, "a longer second text", 20), 0);
+    CHECK_STR(slurp(path), "a longer second text");
+    CHECK_EQ(fs_write_atomic(path, "", 0), 0);   /* and shorter: truncated, not overlaid */
+    CHECK_STR(slurp(path), "");
+    CHECK_EQ(entries_in(dir), 1);
+    /* A missing folder fails cleanly, with errno. */
+    char missing[96];
+    snprintf(missing, sizeof(missing), "%s/none/epoch", dir);
+    errno = 0;
+    CHECK_EQ(fs_write_atomic(missing, "x", 1), -1);
+    CHECK_EQ(errno, ENOENT);
+    /* A path with no room for ".tmp" is refused before anything is written. */
+    char *longest = malloc(PATH_MAX);
+    memset(longest, 'a', PATH_MAX - 1);
+    longest[PATH_MAX - 1] = 0;
+    CHECK_EQ(fs_write_atomic(longest, "x", 1), -1);
+    CHECK_EQ(errno, ENAMETOOLONG);
+    free(longest);
+    /* rename_durable: a rename that cannot happen leaves its source alone. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0 && fs_write_all(fd, "99", 2) == 0 && close(fd) == 0);
+    CHECK_EQ(fs_rename_durable(tmp, missing), -1);
+    CHECK_EQ(access(tmp, F_OK), 0);
+    CHECK_EQ(fs_rename_durable(tmp, path), 0);
+    CHECK_STR(slurp(path), "99");
+    CHECK_EQ(entries_in(dir), 1);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -587,6 +655,7 @@ void suite_base(void)
     RUN(test_endian_round_trips);
     RUN(test_alloc_helpers);
     RUN(test_alloc_failure_aborts);
+    RUN(test_fs_write_atomic);
     RUN(test_loop_timers);
     RUN(test_clock_readings);
     RUN(test_loop_pipe);

@@ -61,14 +61,9 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
             return 0;
         return -1;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, want, (size_t)n) != n) {
-        if (fd >= 0)
-            close(fd);
-        return -2;
-    }
-    close(fd);
-    return 0;
+    /* Atomic and durable, as Kafka's PartitionMetadataFile: a crash must not
+     * leave a torn id, which would set the folder aside as a stray. */
+    return fs_write_atomic(path, want, (size_t)n) < 0 ? -2 : 0;
 }
 
 /* dir renamed to "<dir>.<ms><suffix>", with the folder's own name cut short

@@ -95,22 +95,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_end(ap);
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, int64_t off)
-{
-    const uint8_t *c = p;
-    while (n > 0) {
-        ssize_t w = pwrite(fd, c, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
-}
-
 /* Read up to n bytes at off; returns bytes read (short at EOF) or -1. */
 static ssize_t pread_full(int fd, void *p, size_t n, int64_t off)
 {
@@ -282,7 +266,7 @@ static int idx_append(partition_log_t *log, segment_t *s, int32_t rel, int32_t p
     uint8_t e[IDX_ENTRY];
     be32_put(e, (uint32_t)rel);
     be32_put(e + 4, (uint32_t)pos);
-    if (pwrite_all(s->idx_fd, e, sizeof(e), (int64_t)s->nidx * IDX_ENTRY) != 0)
+    if (fs_pwrite_all(s->idx_fd, e, sizeof(e), (int64_t)s->nidx * IDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->idx, &s->idx_cap, s->nidx + 1, sizeof(idx_entry_t));
     s->idx[s->nidx++] = (idx_entry_t){rel, pos};
@@ -300,7 +284,7 @@ static int tidx_maybe_append(partition_log_t *log, segment_t *s)
     uint8_t e[TIDX_ENTRY];
     be64_put(e, (uint64_t)s->max_ts);
     be32_put(e + 8, (uint32_t)rel);
-    if (pwrite_all(s->tidx_fd, e, sizeof(e), (int64_t)s->ntidx * TIDX_ENTRY) != 0)
+    if (fs_pwrite_all(s->tidx_fd, e, sizeof(e), (int64_t)s->ntidx * TIDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->tidx, &s->tidx_cap, s->ntidx + 1, sizeof(tidx_entry_t));
     s->tidx[s->ntidx++] = (tidx_entry_t){s->max_ts, rel};
@@ -968,7 +952,7 @@ static int append_checked(partition_log_t *log, uint8_t *buf, size_t len, int le
         next += b.last_offset_delta + 1;
         pos += (size_t)record_batch_size(&b);
     }
-    if (pwrite_all(s->log_fd, buf, len, s->size) != 0) {
+    if (fs_pwrite_all(s->log_fd, buf, len, s->size) != 0) {
         int e = errno;
         if (ftruncate(s->log_fd, (off_t)s->size) != 0)
             log_error("partition log %s: cannot undo a partial write: %s", log->dir,

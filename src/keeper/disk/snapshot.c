@@ -319,27 +319,11 @@ typedef struct {
  * transaction log's fdatasync in the parent (seen on ext4). */
 #define SNAPSHOT_WRITEBACK_STEP (8u << 20)
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w == 0)
-            errno = EIO;   /* no progress on a regular file: treat as a device error */
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int file_sink(void *arg, const void *data, size_t len)
 {
     file_sink_t *f = arg;
     f->adler = adler32_range(f->adler, data, len);
-    if (write_all(f->fd, data, len) < 0) {
+    if (fs_write_all(f->fd, data, len) < 0) {
         f->err = errno;
         return -1;
     }
@@ -398,20 +382,20 @@ int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const
         step = "close";
         saved = errno;
     }
-    if (!step && rename(tmp_path, final_path) < 0) {
+    if (!step) {
+        int placed = fs_rename_durable(tmp_path, final_path);
+        if (placed == 0)
+            return 0;
+        if (placed == -2) {
+            snprintf(err, errlen, "wrote %s but cannot fsync %s: %s", final_path, dir, strerror(errno));
+            return -1;
+        }
         step = "rename";
         saved = errno;
     }
-    if (step) {
-        unlink(tmp_path);
-        snprintf(err, errlen, "cannot write %s (%s): %s", final_path, step, saved ? strerror(saved) : "out of memory");
-        return -1;
-    }
-    if (fs_sync_dir(dir) < 0) {
-        snprintf(err, errlen, "wrote %s but cannot fsync %s: %s", final_path, dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    unlink(tmp_path);
+    snprintf(err, errlen, "cannot write %s (%s): %s", final_path, step, saved ? strerror(saved) : "out of memory");
+    return -1;
 }
 
 /* ---- reading ---- */

@@ -194,26 +194,6 @@ size_t txnlog_pending(const txnlog_t *log)
 
 /* ---- writing (writer thread) ---- */
 
-static int write_all(int fd, const void *p, size_t n, int64_t offset)
-{
-    const uint8_t *b = p;
-    while (n > 0) {
-        ssize_t w = pwrite(fd, b, n, (off_t)offset);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        if (w == 0) {
-            errno = EIO;
-            return -1;
-        }
-        b += w;
-        n -= (size_t)w;
-        offset += w;
-    }
-    return 0;
-}
-
 /* Reserve the file ahead of the records, in prealloc steps, so an fdatasync
  * after an append need not grow the file. fallocate reserves the blocks
  * without writing them (no pause at a roll); where the filesystem cannot,
@@ -234,7 +214,7 @@ static int preallocate(txnlog_t *log, int64_t need_end)
     static const uint8_t zeros[65536];
     for (int64_t off = log->file_alloc; off < new_alloc;) {
         size_t n = (size_t)(new_alloc - off < (int64_t)sizeof(zeros) ? new_alloc - off : (int64_t)sizeof(zeros));
-        if (write_all(log->fd, zeros, n, off) < 0) {
+        if (fs_pwrite_all(log->fd, zeros, n, off) < 0) {
             int saved = errno;
             if (ftruncate(log->fd, (off_t)log->file_alloc) < 0) { /* best effort: keep the old size */
             }
@@ -273,7 +253,7 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
     log->fd = fd;
     log->file_end = 0;
     log->file_alloc = 0;
-    if (write_all(fd, header, sizeof(header), 0) < 0 || sync_file(log, fd) < 0 ||
+    if (fs_pwrite_all(fd, header, sizeof(header), 0) < 0 || sync_file(log, fd) < 0 ||
         (log->force_sync && fs_sync_dir(log->dir) < 0)) {
         int saved = errno;
         close(fd);
@@ -299,7 +279,7 @@ static int write_segment(txnlog_t *log, segment_t *seg)
      * records: then write them without preallocating. */
     if (preallocate(log, end + 1) < 0)
         log_debug("preallocating %s/log.* failed (%s); writing without", log->dir, strerror(errno));
-    if (write_all(log->fd, seg->bytes.data, seg->bytes.len, start) == 0) {
+    if (fs_pwrite_all(log->fd, seg->bytes.data, seg->bytes.len, start) == 0) {
         log->file_end = end;
         if (end > log->file_alloc)
             log->file_alloc = end;
@@ -309,7 +289,7 @@ static int write_segment(txnlog_t *log, segment_t *seg)
     static const uint8_t zeros[4096];
     for (int64_t off = start; off < end && off < log->file_alloc; off += (int64_t)sizeof(zeros)) {
         size_t n = (size_t)(end - off < (int64_t)sizeof(zeros) ? end - off : (int64_t)sizeof(zeros));
-        if (write_all(log->fd, zeros, n, off) < 0)
+        if (fs_pwrite_all(log->fd, zeros, n, off) < 0)
             break;
     }
     if (ftruncate(log->fd, (off_t)(log->file_alloc > start ? log->file_alloc : start)) == 0)

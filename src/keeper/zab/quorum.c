@@ -6,12 +6,10 @@
 #include "base/endian.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_AUTH_IDS 64
 
@@ -102,21 +100,10 @@ int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missin
 
 int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
 {
-    char path[700], tmp[720];
+    char path[700], text[32];
     snprintf(path, sizeof(path), "%s/%s", data_dir, name);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    char text[32];
     int n = snprintf(text, sizeof(text), "%" PRId64, epoch);
-    int rc = write(fd, text, (size_t)n) == n && fsync(fd) == 0 ? 0 : -1;
-    close(fd);
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = -1;
-    if (rc == 0 && fs_sync_dir(data_dir) < 0)
-        rc = -1;
-    return rc;
+    return fs_write_atomic(path, text, (size_t)n);
 }
 
 /* ---- finding the end of a snapshot stream (SNAP sync) ---- */
