@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/mailbox.h"
+#include "base/net.h"
 #include "base/worker.h"
 #include "suites.h"
 #include "unit.h"
@@ -644,6 +646,76 @@ static void test_fs_write_atomic(void)
     CHECK_EQ(fs_remove_tree(dir), 0);
 }
 
+/* ---- net: connecting and reading ---- */
+
+/* Wait (briefly) until a connecting fd is writable, as a loop would. */
+static int wait_for(int fd, short events)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    return poll(&pfd, 1, 2000);
+}
+
+static int wait_writable(int fd)
+{
+    return wait_for(fd, POLLOUT);
+}
+
+static int wait_readable(int fd)
+{
+    return wait_for(fd, POLLIN);
+}
+
+static void test_net_connect_and_read(void)
+{
+    char err[256];
+    int lfd = net_listen_tcp("127.0.0.1", 0, 16, err, sizeof(err));
+    CHECK(lfd >= 0);
+    int port = net_local_port(lfd);
+    int connected = -1;
+    int fd = net_connect_tcp("127.0.0.1", port, &connected, err, sizeof(err));
+    CHECK(fd >= 0 && (connected == 0 || connected == 1));
+    CHECK_EQ(wait_writable(fd), 1);
+    CHECK_EQ(net_connect_result(fd), 0);
+    char ip[64];
+    int peer_port = 0, sfd = -1;
+    for (int i = 0; i < 100 && sfd < 0; i++)   /* the accept may lag the connect */
+        if ((sfd = net_accept(lfd, ip, sizeof(ip), &peer_port)) < 0)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(sfd >= 0);
+    CHECK_STR(ip, "127.0.0.1");
+
+    /* Nothing sent yet: EAGAIN, not an error. */
+    buf_t in;
+    buf_init(&in);
+    errno = 0;
+    CHECK_EQ(net_read_into(&in, sfd, 16), -1);
+    CHECK_EQ(errno, EAGAIN);
+    /* A read takes at most max bytes, appended after what is buffered. */
+    CHECK_EQ(write(fd, "hello, keeper", 13), 13);
+    CHECK_EQ(wait_readable(sfd), 1);
+    CHECK_EQ(net_read_into(&in, sfd, 5), 5);
+    CHECK_EQ(net_read_into(&in, sfd, 64), 8);
+    CHECK_EQ(buf_unread(&in), 13);
+    CHECK(memcmp(buf_read_ptr(&in), "hello, keeper", 13) == 0);
+    /* The peer's close reads as 0. */
+    close(fd);
+    CHECK_EQ(wait_readable(sfd), 1);
+    CHECK_EQ(net_read_into(&in, sfd, 64), 0);
+    buf_free(&in);
+    close(sfd);
+
+    /* Nobody listening: the connection fails, through the result or at once. */
+    close(lfd);
+    fd = net_connect_tcp("127.0.0.1", port, &connected, err, sizeof(err));
+    if (fd >= 0) {
+        CHECK_EQ(wait_writable(fd), 1);
+        errno = 0;
+        CHECK_EQ(net_connect_result(fd), -1);
+        CHECK_EQ(errno, ECONNREFUSED);
+        close(fd);
+    }
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -656,6 +728,7 @@ void suite_base(void)
     RUN(test_alloc_helpers);
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
+    RUN(test_net_connect_and_read);
     RUN(test_loop_timers);
     RUN(test_clock_readings);
     RUN(test_loop_pipe);

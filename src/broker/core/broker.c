@@ -301,17 +301,13 @@ static void run_data_waiters(broker_t *b)
 static void conn_read(broker_t *b, conn_t *c)
 {
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
-        buf_reserve(&c->in, READ_CHUNK);
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
+        ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            c->in.len += (size_t)n;
             if (conn_process(b, c) < 0 || conn_backed_up(c) || c->pending)
                 return;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return;
         if (n == 0 && buf_unread(&c->in) > 0)
             broker_conn_close(b, c, "peer closed in the middle of a request");

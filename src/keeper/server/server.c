@@ -362,17 +362,13 @@ static void conn_read(keeper_t *k, conn_t *c)
      * that floods us is held back by TCP rather than by our memory. */
     size_t limit = (size_t)k->cfg.jute_maxbuffer + 4 + READ_CHUNK;
     while (!c->dead && !c->closing && !c->read_paused && buf_unread(&c->in) < limit) {
-        buf_reserve(&c->in, READ_CHUNK);
-        ssize_t n = read(c->fd, c->in.data + c->in.len, READ_CHUNK);
+        ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            c->in.len += (size_t)n;
             conn_process_input(k, c);
             continue;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return;
-        if (n < 0 && errno == EINTR)
-            continue;
         if (n == 0) {
             if (buf_unread(&c->in) > 0)
                 conn_close(c, "client closed the connection in the middle of a request");

@@ -35,9 +35,6 @@
 #include "base/alloc.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,21 +478,11 @@ static void conn_connected(el_conn_t *c)
 
 static void conn_finish_connect(el_conn_t *c)
 {
-    int err = 0;
-    socklen_t len = sizeof(err);
-    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-        err = errno;
-    if (err == 0) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
-        if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) < 0) {
-            if (errno == ENOTCONN)
-                return;   /* a stale wake-up: still connecting */
-            err = errno;
-        }
-    }
-    if (err) {
-        peer_dial_failed(c->peer, strerror(err));
+    int rc = net_connect_result(c->fd);
+    if (rc > 0)
+        return;   /* a stale wake-up: still connecting */
+    if (rc < 0) {
+        peer_dial_failed(c->peer, strerror(errno));
         conn_close(c, LOG_LEVEL_DEBUG, NULL);
         return;
     }
@@ -507,18 +494,10 @@ static void peer_dial(el_peer_t *p)
     election_t *el = p->el;
     p->next_dial_ms = loop_now_ms(el->loop) + p->backoff_ms;
     p->backoff_ms = p->backoff_ms * 2 > DIAL_BACKOFF_MAX_MS ? DIAL_BACKOFF_MAX_MS : p->backoff_ms * 2;
-    int fd = socket(p->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int connected;
+    int fd = net_connect_addr((struct sockaddr *)&p->addr, p->addrlen, &connected);
     if (fd < 0) {
         peer_dial_failed(p, strerror(errno));
-        peer_maybe_dial(p);
-        return;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    int rc = connect(fd, (struct sockaddr *)&p->addr, p->addrlen);
-    if (rc < 0 && errno != EINPROGRESS) {
-        peer_dial_failed(p, strerror(errno));
-        close(fd);
         peer_maybe_dial(p);
         return;
     }
@@ -526,7 +505,7 @@ static void peer_dial(el_peer_t *p)
     snprintf(c->remote, sizeof(c->remote), "to server %lld at %s:%d", (long long)p->id, p->host, p->election_port);
     p->dial = c;
     c->deadline = loop_timer_add(el->loop, CONNECT_TIMEOUT_MS, on_conn_deadline, c);
-    if (rc == 0)
+    if (connected)
         conn_connected(c);
     else
         conn_update_watch(c);
@@ -582,17 +561,12 @@ static int conn_flush(el_conn_t *c)
             p->has_pending = 0;
             put_framed_notification(&c->out, c->el, &p->last_sent);
         }
-        ssize_t n = write(c->fd, buf_read_ptr(&c->out), buf_unread(&c->out));
-        if (n > 0) {
-            buf_consume(&c->out, (size_t)n);
-            continue;
+        if (net_write_buffer(c->fd, &c->out) < 0) {
+            conn_close(c, LOG_LEVEL_INFO, strerror(errno));
+            return -1;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        if (n < 0 && errno == EINTR)
-            continue;
-        conn_close(c, LOG_LEVEL_INFO, n < 0 ? strerror(errno) : "write returned 0");
-        return -1;
+        if (buf_unread(&c->out) > 0)
+            break;   /* the socket is full */
     }
     conn_update_watch(c);
     return 0;
@@ -674,18 +648,16 @@ static void conn_read_messages(el_conn_t *c)
 
 static void conn_read(el_conn_t *c)
 {
-    buf_reserve(&c->in, READ_CHUNK);
-    ssize_t n = read(c->fd, c->in.data + c->in.len, READ_CHUNK);
+    ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
     if (n == 0) {
         conn_close(c, c->drop_after_flush ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, "closed by the peer");
         return;
     }
     if (n < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        if (errno != EAGAIN)
             conn_close(c, LOG_LEVEL_INFO, strerror(errno));
         return;
     }
-    c->in.len += (size_t)n;
     if (c->drop_after_flush) {   /* a connection we are about to drop has nothing to say */
         buf_clear(&c->in);
         return;
@@ -1081,23 +1053,11 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
 
 static int resolve_peer(el_peer_t *p, char *err, size_t errlen)
 {
-    struct addrinfo hints = {0}, *res = NULL;
-    char port[16];
-    snprintf(port, sizeof(port), "%d", p->election_port);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(p->host, port, &hints, &res);
-    if (rc != 0 || !res || res->ai_addrlen > sizeof(p->addr)) {
-        snprintf(err, errlen, "server.%lld: cannot resolve %s: %s", (long long)p->id, p->host,
-                 rc ? gai_strerror(rc) : "no address");
-        if (res)
-            freeaddrinfo(res);
-        return -1;
-    }
-    memcpy(&p->addr, res->ai_addr, res->ai_addrlen);
-    p->addrlen = res->ai_addrlen;
-    freeaddrinfo(res);
-    return 0;
+    char why[256];
+    if (net_resolve(p->host, p->election_port, &p->addr, &p->addrlen, why, sizeof(why)) == 0)
+        return 0;
+    snprintf(err, errlen, "server.%lld: %s", (long long)p->id, why);
+    return -1;
 }
 
 /* Our voting view as QuorumMaj.toString() writes it. Version 0, as a

@@ -17,17 +17,11 @@
 #include "base/endian.h"
 #include "base/clock.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
@@ -407,10 +401,10 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     follower_t *f = arg;
     keeper_t *k = f->keeper;
     if (f->state == F_CONNECTING) {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-        getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        if (soerr) {
+        int rc = net_connect_result(f->fd);
+        if (rc > 0)
+            return;   /* still connecting */
+        if (rc < 0) {
             /* The leader may not be listening yet: it decided at the same
              * moment. Try again on the next timer, until initLimit. */
             loop_unwatch(k->loop, f->fd);
@@ -434,15 +428,13 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     if (!(events & LOOP_READABLE))
         return;
     for (int rounds = 0; rounds < 64; rounds++) {
-        buf_reserve(&f->in, 65536);
-        ssize_t n = read(f->fd, f->in.data + f->in.len, 65536);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t n = net_read_into(&f->in, f->fd, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
             peer_look(k, "the leader closed the connection");
             return;
         }
         if (n < 0)
             break;
-        f->in.len += (size_t)n;
         for (;;) {
             if (f->in_snapshot) {
                 int rc = take_snapshot_stream(f);
@@ -494,31 +486,11 @@ static void on_timer(loop_t *loop, void *arg)
     f->timer = loop_timer_add(loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
 }
 
+/* The leader's quorum port; the connection completes in follower_on_io. */
 static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen)
 {
-    struct addrinfo hints = {0}, *res = NULL;
-    char port[16];
-    snprintf(port, sizeof(port), "%d", peer->quorum_port);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(peer->host, port, &hints, &res);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot resolve %s: %s", peer->host, gai_strerror(rc));
-        return -1;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
-            snprintf(err, errlen, "cannot connect to %s:%d: %s", peer->host, peer->quorum_port, strerror(errno));
-            close(fd);
-            fd = -1;
-        }
-    } else {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-    }
-    freeaddrinfo(res);
-    return fd;
+    int connected;
+    return net_connect_tcp(peer->host, peer->quorum_port, &connected, err, errlen);
 }
 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)

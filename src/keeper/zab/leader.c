@@ -514,16 +514,14 @@ static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     if (!(events & LOOP_READABLE))
         return;
     for (int rounds = 0; rounds < 64 && !l->dead; rounds++) {
-        buf_reserve(&l->in, 65536);
-        ssize_t n = read(l->fd, l->in.data + l->in.len, 65536);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t n = net_read_into(&l->in, l->fd, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
             log_info("server %" PRId64 " (%s) disconnected", l->sid, l->addr);
             l->dead = 1;
             break;
         }
         if (n < 0)
             break;
-        l->in.len += (size_t)n;
         for (;;) {
             quorum_packet_t p;
             long used = quorum_packet_parse(buf_read_ptr(&l->in), buf_unread(&l->in), &p);
