@@ -21,6 +21,7 @@
 #include "base/crc32c.h"
 #include "base/endian.h"
 #include "base/fsutil.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/mailbox.h"
@@ -716,6 +717,58 @@ static void test_net_connect_and_read(void)
     }
 }
 
+/* ---- jstring: UTF-8 as Java decodes it ---- */
+
+/* How many code points s decodes to, and whether each is U+FFFD. */
+static size_t decode_all(const char *s, size_t len, uint32_t *cps, size_t max)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    size_t n = 0;
+    while (p < end && n < max)
+        cps[n++] = jstring_next(&p, end);
+    return n;
+}
+
+static void test_jstring_vectors(void)
+{
+    /* String.hashCode as Java computes it on these bytes. */
+    CHECK_EQ(jstring_hash("", 0), 0);
+    CHECK_EQ(jstring_hash("hello", 5), 99162322);
+    CHECK_EQ(jstring_hash("my-group", 8), -1906497762);
+    CHECK_EQ(jstring_hash("caf\xc3\xa9", 5), 3045921);
+    CHECK_EQ(jstring_hash("\xf0\x9f\x98\x80x", 5), 54959989);   /* U+1F600: a surrogate pair */
+    CHECK_EQ(jstring_hash("a\xff" "b", 3), 2124838);              /* a bad byte: U+FFFD */
+    CHECK_EQ(jstring_hash("polygenelubricants", 18), INT32_MIN);
+
+    /* Ill-formed sequences: one U+FFFD per longest valid prefix. */
+    uint32_t cp[8];
+    CHECK_EQ(decode_all("\xc0\xaf", 2, cp, 8), 2);   /* overlong: C0 is never valid */
+    CHECK(cp[0] == JSTRING_REPLACEMENT && cp[1] == JSTRING_REPLACEMENT);
+    CHECK_EQ(decode_all("\xed\xa0\x80", 3, cp, 8), 3);   /* an encoded surrogate */
+    CHECK_EQ(decode_all("\xf4\x90\x80\x80", 4, cp, 8), 4);   /* above U+10FFFF */
+    CHECK_EQ(decode_all("\xf0\x9f\x98", 3, cp, 8), 1);   /* truncated: one replacement */
+    CHECK_EQ(cp[0], JSTRING_REPLACEMENT);
+    CHECK_EQ(decode_all("\xe2\x82" "b", 3, cp, 8), 2);   /* cut short by an ASCII byte */
+    CHECK(cp[0] == JSTRING_REPLACEMENT && cp[1] == 'b');
+    /* Well-formed ones decode to their code points. */
+    CHECK_EQ(decode_all("A\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf", 10, cp, 8), 4);
+    CHECK(cp[0] == 'A' && cp[1] == 0xE9 && cp[2] == 0x20AC && cp[3] == 0x10FFFF);
+    CHECK_EQ(decode_all("\xef\xbf\xbd", 3, cp, 8), 1);   /* a real U+FFFD */
+
+    CHECK_EQ(jstring_utf16_length("\xf0\x9f\x98\x80" "ab", 6), 4);
+    CHECK_EQ(jstring_utf16_length("a\xe2\x82" "b", 4), 3);
+    CHECK_EQ(jstring_utf16_length("", 0), 0);
+
+    size_t len = 0;
+    char *c = jstring_clean("a\xe2\x82" "b\xef\xbf\xbd", 7, &len);
+    CHECK_STR(c, "a\xef\xbf\xbd" "b\xef\xbf\xbd");   /* a real U+FFFD is kept as it is */
+    CHECK_EQ(len, 8);
+    free(c);
+    c = jstring_clean("x\0y", 3, &len);   /* NUL is a character like any other */
+    CHECK(c && len == 3 && memcmp(c, "x\0y", 4) == 0);
+    free(c);
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -729,6 +782,7 @@ void suite_base(void)
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
     RUN(test_net_connect_and_read);
+    RUN(test_jstring_vectors);
     RUN(test_loop_timers);
     RUN(test_clock_readings);
     RUN(test_loop_pipe);

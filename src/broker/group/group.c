@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "group.h"
 #include "base/alloc.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 
 #include <stdio.h>
@@ -65,105 +66,14 @@ const char *group_state_name(group_state_t s)
     return "Dead";
 }
 
-/* ---- UTF-8 as Java reads it ---- */
-
-/* The next code point of [*p, end); an ill-formed sequence (its maximal
- * valid prefix, as the Unicode standard and Java's decoder count it) is one
- * U+FFFD. */
-static uint32_t utf8_next(const uint8_t **p, const uint8_t *end)
-{
-    const uint8_t *s = *p;
-    uint8_t c = *s++;
-    uint32_t cp;
-    int need;
-    uint8_t lo = 0x80, hi = 0xbf;   /* the second byte's range */
-    if (c < 0x80) {
-        *p = s;
-        return c;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        need = 1, cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 2, cp = c & 0x0f;
-        if (c == 0xe0)
-            lo = 0xa0;
-        if (c == 0xed)
-            hi = 0x9f;   /* no surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3, cp = c & 0x07;
-        if (c == 0xf0)
-            lo = 0x90;
-        if (c == 0xf4)
-            hi = 0x8f;
-    } else {
-        *p = s;
-        return 0xfffd;
-    }
-    for (int i = 0; i < need; i++) {
-        uint8_t min = i == 0 ? lo : 0x80, max = i == 0 ? hi : 0xbf;
-        if (s == end || *s < min || *s > max) {
-            *p = s;
-            return 0xfffd;
-        }
-        cp = cp << 6 | (*s++ & 0x3f);
-    }
-    *p = s;
-    return cp;
-}
-
-int32_t group_java_hash(const char *str, size_t len)
-{
-    const uint8_t *p = (const uint8_t *)str, *end = p + len;
-    uint32_t h = 0;   /* Java's int arithmetic: wraps */
-    while (p < end) {
-        uint32_t cp = utf8_next(&p, end);
-        if (cp >= 0x10000) {   /* a surrogate pair in UTF-16 */
-            cp -= 0x10000;
-            h = h * 31u + (0xd800u + (cp >> 10));
-            h = h * 31u + (0xdc00u + (cp & 0x3ff));
-        } else {
-            h = h * 31u + cp;
-        }
-    }
-    return (int32_t)h;
-}
+/* ---- placement ---- */
 
 int group_coordinator_index(const char *group_id, size_t len, int n)
 {
-    int32_t h = group_java_hash(group_id, len);
+    int32_t h = jstring_hash(group_id, len);
     /* Kafka's Utils.abs: Integer.MIN_VALUE maps to 0 (Math.abs would not). */
     int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
     return n > 0 ? (int)(a % n) : -1;
-}
-
-size_t group_utf16_length(const char *s, size_t len)
-{
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
-    size_t n = 0;
-    while (p < end)
-        n += utf8_next(&p, end) >= 0x10000 ? 2 : 1;
-    return n;
-}
-
-char *group_utf8_clean(const char *s, size_t len)
-{
-    char *out = malloc(len * 3 + 1);   /* a byte becomes at most U+FFFD's 3 */
-    if (!out)
-        return NULL;
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
-    size_t n = 0;
-    while (p < end) {
-        const uint8_t *start = p;
-        uint32_t cp = utf8_next(&p, end);
-        if (cp == 0xfffd && !(p - start == 3 && start[0] == 0xef && start[1] == 0xbf && start[2] == 0xbd)) {
-            memcpy(out + n, "\xef\xbf\xbd", 3);
-            n += 3;
-        } else {
-            memcpy(out + n, start, (size_t)(p - start));
-            n += (size_t)(p - start);
-        }
-    }
-    out[n] = 0;
-    return out;
 }
 
 /* ---- waiters ---- */

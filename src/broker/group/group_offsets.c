@@ -21,6 +21,7 @@
 #include "group_service.h"
 #include "broker/api/api_util.h"
 #include "broker/coord/coord_data.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 
 #include <stdio.h>
@@ -348,7 +349,7 @@ static write_t *write_new(commit_t *cm, int index, const group_t *g, const char 
     w->group_id = malloc(g->id_len + 1);
     w->doc = malloc(COORD_DOC_MAX);
     /* Stored as Java reads strings: invalid UTF-8 becomes U+FFFD. */
-    w->metadata = group_utf8_clean(metadata, strlen(metadata));
+    w->metadata = jstring_clean(metadata, strlen(metadata), NULL);
     *error = GERR_UNKNOWN_SERVER_ERROR;
     if (!w->group_id || !w->doc || !w->metadata ||
         coord_path_group_offset(w->path, sizeof(w->path), g->id, g->id_len, topic, partition) < 0) {
@@ -408,7 +409,7 @@ static void commit_partition(void *arg, const char *topic, const kafka_value_t *
     kv_set_int(out, "PartitionIndex", p);
     if (!error && (!part || !part->have_replicas))
         error = GERR_UNKNOWN_TOPIC_OR_PARTITION;
-    else if (!error && md && group_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
+    else if (!error && md && jstring_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
         error = GERR_OFFSET_METADATA_TOO_LARGE;
     else if (!error && (error = write_start(x->b, x->cm, index, x->g, topic, p, kv_int(in, "CommittedOffset"),
                                             (int32_t)kv_int(in, "CommittedLeaderEpoch"), md ? md : "")) == 0)

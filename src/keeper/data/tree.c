@@ -35,6 +35,7 @@
 #include <time.h>
 
 #include "path.h"
+#include "base/jstring.h"
 
 typedef struct acl_entry acl_entry_t;
 struct acl_entry {
@@ -156,23 +157,10 @@ static int32_t add_wrapping(int32_t a, int32_t b)   /* Java int arithmetic */
     return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
-/* A Java String's length: UTF-16 units (4-byte UTF-8 sequences are pairs). */
-static int64_t utf16_length(const char *s)
-{
-    int64_t n = 0;
-    for (const uint8_t *p = (const uint8_t *)s; *p; p++) {
-        if ((*p & 0xC0) != 0x80)
-            n++;
-        if (*p >= 0xF0)
-            n++;
-    }
-    return n;
-}
-
 /* ZooKeeper's getNodeSize: path length plus data length. */
 static int64_t node_size(const znode_t *n)
 {
-    return utf16_length(n->path) + (n->data_len > 0 ? n->data_len : 0);
+    return (int64_t)jstring_utf16_length(n->path, strlen(n->path)) + (n->data_len > 0 ? n->data_len : 0);
 }
 
 typedef enum { OWNER_NONE, OWNER_SESSION, OWNER_CONTAINER, OWNER_TTL } owner_kind_t;
