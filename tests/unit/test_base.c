@@ -21,6 +21,7 @@
 #include "base/crc32c.h"
 #include "base/endian.h"
 #include "base/fsutil.h"
+#include "base/hashmap.h"
 #include "base/jstring.h"
 #include "base/logging.h"
 #include "base/loop.h"
@@ -769,6 +770,116 @@ static void test_jstring_vectors(void)
     free(c);
 }
 
+/* ---- hashmap ---- */
+
+typedef struct {
+    hmap_node_t node;
+    uint64_t id;
+    int seen;
+} item_t;
+
+static int item_has_id(const hmap_node_t *n, const void *key)
+{
+    return HMAP_ENTRY(n, item_t, node)->id == *(const uint64_t *)key;
+}
+
+static item_t *item_find(const hmap_t *h, uint64_t id)
+{
+    hmap_node_t *n = hmap_find(h, hmap_hash_u64(id), item_has_id, &id);
+    return n ? HMAP_ENTRY(n, item_t, node) : NULL;
+}
+
+static void test_hashmap_basics(void)
+{
+    hmap_t h = {0};   /* zeroed is empty */
+    CHECK(item_find(&h, 1) == NULL);
+    hmap_iter_t it = hmap_iter(&h);
+    CHECK(hmap_next(&it) == NULL);
+    item_t a = {.id = 1}, b = {.id = 2}, c = {.id = 3};
+    hmap_insert(&h, &a.node, hmap_hash_u64(a.id));
+    hmap_insert(&h, &b.node, hmap_hash_u64(b.id));
+    hmap_insert(&h, &c.node, hmap_hash_u64(c.id));
+    CHECK_EQ(hmap_count(&h), 3);
+    CHECK(item_find(&h, 2) == &b && item_find(&h, 4) == NULL);
+    hmap_remove(&h, &b.node);
+    CHECK(item_find(&h, 2) == NULL && item_find(&h, 1) == &a && item_find(&h, 3) == &c);
+    CHECK_EQ(hmap_count(&h), 2);
+    /* Equal hashes, different keys: the match function tells them apart. */
+    item_t d = {.id = 4}, e = {.id = 5};
+    hmap_insert(&h, &d.node, 42);
+    hmap_insert(&h, &e.node, 42);
+    uint64_t five = 5;
+    CHECK(hmap_find(&h, 42, item_has_id, &five) == &e.node);
+    hmap_remove(&h, &e.node);
+    CHECK(hmap_find(&h, 42, item_has_id, &five) == NULL);
+    hmap_destroy(&h);
+    CHECK(hmap_count(&h) == 0 && item_find(&h, 1) == NULL);
+}
+
+static void test_hashmap_many_keys(void)
+{
+    enum { N = 20000 };
+    item_t *items = calloc(N, sizeof(*items));
+    hmap_t h;
+    hmap_init(&h, 4);   /* small on purpose: it must grow many times */
+    for (uint64_t i = 0; i < N; i++) {
+        items[i].id = i * 7919;
+        hmap_insert(&h, &items[i].node, hmap_hash_u64(items[i].id));
+    }
+    CHECK_EQ(hmap_count(&h), N);
+    CHECK(h.mask + 1 >= N);   /* grown to load factor 1 */
+    int found = 1;
+    for (uint64_t i = 0; i < N; i++)
+        found &= item_find(&h, i * 7919) == &items[i];
+    CHECK(found);
+    CHECK(item_find(&h, 7918) == NULL);
+    /* Iteration visits each once, and may remove what it was just given. */
+    hmap_iter_t it = hmap_iter(&h);
+    size_t visits = 0;
+    for (hmap_node_t *n; (n = hmap_next(&it));) {
+        item_t *x = HMAP_ENTRY(n, item_t, node);
+        x->seen++;
+        visits++;
+        if (x->id % 2 == 0)
+            hmap_remove(&h, n);
+    }
+    CHECK_EQ(visits, N);
+    int once = 1;
+    for (size_t i = 0; i < N; i++)
+        once &= items[i].seen == 1;
+    CHECK(once);
+    CHECK_EQ(hmap_count(&h), N / 2);
+    int odd_left = 1;
+    for (uint64_t i = 0; i < N; i++)
+        odd_left &= (item_find(&h, i * 7919) != NULL) == ((i * 7919) % 2 == 1);
+    CHECK(odd_left);
+    hmap_destroy(&h);
+    free(items);
+}
+
+static void test_hashmap_hashes(void)
+{
+    /* SipHash-1-3 under the zero key: the values CPython 3.11 gives as
+     * hash(bytes) with PYTHONHASHSEED=0, its reference for this function. */
+    hmap_key_t zero = {0, 0};
+    CHECK_EQ(hmap_hash_bytes(&zero, "a", 1), 4644417185603328019ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "abcdefg", 7), 7904145750247929094ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "abcdefgh", 8), 4574395652268504554ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "/zookeeper/quota", 16), 15007498079512519650ull);
+    uint8_t bytes[64];
+    for (int i = 0; i < 64; i++)
+        bytes[i] = (uint8_t)i;
+    CHECK_EQ(hmap_hash_bytes(&zero, bytes, 64), 8493894268803903686ull);
+    /* Another key, another hash. */
+    hmap_key_t k1, k2;
+    hmap_random_key(&k1);
+    hmap_random_key(&k2);
+    CHECK(k1.k0 != k2.k0 || k1.k1 != k2.k1);
+    CHECK(hmap_hash_bytes(&k1, "abc", 3) != hmap_hash_bytes(&zero, "abc", 3));
+    /* splitmix64: its first output from seed 0. */
+    CHECK_EQ(hmap_hash_u64(0x9e3779b97f4a7c15ull), 0xe220a8397b1dcdafull);
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -783,6 +894,9 @@ void suite_base(void)
     RUN(test_fs_write_atomic);
     RUN(test_net_connect_and_read);
     RUN(test_jstring_vectors);
+    RUN(test_hashmap_basics);
+    RUN(test_hashmap_many_keys);
+    RUN(test_hashmap_hashes);
     RUN(test_loop_timers);
     RUN(test_clock_readings);
     RUN(test_loop_pipe);
