@@ -100,7 +100,7 @@ static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t typ
     flush(f);
 }
 
-void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
+void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
 {
     follower_t *f = k->follower;
     pending_t *p = pipeline_new(k, PENDING_FORWARDED, c, xid, type);
@@ -198,11 +198,11 @@ static int on_commit(follower_t *f, int64_t zxid)
     if (!f->nc_head)
         f->nc_tail = NULL;
     txn_result_t result;
-    conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, q->hdr.client_id) : NULL;
+    client_conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, q->hdr.client_id) : NULL;
     keeper_commit(k, &q->hdr, &q->txn, &result);
     pipeline_follower_applied(k, &q->hdr, &result);   /* takes the result */
     if (owner && !owner->dead && !owner->closing)   /* expired by the leader, not closed by its client */
-        conn_close(owner, "session expired");
+        client_close(owner, "session expired");
     pipeline_free_entry(q);
     return 0;
 }
