@@ -1,5 +1,5 @@
 /* txnlog.c -- see txnlog.h. The loop thread serializes records into
- * segments; one writer thread writes, preallocates, rolls files and
+ * chunks; one writer thread writes, preallocates, rolls files and
  * fdatasyncs; results come back through an eventfd watched by the loop. */
 #define _GNU_SOURCE
 #include "txnlog.h"
@@ -30,13 +30,13 @@
 #define MAX_ENTRY_LEN (256 << 20) /* no txn is larger than the largest request */
 
 /* Records appended between two writer rounds, destined for one file. */
-typedef struct segment {
+typedef struct chunk {
     buf_t bytes;
     int64_t first_zxid, last_zxid;
     size_t count;
-    int new_file;   /* start a new log file with this segment */
-    struct segment *next;
-} segment_t;
+    int new_file;   /* start a new log file with this chunk */
+    struct chunk *next;
+} chunk_t;
 
 struct txnlog {
     loop_t *loop;
@@ -52,7 +52,7 @@ struct txnlog {
     /* Shared between the loop and the writer, under mu. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    segment_t *queue_head, *queue_tail;
+    chunk_t *queue_head, *queue_tail;
     int stopping;
     int failed;             /* the writer hit an error; it drops what it takes until the loop resets */
     int64_t durable_zxid;   /* reported */
@@ -73,7 +73,7 @@ struct txnlog {
 
 /* ---- names ---- */
 
-static void log_file_path(char *out, size_t outlen, const char *dir, int64_t zxid)
+static void file_path_of(char *out, size_t outlen, const char *dir, int64_t zxid)
 {
     snprintf(out, outlen, "%s/log.%" PRIx64, dir, (uint64_t)zxid);
 }
@@ -155,26 +155,26 @@ static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
 int txnlog_append(txnlog_t *log, const txn_header_t *hdr, const txn_t *txn)
 {
     pthread_mutex_lock(&log->mu);
-    segment_t *seg = log->queue_tail;
-    if (!seg || log->roll_pending) {
-        seg = calloc(1, sizeof(*seg));
-        if (!seg) {
+    chunk_t *chunk = log->queue_tail;
+    if (!chunk || log->roll_pending) {
+        chunk = calloc(1, sizeof(*chunk));
+        if (!chunk) {
             pthread_mutex_unlock(&log->mu);
             return -1;
         }
-        buf_init(&seg->bytes);
-        seg->first_zxid = hdr->zxid;
-        seg->new_file = log->roll_pending;
+        buf_init(&chunk->bytes);
+        chunk->first_zxid = hdr->zxid;
+        chunk->new_file = log->roll_pending;
         log->roll_pending = 0;
         if (log->queue_tail)
-            log->queue_tail->next = seg;
+            log->queue_tail->next = chunk;
         else
-            log->queue_head = seg;
-        log->queue_tail = seg;
+            log->queue_head = chunk;
+        log->queue_tail = chunk;
     }
-    serialize_entry(&seg->bytes, hdr, txn);
-    seg->last_zxid = hdr->zxid;
-    seg->count++;
+    serialize_entry(&chunk->bytes, hdr, txn);
+    chunk->last_zxid = hdr->zxid;
+    chunk->count++;
     pthread_cond_signal(&log->cv);
     pthread_mutex_unlock(&log->mu);
     log->pending++;
@@ -242,7 +242,7 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
         log->fd = -1;
     }
     char path[600];
-    log_file_path(path, sizeof(path), log->dir, first_zxid);
+    file_path_of(path, sizeof(path), log->dir, first_zxid);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
@@ -267,19 +267,19 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
     return 0;
 }
 
-/* Write one segment. On failure what may have landed is zeroed and the file
+/* Write one chunk. On failure what may have landed is zeroed and the file
  * cut back to its preallocated size, so the bytes never read as records. */
-static int write_segment(txnlog_t *log, segment_t *seg)
+static int write_chunk(txnlog_t *log, chunk_t *chunk)
 {
-    if ((seg->new_file || log->fd < 0) && start_file(log, seg->first_zxid) < 0)
+    if ((chunk->new_file || log->fd < 0) && start_file(log, chunk->first_zxid) < 0)
         return -1;
     int64_t start = log->file_end;
-    int64_t end = start + (int64_t)seg->bytes.len;
+    int64_t end = start + (int64_t)chunk->bytes.len;
     /* A disk too full for a whole preallocation step may still hold the
      * records: then write them without preallocating. */
     if (preallocate(log, end + 1) < 0)
         log_debug("preallocating %s/log.* failed (%s); writing without", log->dir, strerror(errno));
-    if (fs_pwrite_all(log->fd, seg->bytes.data, seg->bytes.len, start) == 0) {
+    if (fs_pwrite_all(log->fd, chunk->bytes.data, chunk->bytes.len, start) == 0) {
         log->file_end = end;
         if (end > log->file_alloc)
             log->file_alloc = end;
@@ -298,13 +298,13 @@ static int write_segment(txnlog_t *log, segment_t *seg)
     return -1;
 }
 
-static void free_segments(segment_t *seg)
+static void free_chunks(chunk_t *chunk)
 {
-    while (seg) {
-        segment_t *next = seg->next;
-        buf_free(&seg->bytes);
-        free(seg);
-        seg = next;
+    while (chunk) {
+        chunk_t *next = chunk->next;
+        buf_free(&chunk->bytes);
+        free(chunk);
+        chunk = next;
     }
 }
 
@@ -332,7 +332,7 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&log->mu);
         while (!log->queue_head && !log->stopping)
             pthread_cond_wait(&log->cv, &log->mu);
-        segment_t *batch = log->queue_head;
+        chunk_t *batch = log->queue_head;
         int drop = log->failed;
         log->queue_head = log->queue_tail = NULL;
         int stopping = log->stopping;
@@ -340,19 +340,19 @@ static void *writer_main(void *arg)
         if (!batch && stopping)
             break;
         if (drop) {   /* prepared before the loop learned of a failure: already failed */
-            free_segments(batch);
+            free_chunks(batch);
             continue;
         }
         int64_t durable = -1;
         int err = 0;
         int64_t fail_zxid = 0;
-        for (segment_t *seg = batch; seg; seg = seg->next) {
-            if (write_segment(log, seg) < 0) {
+        for (chunk_t *chunk = batch; chunk; chunk = chunk->next) {
+            if (write_chunk(log, chunk) < 0) {
                 err = errno ? errno : EIO;
-                fail_zxid = seg->first_zxid;
+                fail_zxid = chunk->first_zxid;
                 break;
             }
-            durable = seg->last_zxid;
+            durable = chunk->last_zxid;
         }
         if (durable >= 0 && log->fd >= 0 && sync_file(log, log->fd) < 0) {
             /* After a failed fdatasync nothing written since the last good
@@ -361,7 +361,7 @@ static void *writer_main(void *arg)
             fail_zxid = batch->first_zxid;
             durable = -1;
         }
-        free_segments(batch);
+        free_chunks(batch);
         report(log, durable, err, fail_zxid);
     }
     if (log->fd >= 0) {
@@ -388,7 +388,7 @@ static void on_writer_event(loop_t *loop, int fd, unsigned events, void *arg)
     int64_t fail_zxid = log->fail_zxid;
     if (err) {
         /* Everything still queued was prepared on top of the failed txns. */
-        free_segments(log->queue_head);
+        free_chunks(log->queue_head);
         log->queue_head = log->queue_tail = NULL;
         log->fail_err = 0;
         log->failed = 0;
@@ -465,7 +465,7 @@ void txnlog_close(txnlog_t *log)
         loop_unwatch(log->loop, log->event_fd);
         close(log->event_fd);
     }
-    free_segments(log->queue_head);
+    free_chunks(log->queue_head);
     pthread_mutex_destroy(&log->mu);
     pthread_cond_destroy(&log->cv);
     free(log);
@@ -530,7 +530,7 @@ static int replay_file(replay_ctx_t *ctx, int64_t start_zxid, int64_t next_start
 {
     int newest = next_start < 0;
     char path[600];
-    log_file_path(path, sizeof(path), ctx->dir, start_zxid);
+    file_path_of(path, sizeof(path), ctx->dir, start_zxid);
     int fd = open(path, newest ? O_RDWR | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
@@ -665,7 +665,7 @@ int txnlog_purge_before(const char *dir, int64_t zxid)
     int removed = 0;
     for (size_t i = 0; i < keep_from; i++) {
         char path[600];
-        log_file_path(path, sizeof(path), dir, starts[i]);
+        file_path_of(path, sizeof(path), dir, starts[i]);
         if (unlink(path) == 0) {
             removed++;
             log_info("purged %s", path);
@@ -723,7 +723,7 @@ int txnlog_truncate_after(const char *dir, int64_t zxid, char *err, size_t errle
     int rc = 0;
     for (size_t i = count; i-- > 0 && rc == 0;) {
         char path[600];
-        log_file_path(path, sizeof(path), dir, starts[i]);
+        file_path_of(path, sizeof(path), dir, starts[i]);
         if (starts[i] > zxid) {
             if (unlink(path) < 0 && errno != ENOENT) {
                 snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));

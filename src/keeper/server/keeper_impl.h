@@ -131,16 +131,16 @@ struct keeper {
     loop_timer_t *purge_timer;
     int stopping;
     /* durability */
-    txnlog_t *log;
+    txnlog_t *txnlog;
     char snap_dir[600];            /* dataDir/version-2 */
-    char log_dir[600];             /* dataLogDir/version-2 */
+    char txnlog_dir[600];          /* dataLogDir/version-2 */
     pending_t *pending_head, *pending_tail;
     size_t npending;
     size_t txns_since_snapshot;
     size_t snapshot_threshold;     /* snapCount/2 + a random part, as ZooKeeper */
     int snapshot_pid;              /* the forked child writing a snapshot, or 0 */
     int64_t snapshot_zxid;
-    uint64_t log_failures;         /* write batches the disk refused */
+    uint64_t txnlog_failures;      /* write batches the disk refused */
     /* the ensemble (quorum.c, peer.c, leader.c, follower.c) */
     keeper_role_t role;
     int serving;                   /* clients are accepted */

@@ -43,7 +43,7 @@ int pipeline_idle(const keeper_t *k)
 void pipeline_submit(keeper_t *k, pending_t *p)
 {
     if (p->has_txn) {
-        if (txnlog_append(k->log, &p->hdr, &p->txn) < 0) {
+        if (txnlog_append(k->txnlog, &p->hdr, &p->txn) < 0) {
             log_error("out of memory appending to the transaction log");
             abort();
         }
@@ -222,7 +222,7 @@ static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
         }
         drop_head(k);
     }
-    k->log_failures++;
+    k->txnlog_failures++;
     prep_rollback(k, failed_zxid);
     k->last_logged_zxid = failed_zxid - 1;
     history_truncate_after(&k->history, failed_zxid - 1);

@@ -614,7 +614,7 @@ static void keeper_stop(keeper_t *k)
         peer_stop(k);
     if (k->loop)
         keeper_before_sleep(k->loop, k);
-    txnlog_close(k->log);   /* what was appended is written and synced first */
+    txnlog_close(k->txnlog);   /* what was appended is written and synced first */
     persist_shutdown(k);
     while (k->pending_head) {
         pending_t *p = k->pending_head;

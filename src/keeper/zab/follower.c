@@ -170,7 +170,7 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
                  (uint64_t)k->last_logged_zxid);
         return -1;
     }
-    if (txnlog_append(k->log, &q->hdr, &q->txn) < 0) {
+    if (txnlog_append(k->txnlog, &q->hdr, &q->txn) < 0) {
         log_error("out of memory appending to the transaction log");
         abort();
     }
@@ -244,9 +244,9 @@ static int on_trunc(follower_t *f, int64_t zxid)
     log_info("leader %" PRId64 " says TRUNC to 0x%" PRIx64 " (this keeper logged up to 0x%" PRIx64 ")", f->leader_sid,
              (uint64_t)zxid, (uint64_t)k->last_logged_zxid);
     peer_drop_unapplied(k);
-    txnlog_close(k->log);   /* every appended record is written first */
-    k->log = NULL;
-    if (txnlog_truncate_after(k->log_dir, zxid, err, sizeof(err)) < 0 || remove_snapshots_after(k, zxid) < 0 ||
+    txnlog_close(k->txnlog);   /* every appended record is written first */
+    k->txnlog = NULL;
+    if (txnlog_truncate_after(k->txnlog_dir, zxid, err, sizeof(err)) < 0 || remove_snapshots_after(k, zxid) < 0 ||
         reload_from_disk(k, err, sizeof(err)) < 0 || persist_open_log(k, err, sizeof(err)) < 0) {
         log_error("TRUNC failed: %s", err);
         return -1;
@@ -284,7 +284,7 @@ static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t
         log_error("cannot write the leader's snapshot: %s", err);
         return -1;
     }
-    txnlog_roll(k->log);
+    txnlog_roll(k->txnlog);
     k->last_logged_zxid = zxid;
     f->durable = zxid;
     history_reset(&k->history, zxid);
