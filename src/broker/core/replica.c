@@ -125,7 +125,7 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     if (!r)
         return NULL;
     r->part = p;
-    r->role = ROLE_NONE;
+    r->role = REPLICA_NONE;
     r->leader_epoch = -1;
     r->producers = producer_state_create(PRODUCER_MAX_PRODUCERS_DEFAULT);
     if (!r->producers) {
@@ -161,9 +161,9 @@ static void update_high_watermark(broker_t *b, replica_t *r)
 static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
 {
     char name[300];
-    if (r->role == ROLE_LEADER && r->leader_epoch == epoch)
+    if (r->role == REPLICA_LEADER && r->leader_epoch == epoch)
         return;
-    r->role = ROLE_LEADER;
+    r->role = REPLICA_LEADER;
     r->leader_epoch = epoch;
     update_high_watermark(b, r);
     log_info("leading %s at epoch %d (ISR size %d)", pname(r->part, name, sizeof(name)), (int)epoch, r->part->nisr);
@@ -172,9 +172,9 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
 static void become_follower(replica_t *r, int32_t leader, int32_t epoch)
 {
     char name[300];
-    if (r->role == ROLE_FOLLOWER && r->leader_epoch == epoch)
+    if (r->role == REPLICA_FOLLOWER && r->leader_epoch == epoch)
         return;
-    r->role = ROLE_FOLLOWER;
+    r->role = REPLICA_FOLLOWER;
     r->leader_epoch = epoch;
     log_info("following broker %d for %s at epoch %d", (int)leader, pname(r->part, name, sizeof(name)), (int)epoch);
 }
@@ -185,26 +185,26 @@ void replicas_stop_leading(broker_t *b, const char *why)
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
-            if (p && p->replica && p->replica->role == ROLE_LEADER) {
-                p->replica->role = ROLE_NONE;
+            if (p && p->replica && p->replica->role == REPLICA_LEADER) {
+                p->replica->role = REPLICA_NONE;
                 log_warn("no longer leading %s: %s", pname(p, name, sizeof(name)), why);
             }
         }
 }
 
-/* ---- election ---- */
+/* ---- leader election (through the coordinator) ---- */
 
 typedef struct {
     broker_t *b;
     char topic[COORD_TOPIC_NAME_MAX + 1];
     int32_t partition;
     int32_t epoch;
-} election_t;
+} leader_election_t;
 
-static void election_done(coord_t *co, const coord_result_t *res, void *arg)
+static void leader_election_done(coord_t *co, const coord_result_t *res, void *arg)
 {
     (void)co;
-    election_t *e = arg;
+    leader_election_t *e = arg;
     partition_t *p = cluster_partition(e->b, e->topic, e->partition);
     if (p) {
         p->electing = 0;
@@ -235,7 +235,7 @@ static int any_live(const broker_t *b, const int32_t *ids, int n)
 
 /* The ISR the winner writes, and its epoch; 0 when this broker should not
  * stand now. */
-static int election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
+static int leader_election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
 {
     int32_t me = b->cfg.broker_id;
     char name[300];
@@ -271,7 +271,7 @@ static void elect(broker_t *b, partition_t *p)
 {
     int32_t isr[COORD_MAX_REPLICAS], epoch;
     int nisr, create_isr;
-    if (p->electing || !election_plan(b, p, isr, &nisr, &epoch, &create_isr))
+    if (p->electing || !leader_election_plan(b, p, isr, &nisr, &epoch, &create_isr))
         return;
     char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64];
     char isr_doc[1024], leader_doc[256];
@@ -279,12 +279,12 @@ static void elect(broker_t *b, partition_t *p)
     coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
     int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
     int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
-    election_t *e = calloc(1, sizeof(*e));
+    leader_election_t *e = calloc(1, sizeof(*e));
     if (!e || isr_len < 0 || leader_len < 0) {
         free(e);
         return;
     }
-    *e = (election_t){.b = b, .partition = p->id, .epoch = epoch};
+    *e = (leader_election_t){.b = b, .partition = p->id, .epoch = epoch};
     snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
     coord_op_t ops[2] = {
         {.type = create_isr ? COORD_OP_CREATE : COORD_OP_SET, .path = isr_path, .data = isr_doc, .len = isr_len,
@@ -292,7 +292,7 @@ static void elect(broker_t *b, partition_t *p)
         {.type = COORD_OP_CREATE, .path = leader_path, .data = leader_doc, .len = leader_len,
          .flags = ZOO_EPHEMERAL},
     };
-    if (coord_multi(b->coord, ops, 2, election_done, e) < 0) {
+    if (coord_multi(b->coord, ops, 2, leader_election_done, e) < 0) {
         free(e);
         return;
     }
@@ -321,18 +321,18 @@ void replica_reconcile(broker_t *b, partition_t *p)
     if (!b->registered || !p->have_leader || p->isr_state == 0 || !r->log)
         return;
     if (p->leader < 0) {
-        if (r->role == ROLE_LEADER)
-            r->role = ROLE_NONE;
+        if (r->role == REPLICA_LEADER)
+            r->role = REPLICA_NONE;
         elect(b, p);
     } else if (p->leader == me) {
         if (p->leader_owner == b->session_id)
             become_leader(b, r, p->leader_epoch);
-        else if (r->role == ROLE_LEADER)
-            r->role = ROLE_NONE;   /* a previous session's node: wait for it to expire */
+        else if (r->role == REPLICA_LEADER)
+            r->role = REPLICA_NONE;   /* a previous session's node: wait for it to expire */
     } else {
         become_follower(r, p->leader, p->leader_epoch);
     }
-    if (r->role == ROLE_LEADER)
+    if (r->role == REPLICA_LEADER)
         update_high_watermark(b, r);
 }
 
