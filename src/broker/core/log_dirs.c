@@ -223,7 +223,7 @@ static void checkpoint_free(void *arg)
 struct flush_job {
     broker_t *b;
     replica_t *r;      /* NULL once the replica is gone */
-    log_flush_t job;
+    plog_flush_t job;
 };
 
 static void flush_run(void *arg)
@@ -329,7 +329,7 @@ static int64_t config_long(const topic_t *t, const char *key, int64_t def)
     return errno || *end || end == v ? def : (int64_t)x;
 }
 
-void log_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg)
+void log_dirs_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg)
 {
     partition_log_config_default(cfg);
     cfg->segment_bytes = config_long(t, "segment.bytes", b->cfg.log_segment_bytes);

@@ -106,7 +106,7 @@ static void replica_open_log(broker_t *b, replica_t *r)
         }
     }
     partition_log_config_t cfg;
-    log_config_for(b, p->topic, &cfg);
+    log_dirs_config_for(b, p->topic, &cfg);
     int64_t recovery = log_dirs_recovery_point(b, p->topic->name, p->id);
     int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)clock_wall_ms(),
                                 &r->log, err, sizeof(err));

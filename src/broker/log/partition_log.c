@@ -1093,7 +1093,7 @@ static int position_of(const segment_t *s, int64_t offset, int64_t *pos, record_
 }
 
 int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
-                       int64_t max_bytes, int min_one, log_slice_t *out)
+                       int64_t max_bytes, int min_one, plog_slice_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->fd = -1;
@@ -1339,7 +1339,7 @@ int partition_log_apply_retention(partition_log_t *log, int64_t now_ms)
 
 /* ---- Flush jobs ------------------------------------------------------------------------ */
 
-static void add_fd(log_flush_t *job, size_t *cap, int fd)
+static void add_fd(plog_flush_t *job, size_t *cap, int fd)
 {
     int d = dup(fd);
     if (d < 0) {
@@ -1351,7 +1351,7 @@ static void add_fd(log_flush_t *job, size_t *cap, int fd)
     job->fds[job->nfds++] = d;
 }
 
-int partition_log_flush_begin(partition_log_t *log, log_flush_t *job)
+int partition_log_flush_begin(partition_log_t *log, plog_flush_t *job)
 {
     memset(job, 0, sizeof(*job));
     job->offset = partition_log_end_offset(log);
@@ -1378,7 +1378,7 @@ int partition_log_flush_begin(partition_log_t *log, log_flush_t *job)
 }
 
 /* Runs on a helper thread: touches only what the job captured. */
-void partition_log_flush_run(log_flush_t *job)
+void partition_log_flush_run(plog_flush_t *job)
 {
     for (size_t i = 0; job->result == PLOG_OK && i < job->nfds; i++) {
         if (fdatasync(job->fds[i]) != 0) {
@@ -1403,7 +1403,7 @@ void partition_log_flush_run(log_flush_t *job)
     }
 }
 
-void partition_log_flush_release(log_flush_t *job)
+void partition_log_flush_release(plog_flush_t *job)
 {
     for (size_t i = 0; i < job->nfds; i++)
         close(job->fds[i]);
@@ -1413,7 +1413,7 @@ void partition_log_flush_release(log_flush_t *job)
     memset(job, 0, sizeof(*job));
 }
 
-int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
+int partition_log_flush_end(partition_log_t *log, plog_flush_t *job)
 {
     int rc = job->result;
     if (rc == PLOG_OK && job->generation == log->truncations) {
@@ -1434,7 +1434,7 @@ int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
 
 int partition_log_flush(partition_log_t *log)
 {
-    log_flush_t job;
+    plog_flush_t job;
     partition_log_flush_begin(log, &job);
     partition_log_flush_run(&job);
     return partition_log_flush_end(log, &job);

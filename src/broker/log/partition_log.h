@@ -191,13 +191,13 @@ typedef struct {
     int64_t position;
     int64_t length;        /* 0: nothing to send */
     int64_t first_offset;  /* base offset of the first batch in the range */
-} log_slice_t;
+} plog_slice_t;
 
 /* Fetch from offset, up to (not including) the batch holding max_offset
  * (pass the HW for consumers, LEO for followers), at most max_bytes unless
  * min_one and the first batch alone is larger (KIP-74). */
 int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
-                       int64_t max_bytes, int min_one, log_slice_t *out);
+                       int64_t max_bytes, int min_one, plog_slice_t *out);
 /* ListOffsets by timestamp: the first offset whose record timestamp >= ts
  * (and its timestamp), found inside compressed batches too.
  * PLOG_ERR_NOT_FOUND when no record is that late. */
@@ -244,13 +244,13 @@ typedef struct {
     uint64_t generation; /* truncations seen at begin */
     int result;
     int saved_errno;
-} log_flush_t;
+} plog_flush_t;
 
-int partition_log_flush_begin(partition_log_t *log, log_flush_t *job);
-void partition_log_flush_run(log_flush_t *job);
-int partition_log_flush_end(partition_log_t *log, log_flush_t *job);
+int partition_log_flush_begin(partition_log_t *log, plog_flush_t *job);
+void partition_log_flush_run(plog_flush_t *job);
+int partition_log_flush_end(partition_log_t *log, plog_flush_t *job);
 /* Releases a job whose log is gone (closed or deleted) without ending it. */
-void partition_log_flush_release(log_flush_t *job);
+void partition_log_flush_release(plog_flush_t *job);
 /* All three in a row: for shutdown and tests. */
 int partition_log_flush(partition_log_t *log);
 
