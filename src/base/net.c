@@ -188,3 +188,40 @@ ssize_t net_read_into(buf_t *b, int fd, size_t max)
         return -1;
     }
 }
+
+/* A decimal port in [lo, 65535], the whole of s; -1 if not. */
+static int parse_port(const char *s, int lo)
+{
+    long v = 0;
+    size_t n = 0;
+    for (; s[n]; n++) {
+        if (s[n] < '0' || s[n] > '9' || n == 5)
+            return -1;
+        v = v * 10 + (s[n] - '0');
+    }
+    return n == 0 || v < lo || v > 65535 ? -1 : (int)v;
+}
+
+int net_parse_host_port(const char *s, char *host, size_t hostlen, int *port, int port_min)
+{
+    const char *start = s, *end, *colon;
+    if (*s == '[') {   /* an IPv6 address: its colons are inside the brackets */
+        start = s + 1;
+        end = strchr(start, ']');
+        colon = end ? end + 1 : NULL;
+        if (!end || *colon != ':')
+            return -1;
+    } else {
+        colon = strrchr(s, ':');
+        end = colon;
+        if (!colon || memchr(s, ':', (size_t)(colon - s)))
+            return -1;   /* an unbracketed v6 address is ambiguous */
+    }
+    size_t n = (size_t)(end - start);
+    if (n >= hostlen)
+        return -1;
+    memcpy(host, start, n);
+    host[n] = '\0';
+    *port = parse_port(colon + 1, port_min);
+    return *port < 0 ? -1 : 0;
+}

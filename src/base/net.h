@@ -41,6 +41,10 @@ int net_connect_result(int fd);
  * retried here. */
 ssize_t net_read_into(buf_t *b, int fd, size_t max);
 
+/* "host:port" or "[v6 address]:port" (the whole of s) into host and *port,
+ * the port decimal in [port_min, 65535]. 0, or -1 if s is not that. */
+int net_parse_host_port(const char *s, char *host, size_t hostlen, int *port, int port_min);
+
 /* Port a bound socket listens on (for port 0 in tests). */
 int net_local_port(int fd);
 

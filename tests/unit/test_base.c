@@ -880,6 +880,35 @@ static void test_hashmap_hashes(void)
     CHECK_EQ(hmap_hash_u64(0x9e3779b97f4a7c15ull), 0xe220a8397b1dcdafull);
 }
 
+/* ---- small parsers: host:port, list items ---- */
+
+static void test_host_port_and_items(void)
+{
+    char host[16];
+    int port = -1;
+    CHECK_EQ(net_parse_host_port("zk1:2181", host, sizeof(host), &port, 1), 0);
+    CHECK(strcmp(host, "zk1") == 0 && port == 2181);
+    CHECK_EQ(net_parse_host_port("[::1]:9092", host, sizeof(host), &port, 0), 0);
+    CHECK(strcmp(host, "::1") == 0 && port == 9092);
+    CHECK_EQ(net_parse_host_port(":0", host, sizeof(host), &port, 0), 0);   /* empty host: every address */
+    CHECK(host[0] == 0 && port == 0);
+    CHECK_EQ(net_parse_host_port("h:0", host, sizeof(host), &port, 1), -1);   /* below port_min */
+    CHECK_EQ(net_parse_host_port("h:65536", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:080808", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:8x", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("::1:80", host, sizeof(host), &port, 0), -1);   /* v6 needs brackets */
+    CHECK_EQ(net_parse_host_port("[::1]80", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("a-host-name-too-long:1", host, sizeof(host), &port, 0), -1);
+
+    char item[8];
+    CHECK_EQ(config_copy_trimmed("  ab c \t,", 7, item, sizeof(item)), 0);
+    CHECK_STR(item, "ab c");
+    CHECK_EQ(config_copy_trimmed("   ", 3, item, sizeof(item)), 0);
+    CHECK_STR(item, "");
+    CHECK_EQ(config_copy_trimmed("12345678", 8, item, sizeof(item)), -1);   /* no room for the NUL */
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -893,6 +922,7 @@ void suite_base(void)
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
     RUN(test_net_connect_and_read);
+    RUN(test_host_port_and_items);
     RUN(test_jstring_vectors);
     RUN(test_hashmap_basics);
     RUN(test_hashmap_many_keys);

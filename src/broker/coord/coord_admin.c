@@ -8,7 +8,7 @@
  * their error codes and messages. */
 #define _GNU_SOURCE
 #include "coord_admin.h"
-#include "broker/core/broker_config.h"
+#include "coord_connect.h"
 #include "base/logging.h"
 #include "base/clock.h"
 
@@ -144,7 +144,7 @@ static int create_path(zhandle_t *zh, const char *path, char *err, size_t errlen
 zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, size_t errlen)
 {
     char chroot[PATH_MAX_LEN];
-    if (broker_parse_zk_connect(connect, chroot, sizeof(chroot), err, errlen) < 0)
+    if (coord_parse_connect(connect, chroot, sizeof(chroot), err, errlen) < 0)
         return NULL;
     zoo_set_debug_level(getenv("KIPPER_ZK_DEBUG") ? ZOO_LOG_LEVEL_DEBUG : (ZooLogLevel)0);   /* 0: silent */
     int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
