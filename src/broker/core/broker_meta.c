@@ -2,7 +2,7 @@
  * cluster id and broker id the dir belongs to, so a dir moved to the wrong
  * broker or cluster is refused instead of silently mixed in. */
 #define _GNU_SOURCE
-#include "broker_config.h"
+#include "broker_meta.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 

@@ -9,6 +9,7 @@
  * that everything is asynchronous on the loop. */
 #define _GNU_SOURCE
 #include "broker_impl.h"
+#include "broker_meta.h"
 #include "broker/api/api_util.h"
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"
