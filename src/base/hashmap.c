@@ -26,7 +26,7 @@ void hmap_destroy(hmap_t *h)
 
 /* Double the buckets if memory allows. Chains are relinked bucket by bucket
  * from their heads, so the order stays a function of what was inserted. */
-static void grow(hmap_t *h)
+static void grow_buckets(hmap_t *h)
 {
     size_t old = h->mask + 1, n = old * 2;
     if (n > HMAP_MAX_BUCKETS)
@@ -58,7 +58,7 @@ void hmap_insert(hmap_t *h, hmap_node_t *node, uint64_t hash)
     node->next = *slot;
     *slot = node;
     if (++h->count > h->mask + 1)
-        grow(h);
+        grow_buckets(h);
 }
 
 void hmap_remove(hmap_t *h, hmap_node_t *node)

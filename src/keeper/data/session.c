@@ -17,7 +17,7 @@ static uint64_t id_hash(int64_t id)
     return (uint64_t)id * 0x9E3779B97F4A7C15ull >> 32;
 }
 
-static int id_matches(const hmap_node_t *n, const void *id)
+static int session_has_id(const hmap_node_t *n, const void *id)
 {
     return HMAP_ENTRY(n, session_t, node)->id == *(const int64_t *)id;
 }
@@ -84,7 +84,7 @@ session_t *session_add(session_tracker_t *st, int64_t id, int32_t timeout_ms, ui
 
 session_t *session_find(const session_tracker_t *st, int64_t id)
 {
-    hmap_node_t *n = hmap_find(&st->sessions, id_hash(id), id_matches, &id);
+    hmap_node_t *n = hmap_find(&st->sessions, id_hash(id), session_has_id, &id);
     return n ? HMAP_ENTRY(n, session_t, node) : NULL;
 }
 

@@ -219,7 +219,7 @@ static void drop_watcher_rec(watch_manager_t *wm, watcher_rec_t *rec)
 
 /* ---- adding ---- */
 
-static watched_path_t *get_path(table_t *t, const char *path, size_t len)
+static watched_path_t *get_watched_path(table_t *t, const char *path, size_t len)
 {
     watched_path_t *wp = find_path(t, path, len);
     if (wp)
@@ -291,7 +291,7 @@ int watch_add(watch_manager_t *wm, watch_table_t table, const char *path, void *
     watcher_rec_t *rec = get_watcher(wm, watcher);
     if (!rec)
         return -1;
-    watched_path_t *wp = get_path(t, path, strlen(path));
+    watched_path_t *wp = get_watched_path(t, path, strlen(path));
     watch_t *w = wp ? find_pair(wm, wp, rec) : NULL;
     if (wp && !w)
         w = new_watch(wm, table, wp, rec);
