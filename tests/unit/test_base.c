@@ -1,5 +1,7 @@
-/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop and the
- * shared primitives (endian, ...). */
+/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop, and
+ * the primitives every part shares: endian helpers, clocks, allocation,
+ * atomic file writes, socket connect/read, host:port and list items, Java's
+ * view of UTF-8, the hash table. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
