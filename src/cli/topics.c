@@ -8,7 +8,7 @@
  * 1 the operation failed, 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "topics.h"
-#include "broker/core/broker_config.h"
+#include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
 
 #include <errno.h>
@@ -389,8 +389,8 @@ static int parse_command_line(topics_opts_t *o, int argc, char **argv)
     }
     if (check_combination(o) < 0)
         return EXIT_USAGE;
-    char chroot[BROKER_PATH_MAX], err[300];
-    if (broker_parse_zk_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
+    char chroot[COORD_CHROOT_MAX], err[300];
+    if (coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
         usage_error("--zookeeper: %s", err);
         return EXIT_USAGE;
     }

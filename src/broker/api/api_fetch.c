@@ -67,7 +67,7 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     int64_t max = KV_INT(in, FetchPartition, PartitionMaxBytes);
     if (max > tot->bytes_left)
         max = tot->bytes_left;
-    log_slice_t slice = {.length = 0};
+    plog_slice_t slice = {.length = 0};
     int64_t leo = partition_log_end_offset(r->log);
     int64_t upto = replica_fetch ? leo : hw;
     int rc = PLOG_OK;

@@ -24,7 +24,7 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
         return NULL;
     }
     replica_t *r = p->replica;
-    if (!r || r->role != ROLE_LEADER) {
+    if (!r || r->role != REPLICA_LEADER) {
         *error = KERR_NOT_LEADER_OR_FOLLOWER;
         return NULL;
     }

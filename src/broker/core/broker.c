@@ -19,6 +19,7 @@
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -185,7 +186,7 @@ static int conn_process(broker_t *b, conn_t *c)
 {
     while (!c->closed && !c->pending && buf_unread(&c->in) >= 4 && !conn_backed_up(c)) {
         uint8_t *p = buf_read_ptr(&c->in);
-        int32_t size = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+        int32_t size = (int32_t)be32_get(p);
         if (size < 0 || size > b->cfg.socket_request_max_bytes) {
             char why[160];
             snprintf(why, sizeof(why), "request size %d is outside 0..%d (socket.request.max.bytes)", size,
@@ -306,17 +307,13 @@ static void run_data_waiters(broker_t *b)
 static void conn_read(broker_t *b, conn_t *c)
 {
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
-        buf_reserve(&c->in, READ_CHUNK);
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
+        ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            c->in.len += (size_t)n;
             if (conn_process(b, c) < 0 || conn_backed_up(c) || c->pending)
                 return;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return;
         if (n == 0 && buf_unread(&c->in) > 0)
             broker_conn_close(b, c, "peer closed in the middle of a request");

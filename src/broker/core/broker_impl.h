@@ -122,7 +122,7 @@ struct topic {
 
 /* ---- local replicas (replica.c) ---- */
 
-typedef enum { ROLE_NONE, ROLE_LEADER, ROLE_FOLLOWER } replica_role_t;
+typedef enum { REPLICA_NONE, REPLICA_LEADER, REPLICA_FOLLOWER } replica_role_t;
 
 struct replica {
     partition_t *part;

@@ -18,6 +18,8 @@
 #include "broker/log/message_convert.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/endian.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,14 +63,9 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
             return 0;
         return -1;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, want, (size_t)n) != n) {
-        if (fd >= 0)
-            close(fd);
-        return -2;
-    }
-    close(fd);
-    return 0;
+    /* Atomic and durable, as Kafka's PartitionMetadataFile: a crash must not
+     * leave a torn id, which would set the folder aside as a stray. */
+    return fs_write_atomic(path, want, (size_t)n) < 0 ? -2 : 0;
 }
 
 /* dir renamed to "<dir>.<ms><suffix>", with the folder's own name cut short
@@ -77,7 +74,7 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
 static void aside_name(const char *dir, const char *suffix, char *out, size_t n)
 {
     char tail[64];
-    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", loop_wall_ms(), suffix);
+    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", clock_wall_ms(), suffix);
     const char *slash = strrchr(dir, '/');
     size_t parent = slash ? (size_t)(slash - dir) + 1 : 0;
     size_t base = strlen(dir) - parent, room = NAME_MAX - strlen(tail);
@@ -111,9 +108,9 @@ static void replica_open_log(broker_t *b, replica_t *r)
         }
     }
     partition_log_config_t cfg;
-    log_config_for(b, p->topic, &cfg);
+    log_dirs_config_for(b, p->topic, &cfg);
     int64_t recovery = log_dirs_recovery_point(b, p->topic->name, p->id);
-    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)loop_wall_ms(),
+    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)clock_wall_ms(),
                                 &r->log, err, sizeof(err));
     if (rc != PLOG_OK) {
         log_error("cannot open the log of %s: %s; the replica is offline", r->dir, err);
@@ -130,7 +127,7 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     if (!r)
         return NULL;
     r->part = p;
-    r->role = ROLE_NONE;
+    r->role = REPLICA_NONE;
     r->leader_epoch = -1;
     r->producers = producer_state_create(PRODUCER_MAX_PRODUCERS_DEFAULT);
     if (!r->producers) {
@@ -166,9 +163,9 @@ static void update_high_watermark(broker_t *b, replica_t *r)
 static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
 {
     char name[300];
-    if (r->role == ROLE_LEADER && r->leader_epoch == epoch)
+    if (r->role == REPLICA_LEADER && r->leader_epoch == epoch)
         return;
-    r->role = ROLE_LEADER;
+    r->role = REPLICA_LEADER;
     r->leader_epoch = epoch;
     update_high_watermark(b, r);
     log_info("leading %s at epoch %d (ISR size %d)", pname(r->part, name, sizeof(name)), (int)epoch, r->part->nisr);
@@ -177,9 +174,9 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
 static void become_follower(replica_t *r, int32_t leader, int32_t epoch)
 {
     char name[300];
-    if (r->role == ROLE_FOLLOWER && r->leader_epoch == epoch)
+    if (r->role == REPLICA_FOLLOWER && r->leader_epoch == epoch)
         return;
-    r->role = ROLE_FOLLOWER;
+    r->role = REPLICA_FOLLOWER;
     r->leader_epoch = epoch;
     log_info("following broker %d for %s at epoch %d", (int)leader, pname(r->part, name, sizeof(name)), (int)epoch);
 }
@@ -190,26 +187,26 @@ void replicas_stop_leading(broker_t *b, const char *why)
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
-            if (p && p->replica && p->replica->role == ROLE_LEADER) {
-                p->replica->role = ROLE_NONE;
+            if (p && p->replica && p->replica->role == REPLICA_LEADER) {
+                p->replica->role = REPLICA_NONE;
                 log_warn("no longer leading %s: %s", pname(p, name, sizeof(name)), why);
             }
         }
 }
 
-/* ---- election ---- */
+/* ---- leader election (through the coordinator) ---- */
 
 typedef struct {
     broker_t *b;
     char topic[COORD_TOPIC_NAME_MAX + 1];
     int32_t partition;
     int32_t epoch;
-} election_t;
+} leader_election_t;
 
-static void election_done(coord_t *co, const coord_result_t *res, void *arg)
+static void leader_election_done(coord_t *co, const coord_result_t *res, void *arg)
 {
     (void)co;
-    election_t *e = arg;
+    leader_election_t *e = arg;
     partition_t *p = cluster_partition(e->b, e->topic, e->partition);
     if (p) {
         p->electing = 0;
@@ -240,7 +237,7 @@ static int any_live(const broker_t *b, const int32_t *ids, int n)
 
 /* The ISR the winner writes, and its epoch; 0 when this broker should not
  * stand now. */
-static int election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
+static int leader_election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
 {
     int32_t me = b->cfg.broker_id;
     char name[300];
@@ -276,7 +273,7 @@ static void elect(broker_t *b, partition_t *p)
 {
     int32_t isr[COORD_MAX_REPLICAS], epoch;
     int nisr, create_isr;
-    if (p->electing || !election_plan(b, p, isr, &nisr, &epoch, &create_isr))
+    if (p->electing || !leader_election_plan(b, p, isr, &nisr, &epoch, &create_isr))
         return;
     char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64];
     char isr_doc[1024], leader_doc[256];
@@ -284,12 +281,12 @@ static void elect(broker_t *b, partition_t *p)
     coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
     int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
     int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
-    election_t *e = calloc(1, sizeof(*e));
+    leader_election_t *e = calloc(1, sizeof(*e));
     if (!e || isr_len < 0 || leader_len < 0) {
         free(e);
         return;
     }
-    *e = (election_t){.b = b, .partition = p->id, .epoch = epoch};
+    *e = (leader_election_t){.b = b, .partition = p->id, .epoch = epoch};
     snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
     coord_op_t ops[2] = {
         {.type = create_isr ? COORD_OP_CREATE : COORD_OP_SET, .path = isr_path, .data = isr_doc, .len = isr_len,
@@ -297,7 +294,7 @@ static void elect(broker_t *b, partition_t *p)
         {.type = COORD_OP_CREATE, .path = leader_path, .data = leader_doc, .len = leader_len,
          .flags = ZOO_EPHEMERAL},
     };
-    if (coord_multi(b->coord, ops, 2, election_done, e) < 0) {
+    if (coord_multi(b->coord, ops, 2, leader_election_done, e) < 0) {
         free(e);
         return;
     }
@@ -326,18 +323,18 @@ void replica_reconcile(broker_t *b, partition_t *p)
     if (!b->registered || !p->have_leader || p->isr_state == 0 || !r->log)
         return;
     if (p->leader < 0) {
-        if (r->role == ROLE_LEADER)
-            r->role = ROLE_NONE;
+        if (r->role == REPLICA_LEADER)
+            r->role = REPLICA_NONE;
         elect(b, p);
     } else if (p->leader == me) {
         if (p->leader_owner == b->session_id)
             become_leader(b, r, p->leader_epoch);
-        else if (r->role == ROLE_LEADER)
-            r->role = ROLE_NONE;   /* a previous session's node: wait for it to expire */
+        else if (r->role == REPLICA_LEADER)
+            r->role = REPLICA_NONE;   /* a previous session's node: wait for it to expire */
     } else {
         become_follower(r, p->leader, p->leader_epoch);
     }
-    if (r->role == ROLE_LEADER)
+    if (r->role == REPLICA_LEADER)
         update_high_watermark(b, r);
 }
 
@@ -437,12 +434,9 @@ static void check_batch(broker_t *b, replica_t *r, uint8_t *p, size_t avail, con
  * CRC covers both, so it is recomputed (no records are touched). */
 static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t now)
 {
-    uint8_t *a = batch + BATCH_OFF_ATTRIBUTES;
-    uint16_t attrs = (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME;
-    a[0] = (uint8_t)(attrs >> 8);
-    a[1] = (uint8_t)attrs;
-    plog_put_be64(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
-    plog_put_be32(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
+    be16_put(batch + BATCH_OFF_ATTRIBUTES, (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME);
+    be64_put(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
+    be32_put(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
 }
 
 /* After the append: the batches now carry their offsets. */
@@ -469,7 +463,7 @@ static int16_t storage_error(int rc)
 static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
                               int64_t *base_offset, int64_t *append_time, const char **message)
 {
-    int64_t now = (int64_t)loop_wall_ms();
+    int64_t now = (int64_t)clock_wall_ms();
     int nbatches = 0;
     *append_time = -1;
     *message = NULL;
