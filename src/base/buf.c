@@ -1,7 +1,7 @@
 /* buf.c -- see buf.h. */
 #include "buf.h"
 
-#include "logging.h"
+#include "alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +17,6 @@ void buf_free(buf_t *b)
     memset(b, 0, sizeof(*b));
 }
 
-/* Out of memory is fatal, as in Redis: a half-built reply or record is worse
- * than a clean crash, and every size that reaches a buffer is bounded first. */
-static void out_of_memory(size_t want)
-{
-    log_error("out of memory allocating %zu bytes for a buffer", want);
-    abort();
-}
-
 int buf_reserve(buf_t *b, size_t n)
 {
     if (b->cap - b->len >= n)
@@ -37,14 +29,11 @@ int buf_reserve(buf_t *b, size_t n)
             return 0;
     }
     if (n > SIZE_MAX / 2 - b->len)
-        out_of_memory(n);
+        alloc_fail(n);
     size_t cap = b->cap ? b->cap : 256;
     while (cap - b->len < n)
         cap *= 2;
-    uint8_t *d = realloc(b->data, cap);
-    if (!d)
-        out_of_memory(cap);
-    b->data = d;
+    b->data = xrealloc(b->data, cap);
     b->cap = cap;
     return 0;
 }

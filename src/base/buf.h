@@ -17,7 +17,7 @@ typedef struct {
 void buf_init(buf_t *b);
 void buf_free(buf_t *b);
 /* Make room for n more bytes after len. Running out of memory is fatal
- * (logged, then abort), so these return 0; the int is kept for callers
+ * (base/alloc.h), so these return 0; the int is kept for callers
  * that chain results. */
 int buf_reserve(buf_t *b, size_t n);
 int buf_append(buf_t *b, const void *p, size_t n);

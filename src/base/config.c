@@ -215,3 +215,16 @@ int config_warn_unknown(config_t *cfg)
     }
     return n;
 }
+
+int config_copy_trimmed(const char *s, size_t n, char *out, size_t outlen)
+{
+    while (n > 0 && isspace((unsigned char)s[0]))
+        s++, n--;
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    if (n >= outlen)
+        return -1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+    return 0;
+}

@@ -38,6 +38,9 @@ void config_each_prefix(config_t *cfg, const char *prefix,
                         void (*fn)(const char *key, const char *value, void *arg), void *arg);
 /* Mark keys as known without reading them (accepted but not acted on). */
 void config_accept(config_t *cfg, const char *key);
+/* One item of a list value ("a, b,c"): [s, s + n) without surrounding
+ * blanks, NUL-terminated into out. 0, or -1 if it does not fit. */
+int config_copy_trimmed(const char *s, size_t n, char *out, size_t outlen);
 /* Log a warning for every key no getter asked for; returns how many. */
 int config_warn_unknown(config_t *cfg);
 

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -38,6 +40,98 @@ int fs_sync_dir(const char *dir)
     close(fd);
     errno = saved;
     return rc;
+}
+
+int fs_write_all(int fd, const void *p, size_t n)
+{
+    const uint8_t *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w == 0)
+            errno = EIO;   /* no progress on a regular file: a device error */
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int fs_pwrite_all(int fd, const void *p, size_t n, int64_t off)
+{
+    const uint8_t *c = p;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, c, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w == 0)
+            errno = EIO;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+        off += w;
+    }
+    return 0;
+}
+
+/* The folder holding path: "." for a bare name, "/" for a file in the root. */
+static int sync_parent(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t n = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+    if (n >= sizeof(dir)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (n == 0)
+        dir[n++] = '.';
+    else
+        memcpy(dir, path, n);
+    dir[n] = '\0';
+    return fs_sync_dir(dir);
+}
+
+int fs_rename_durable(const char *tmp, const char *path)
+{
+    if (rename(tmp, path) < 0)
+        return -1;
+    return sync_parent(path) < 0 ? -2 : 0;
+}
+
+/* Write, fsync and close fd; 0 or -1 with errno (fd closed either way). */
+static int write_sync_close(int fd, const void *data, size_t len)
+{
+    int rc = fs_write_all(fd, data, len) == 0 && fsync(fd) == 0 ? 0 : -1;
+    int saved = errno;
+    if (close(fd) < 0 && rc == 0)
+        return -1;
+    errno = saved;
+    return rc;
+}
+
+int fs_write_atomic(const char *path, const void *data, size_t len)
+{
+    char tmp[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    int rc = write_sync_close(fd, data, len);
+    if (rc == 0)
+        rc = fs_rename_durable(tmp, path);
+    if (rc == -1) {   /* not renamed: the temporary is ours to remove */
+        int saved = errno;
+        unlink(tmp);
+        errno = saved;
+    }
+    return rc < 0 ? -1 : 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)

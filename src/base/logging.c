@@ -1,4 +1,4 @@
-/* log.c -- see log.h. One write(2) per line so lines from threads never interleave. */
+/* logging.c -- see logging.h. One write(2) per line so lines from threads never interleave. */
 #include "logging.h"
 
 #include <stdarg.h>

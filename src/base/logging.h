@@ -1,8 +1,8 @@
-/* log.h -- leveled, timestamped log lines on stderr.
+/* logging.h -- leveled, timestamped log lines on stderr.
  * The level is the one process-wide setting here: every part of a process
  * logs to the same place with the same verbosity. */
-#ifndef KIPPER_BASE_LOG_H
-#define KIPPER_BASE_LOG_H
+#ifndef KIPPER_BASE_LOGGING_H
+#define KIPPER_BASE_LOGGING_H
 
 typedef enum { LOG_LEVEL_DEBUG, LOG_LEVEL_INFO, LOG_LEVEL_WARN, LOG_LEVEL_ERROR } log_level_t;
 

@@ -1,6 +1,7 @@
 /* loop.c -- epoll + timer heap + signalfd. See loop.h. */
 #define _GNU_SOURCE
 #include "loop.h"
+#include "clock.h"
 #include "logging.h"
 
 #include <errno.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 struct loop_timer {
@@ -42,20 +42,6 @@ struct loop {
     void *before_sleep_arg;
 };
 
-static uint64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-uint64_t loop_wall_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 loop_t *loop_create(void)
 {
     loop_t *loop = calloc(1, sizeof(*loop));
@@ -67,7 +53,7 @@ loop_t *loop_create(void)
         return NULL;
     }
     loop->sigfd = -1;
-    loop->now_ms = monotonic_ms();
+    loop->now_ms = clock_mono_ms();
     return loop;
 }
 
@@ -195,7 +181,7 @@ loop_timer_t *loop_timer_add(loop_t *loop, uint64_t delay_ms, loop_timer_fn fn, 
     loop_timer_t *t = malloc(sizeof(*t));
     if (!t)
         return NULL;
-    t->when_ms = monotonic_ms() + delay_ms;
+    t->when_ms = clock_mono_ms() + delay_ms;
     t->seq = loop->timer_seq++;
     t->fn = fn;
     t->arg = arg;
@@ -234,7 +220,7 @@ static int next_timeout_ms(loop_t *loop)
 {
     if (loop->heap_len == 0)
         return 1000;
-    uint64_t when = loop->heap[0]->when_ms, now = monotonic_ms();
+    uint64_t when = loop->heap[0]->when_ms, now = clock_mono_ms();
     if (when <= now)
         return 0;
     uint64_t d = when - now;
@@ -294,7 +280,7 @@ void loop_run(loop_t *loop)
         if (loop->before_sleep)
             loop->before_sleep(loop, loop->before_sleep_arg);
         int n = epoll_wait(loop->epfd, events, 256, next_timeout_ms(loop));
-        loop->now_ms = monotonic_ms();
+        loop->now_ms = clock_mono_ms();
         if (n < 0 && errno != EINTR) {
             log_error("epoll_wait: %s", strerror(errno));
             return;

@@ -38,10 +38,9 @@ int loop_on_shutdown_signals(loop_t *loop, loop_signal_fn fn, void *arg);
  * the place to flush output that callbacks queued (as Redis's beforeSleep). */
 void loop_set_before_sleep(loop_t *loop, void (*fn)(loop_t *loop, void *arg), void *arg);
 
-/* Monotonic milliseconds, refreshed once per loop iteration. */
+/* Monotonic milliseconds (clock_mono_ms), read once per loop iteration so
+ * every callback of one iteration sees the same time. Wall time: clock.h. */
 uint64_t loop_now_ms(loop_t *loop);
-/* Wall-clock milliseconds since the epoch (for znode ctime/mtime). */
-uint64_t loop_wall_ms(void);
 
 void loop_run(loop_t *loop);   /* until loop_stop() */
 void loop_stop(loop_t *loop);

@@ -3,6 +3,8 @@
 #define KIPPER_BASE_NET_H
 
 #include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include "buf.h"
 
@@ -16,6 +18,32 @@ int net_accept(int listen_fd, char *ip, size_t iplen, int *port);
  * consuming them. 0 when all is written or the socket is full, -1 on an
  * error (errno set; EPIPE for a peer that stopped reading). */
 int net_write_buffer(int fd, buf_t *out);
+
+/* The first address of host:port, for a peer dialled again and again.
+ * 0, or -1 with a message in err. */
+int net_resolve(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen, char *err,
+                size_t errlen);
+/* Start connecting a non-blocking, close-on-exec, TCP_NODELAY socket to
+ * addr. Returns the fd with *connected 1 when the connection is already up,
+ * 0 when it is under way: watch the fd for writing (under the caller's own
+ * deadline), then ask net_connect_result. -1 with errno if it cannot start. */
+int net_connect_addr(const struct sockaddr *addr, socklen_t addrlen, int *connected);
+/* net_resolve, then net_connect_addr; -1 with a message in err. */
+int net_connect_tcp(const char *host, int port, int *connected, char *err, size_t errlen);
+/* A connecting socket became writable: 0 it is connected, 1 not yet (a
+ * stale wake-up: keep waiting), -1 the connection failed (errno says why). */
+int net_connect_result(int fd);
+
+/* Read once from fd, at most max bytes, appended to b (room reserved
+ * first, so a caller bounds its buffer by what it passes as max).
+ * Returns the bytes read; 0 when the peer closed; -1 with errno EAGAIN
+ * when nothing is there now, or another errno on an error. EINTR is
+ * retried here. */
+ssize_t net_read_into(buf_t *b, int fd, size_t max);
+
+/* "host:port" or "[v6 address]:port" (the whole of s) into host and *port,
+ * the port decimal in [port_min, 65535]. 0, or -1 if s is not that. */
+int net_parse_host_port(const char *s, char *host, size_t hostlen, int *port, int port_min);
 
 /* Port a bound socket listens on (for port 0 in tests). */
 int net_local_port(int fd);

@@ -8,7 +8,7 @@
  * 1 the operation failed, 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "topics.h"
-#include "broker/core/broker_config.h"
+#include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
 
 #include <errno.h>
@@ -33,7 +33,13 @@ enum {
     OPT_CONFIG = 1 << 4,
     OPT_IF_NOT_EXISTS = 1 << 5,
     OPT_IF_EXISTS = 1 << 6,
+    OPT_UNDER_REPLICATED = 1 << 7,
+    OPT_UNAVAILABLE = 1 << 8,
+    OPT_LAST = OPT_UNAVAILABLE,
 };
+
+/* --describe's filters: only the partitions that match either one given. */
+#define DESCRIBE_FILTERS (OPT_UNDER_REPLICATED | OPT_UNAVAILABLE)
 
 typedef struct {
     action_t action;
@@ -58,7 +64,7 @@ static void usage(FILE *f)
             "  --create --topic T [--partitions N] [--replication-factor R] [--config k=v]... [--if-not-exists]\n"
             "  --create --topic T --replica-assignment 1:2,2:3,... [--config k=v]... [--if-not-exists]\n"
             "  --list [--topic T]\n"
-            "  --describe [--topic T] [--if-exists]\n"
+            "  --describe [--topic T] [--if-exists] [--under-replicated-partitions] [--unavailable-partitions]\n"
             "  --alter --topic T --partitions N [--replica-assignment ...] [--if-exists]\n"
             "  --delete --topic T [--if-exists]\n"
             "\n"
@@ -75,6 +81,12 @@ static void usage(FILE *f)
             "                        compression.type, cleanup.policy=delete); repeatable\n"
             "  --if-not-exists       --create does nothing if the topic exists\n"
             "  --if-exists           --alter, --delete and --describe do nothing if it does not\n"
+            "  --under-replicated-partitions\n"
+            "                        --describe shows only the partitions whose ISR is smaller than their\n"
+            "                        replica list (and no topic line), as kafka-topics.sh\n"
+            "  --unavailable-partitions\n"
+            "                        --describe shows only the partitions without a leader, or whose\n"
+            "                        leader is not registered under /brokers/ids; with both, either kind\n"
             "\n"
             "KIPPER_ZK_DEBUG=1 shows the ZooKeeper client's own log.\n",
             DEFAULT_PARTITIONS, DEFAULT_REPLICATION_FACTOR);
@@ -291,6 +303,14 @@ static int parse_arg(topics_opts_t *o, int argc, char **argv, int *i)
         o->given |= OPT_IF_EXISTS;
         return 0;
     }
+    if (strcmp(arg, "--under-replicated-partitions") == 0) {
+        o->given |= OPT_UNDER_REPLICATED;
+        return 0;
+    }
+    if (strcmp(arg, "--unavailable-partitions") == 0) {
+        o->given |= OPT_UNAVAILABLE;
+        return 0;
+    }
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         const char *v;
         int found = option_value(argc, argv, i, valued[k], &v);
@@ -309,7 +329,9 @@ static const char *option_name(unsigned bit)
     case OPT_REPLICA_ASSIGNMENT: return "--replica-assignment";
     case OPT_CONFIG: return "--config";
     case OPT_IF_NOT_EXISTS: return "--if-not-exists";
-    default: return "--if-exists";
+    case OPT_IF_EXISTS: return "--if-exists";
+    case OPT_UNDER_REPLICATED: return "--under-replicated-partitions";
+    default: return "--unavailable-partitions";
     }
 }
 
@@ -325,7 +347,7 @@ static int check_combination(const topics_opts_t *o)
          OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICATION_FACTOR | OPT_REPLICA_ASSIGNMENT | OPT_CONFIG | OPT_IF_NOT_EXISTS,
          OPT_TOPIC},
         {LIST, "--list", OPT_TOPIC, 0},
-        {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS, 0},
+        {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS | DESCRIBE_FILTERS, 0},
         {DELETE, "--delete", OPT_TOPIC | OPT_IF_EXISTS, OPT_TOPIC},
         {ALTER, "--alter", OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICA_ASSIGNMENT | OPT_IF_EXISTS,
          OPT_TOPIC | OPT_PARTITIONS},
@@ -335,7 +357,7 @@ static int check_combination(const topics_opts_t *o)
     for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
         if (rules[k].action != o->action)
             continue;
-        for (unsigned bit = 1; bit <= OPT_IF_EXISTS; bit <<= 1) {
+        for (unsigned bit = 1; bit <= OPT_LAST; bit <<= 1) {
             char what[96];
             snprintf(what, sizeof(what), "%s %s", rules[k].name, option_name(bit));
             if ((o->given & bit) && !(rules[k].allowed & bit))
@@ -367,8 +389,8 @@ static int parse_command_line(topics_opts_t *o, int argc, char **argv)
     }
     if (check_combination(o) < 0)
         return EXIT_USAGE;
-    char chroot[BROKER_PATH_MAX], err[300];
-    if (broker_parse_zk_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
+    char chroot[COORD_CHROOT_MAX], err[300];
+    if (coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
         usage_error("--zookeeper: %s", err);
         return EXIT_USAGE;
     }
@@ -415,27 +437,66 @@ static void print_ids(const char *label, const int32_t *ids, int n)
         printf("%s%d", i ? "," : "", (int)ids[i]);
 }
 
-/* kafka-topics.sh --describe's lines for one topic. */
-static void print_topic(const coord_topic_desc_t *d)
+/* What --describe needs besides the options: the registered brokers, for
+ * --unavailable-partitions. */
+typedef struct {
+    unsigned filters;   /* the DESCRIBE_FILTERS given */
+    int32_t *live;      /* sorted; read only for --unavailable-partitions */
+    int nlive;
+} describe_ctx_t;
+
+static int compare_int32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* kafka-topics.sh's rules: every partition without a filter; with them,
+ * those under-replicated (ISR smaller than the replica list) or unavailable
+ * (no leader, or a leader that is not registered), as given. */
+static int partition_shown(const describe_ctx_t *c, const coord_partition_desc_t *p)
+{
+    if (!c->filters)
+        return 1;
+    if ((c->filters & OPT_UNDER_REPLICATED) && p->nisr < p->nreplicas)
+        return 1;
+    return (c->filters & OPT_UNAVAILABLE) &&
+           (p->leader < 0 || !bsearch(&p->leader, c->live, (size_t)c->nlive, sizeof(int32_t), compare_int32));
+}
+
+static void print_partition(const char *topic, const coord_partition_desc_t *p)
+{
+    printf("\tTopic: %s\tPartition: %d\t", topic, (int)p->partition);
+    if (p->leader >= 0)
+        printf("Leader: %d", (int)p->leader);
+    else
+        printf("Leader: none");
+    print_ids("Replicas", p->replicas, p->nreplicas);
+    print_ids("Isr", p->isr, p->nisr);
+    /* After Isr, where kafka-topics.sh puts its own later fields (Adding
+     * Replicas, Elr), so scripts that read its fields by position still do. */
+    if (p->leader_epoch >= 0)
+        printf("\tLeaderEpoch: %d\n", (int)p->leader_epoch);
+    else
+        printf("\tLeaderEpoch: none\n");
+}
+
+/* kafka-topics.sh --describe's lines for one topic: the topic line (left
+ * out with a filter, as kafka-topics.sh does), then its partitions. */
+static void print_topic(const coord_topic_desc_t *d, const describe_ctx_t *c)
 {
     char id[23];
-    coord_topic_id_format(d->topic.topic_id, id);
-    printf("Topic: %s\tTopicId: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", d->name, id,
-           d->npartitions, d->npartitions > 0 ? d->partitions[0].nreplicas : 0);
-    for (int i = 0; i < d->topic.nconfigs; i++)
-        printf("%s%s=%s", i ? "," : "", d->topic.configs[i].key, d->topic.configs[i].value);
-    printf("\n");
-    for (int i = 0; i < d->npartitions; i++) {
-        const coord_partition_desc_t *p = &d->partitions[i];
-        printf("\tTopic: %s\tPartition: %d\t", d->name, (int)p->partition);
-        if (p->leader >= 0)
-            printf("Leader: %d", (int)p->leader);
-        else
-            printf("Leader: none");
-        print_ids("Replicas", p->replicas, p->nreplicas);
-        print_ids("Isr", p->isr, p->nisr);
+    if (!c->filters) {
+        coord_topic_id_format(d->topic.topic_id, id);
+        printf("Topic: %s\tTopicId: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", d->name, id,
+               d->npartitions, d->npartitions > 0 ? d->partitions[0].nreplicas : 0);
+        for (int i = 0; i < d->topic.nconfigs; i++)
+            printf("%s%s=%s", i ? "," : "", d->topic.configs[i].key, d->topic.configs[i].value);
         printf("\n");
     }
+    for (int i = 0; i < d->npartitions; i++)
+        if (partition_shown(c, &d->partitions[i]))
+            print_partition(d->name, &d->partitions[i]);
 }
 
 static int not_found(const topics_opts_t *o)
@@ -448,12 +509,12 @@ static int not_found(const topics_opts_t *o)
 }
 
 /* Describes one topic; a topic listed but deleted since is skipped. */
-static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o)
+static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o, const describe_ctx_t *c)
 {
     coord_topic_desc_t d;
     coord_admin_result_t res;
     if (coord_admin_describe_topic(zh, name, &d, &res) == 0) {
-        print_topic(&d);
+        print_topic(&d, c);
         coord_admin_topic_desc_free(&d);
         return EXIT_OK;
     }
@@ -462,17 +523,34 @@ static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o)
     return failed(res.message);
 }
 
-static int describe_topics(zhandle_t *zh, const topics_opts_t *o)
+static int describe_listed(zhandle_t *zh, const topics_opts_t *o, const describe_ctx_t *c)
 {
     if (o->topic)
-        return describe_one(zh, o->topic, o);
+        return describe_one(zh, o->topic, o, c);
     char err[256], **names;
     int n, rc = EXIT_OK;
     if (coord_admin_list_topics(zh, &names, &n, err, sizeof(err)) < 0)
         return failed(err);
     for (int i = 0; i < n && rc == EXIT_OK; i++)
-        rc = describe_one(zh, names[i], o);
+        rc = describe_one(zh, names[i], o, c);
     coord_admin_names_free(names, n);
+    return rc;
+}
+
+static int describe_topics(zhandle_t *zh, const topics_opts_t *o)
+{
+    describe_ctx_t c = {.filters = o->given & DESCRIBE_FILTERS};
+    char err[256];
+    if (o->given & OPT_UNAVAILABLE) {
+        if (!(c.live = malloc(sizeof(int32_t) * COORD_ADMIN_MAX_BROKERS)))
+            return failed("out of memory");
+        if (coord_admin_live_brokers(zh, c.live, COORD_ADMIN_MAX_BROKERS, &c.nlive, err, sizeof(err)) < 0) {
+            free(c.live);
+            return failed(err);
+        }
+    }
+    int rc = describe_listed(zh, o, &c);
+    free(c.live);
     return rc;
 }
 

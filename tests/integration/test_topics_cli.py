@@ -249,14 +249,59 @@ def test_describe(cluster):
     cluster.zk.create(cluster.root + "/brokers/topics/t/0/leader", b'{"leader":2,"leader_epoch":3}', ephemeral=True)
     cluster.zk.create(cluster.root + "/brokers/topics/t/0/ISR", b'{"isr":[2,1],"leader_epoch":3}')
     expected = ("Topic: t\tTopicId: %s\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: retention.ms=1000\n"
-                "\tTopic: t\tPartition: 0\tLeader: 2\tReplicas: 2,1\tIsr: 2,1\n"
-                "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 3,2\tIsr: \n" % topic_id)
+                "\tTopic: t\tPartition: 0\tLeader: 2\tReplicas: 2,1\tIsr: 2,1\tLeaderEpoch: 3\n"
+                "\tTopic: t\tPartition: 1\tLeader: none\tReplicas: 3,2\tIsr: \tLeaderEpoch: none\n" % topic_id)
     ok(cluster.topics("--describe", "--topic", "t"), expected)
     ok(cluster.topics("--create", "--topic", "u", "--replica-assignment", "1"))
     u_id = cluster.doc("/brokers/topics/u")["topic_id"]
     ok(cluster.topics("--describe"), expected + (
         "Topic: u\tTopicId: %s\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
-        "\tTopic: u\tPartition: 0\tLeader: none\tReplicas: 1\tIsr: \n" % u_id))
+        "\tTopic: u\tPartition: 0\tLeader: none\tReplicas: 1\tIsr: \tLeaderEpoch: none\n" % u_id))
+
+
+def partition_line(partition, leader, replicas, isr, epoch, topic="t"):
+    return "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s\tLeaderEpoch: %s\n" % (
+        topic, partition, leader, replicas, isr, epoch)
+
+
+def test_describe_filters(cluster):
+    """--under-replicated-partitions and --unavailable-partitions, as
+    kafka-topics.sh: only the partitions that match (either, with both), and
+    no topic line. Leader and ISR nodes are written as brokers write them."""
+    cluster.register_brokers(1, 2)   # 3 is not registered
+    ok(cluster.topics("--create", "--topic", "t", "--replica-assignment", "1:2:3,2:3:1,3:1:2,1:2:3,2:3:1"))
+    base = cluster.root + "/brokers/topics/t/%d/"
+    states = {   # partition: (leader node, ISR node); None = no node
+        0: ({"leader": 1, "leader_epoch": 4}, {"isr": [1, 2, 3], "leader_epoch": 4}),   # healthy
+        1: ({"leader": 2, "leader_epoch": 2}, {"isr": [2], "leader_epoch": 2}),         # under-replicated
+        2: ({"leader": 3, "leader_epoch": 5}, {"isr": [3, 1, 2], "leader_epoch": 5}),   # leader not registered
+        3: (None, {"isr": [1], "leader_epoch": 7}),                                      # leader gone
+        4: (None, None),                                                                 # never led
+    }
+    for p, (leader, isr) in states.items():
+        if leader:
+            cluster.zk.create(base % p + "leader", json.dumps(leader).encode(), ephemeral=True)
+        if isr:
+            cluster.zk.create(base % p + "ISR", json.dumps(isr).encode())
+    lines = [partition_line(0, 1, "1,2,3", "1,2,3", 4), partition_line(1, 2, "2,3,1", "2", 2),
+             partition_line(2, 3, "3,1,2", "3,1,2", 5), partition_line(3, "none", "1,2,3", "1", 7),
+             partition_line(4, "none", "2,3,1", "", "none")]
+    full = ok(cluster.topics("--describe", "--topic", "t")).stdout
+    assert full.startswith("Topic: t\tTopicId: ") and full.endswith("".join(lines))
+    under = "".join(lines[i] for i in (1, 3, 4))
+    unavailable = "".join(lines[i] for i in (2, 3, 4))
+    ok(cluster.topics("--describe", "--under-replicated-partitions"), under)
+    ok(cluster.topics("--describe", "--topic", "t", "--unavailable-partitions"), unavailable)
+    ok(cluster.topics("--describe", "--unavailable-partitions", "--under-replicated-partitions"),
+       "".join(lines[1:]))
+    # Liveness is read from /brokers/ids: once broker 3 registers, its partition is available.
+    cluster.register_brokers(3)
+    ok(cluster.topics("--describe", "--unavailable-partitions"), "".join(lines[i] for i in (3, 4)))
+    # A healthy topic shows nothing at all with a filter.
+    ok(cluster.topics("--create", "--topic", "u", "--replica-assignment", "1"))
+    cluster.zk.create(cluster.root + "/brokers/topics/u/0/leader", b'{"leader":1,"leader_epoch":0}', ephemeral=True)
+    cluster.zk.create(cluster.root + "/brokers/topics/u/0/ISR", b'{"isr":[1],"leader_epoch":0}')
+    ok(cluster.topics("--describe", "--topic", "u", "--under-replicated-partitions", "--unavailable-partitions"), "")
 
 
 def test_describe_missing_topic(cluster):
@@ -436,6 +481,12 @@ def test_unreachable_coordinator():
     ["--delete", "--topic", "t", "--partitions", "3"],
     ["--list", "--config", "a=b"],
     ["--describe", "--if-not-exists"],
+    ["--under-replicated-partitions"],
+    ["--list", "--under-replicated-partitions"],
+    ["--list", "--unavailable-partitions"],
+    ["--create", "--topic", "t", "--unavailable-partitions"],
+    ["--delete", "--topic", "t", "--under-replicated-partitions"],
+    ["--alter", "--topic", "t", "--partitions", "2", "--unavailable-partitions"],
     ["--create", "--topic", "t", "--if-exists"],
     ["--create", "--topic", "t", "--replica-assignment", "1:2", "--partitions", "1"],
     ["--create", "--topic", "t", "--replica-assignment", "1,,2"],

@@ -2,7 +2,7 @@
 #ifndef KIPPER_TESTS_SUITES_H
 #define KIPPER_TESTS_SUITES_H
 
-void suite_base(void);     /* test_base.c: buf, config, crc32c, loop */
+void suite_base(void);     /* test_base.c: buf, config, crc32c, loop, and the shared primitives */
 void suite_jute(void);     /* test_jute.c: jute codec and txn records */
 void suite_path(void);     /* test_path.c: path validation */
 void suite_tree(void);     /* test_tree.c: data tree and txn apply */

@@ -1,17 +1,34 @@
-/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop. */
+/* test_base.c -- src/base: buffers, config reader, CRC32C, event loop, and
+ * the primitives every part shares: endian helpers, clocks, allocation,
+ * atomic file writes, socket connect/read, host:port and list items, Java's
+ * view of UTF-8, the hash table. */
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/config.h"
 #include "base/crc32c.h"
+#include "base/endian.h"
+#include "base/fsutil.h"
+#include "base/hashmap.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/mailbox.h"
+#include "base/net.h"
 #include "base/worker.h"
 #include "suites.h"
 #include "unit.h"
@@ -282,7 +299,22 @@ static void test_loop_timers(void)
     CHECK(lc.order[4] == 3 || lc.order[4] == 99);
     CHECK(loop_now_ms(loop) - start >= 200);
     CHECK(lc.before_sleep_calls >= 5);   /* at least once per timer wake-up */
-    CHECK(loop_wall_ms() > 1600000000000ull);
+    loop_destroy(loop);
+}
+
+/* ---- clock ---- */
+
+static void test_clock_readings(void)
+{
+    CHECK(clock_wall_ms() > 1600000000000ull);   /* after 2020: the epoch, in ms */
+    uint64_t a = clock_mono_ms();
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    uint64_t b = clock_mono_ms();
+    CHECK(b >= a + 19 && b < a + 5000);
+    /* The loop's cached reading is the same clock. */
+    loop_t *loop = loop_create();
+    uint64_t now = loop_now_ms(loop);
+    CHECK(now >= b && now <= clock_mono_ms());
     loop_destroy(loop);
 }
 
@@ -466,6 +498,419 @@ static void test_worker_jobs(void)
     loop_destroy(loop);
 }
 
+/* ---- endian ---- */
+
+static void test_endian_round_trips(void)
+{
+    uint8_t b[8];
+    be16_put(b, 0x1234);
+    CHECK(b[0] == 0x12 && b[1] == 0x34);
+    CHECK_EQ(be16_get(b), 0x1234);
+    be32_put(b, 0x89abcdefu);
+    CHECK(memcmp(b, "\x89\xab\xcd\xef", 4) == 0);
+    CHECK_EQ(be32_get(b), 0x89abcdefu);
+    CHECK_EQ((int32_t)be32_get(b), (int32_t)0x89abcdef);   /* a negative int32 survives */
+    be64_put(b, 0x0102030405060708ull);
+    CHECK(memcmp(b, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
+    CHECK_EQ(be64_get(b), 0x0102030405060708ull);
+    be64_put(b, (uint64_t)INT64_MIN);
+    CHECK_EQ((int64_t)be64_get(b), INT64_MIN);
+    /* Run-time widths read and write the same bytes as the fixed ones. */
+    const size_t widths[] = {1, 2, 4, 8};
+    for (size_t i = 0; i < 4; i++) {
+        uint8_t x[8] = {0}, y[8] = {0};
+        uint64_t v = 0xfedcba9876543210ull >> (64 - 8 * widths[i]);
+        be_put(x, v, widths[i]);
+        CHECK_EQ(be_get(x, widths[i]), v);
+        if (widths[i] == 1)
+            y[0] = (uint8_t)v;
+        else if (widths[i] == 2)
+            be16_put(y, (uint16_t)v);
+        else if (widths[i] == 4)
+            be32_put(y, (uint32_t)v);
+        else
+            be64_put(y, v);
+        CHECK(memcmp(x, y, 8) == 0);
+    }
+}
+
+/* ---- alloc ---- */
+
+static void test_alloc_helpers(void)
+{
+    char *p = xmalloc(0);   /* 0 bytes still gives a pointer to free */
+    CHECK(p != NULL);
+    free(p);
+    uint32_t *z = xcalloc(64, sizeof(*z));
+    int zero = 1;
+    for (int i = 0; i < 64; i++)
+        zero &= z[i] == 0;
+    CHECK(zero);
+    z[63] = 7;
+    z = xrealloc(z, 128 * sizeof(*z));
+    CHECK_EQ(z[63], 7);
+    free(z);
+    char *d = xstrdup("kipper");
+    CHECK_STR(d, "kipper");
+    free(d);
+}
+
+/* Running out is fatal: the process aborts (seen here in a child). */
+static int aborts_in_child(void (*fn)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);   /* its log line is expected */
+        dup2(null, STDERR_FILENO);
+        fn();
+        _exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+static void calloc_overflowing(void)
+{
+    (void)xcalloc(SIZE_MAX / 2, 4);
+}
+
+static void fail_directly(void)
+{
+    alloc_fail(12345);
+}
+
+static void test_alloc_failure_aborts(void)
+{
+    CHECK(aborts_in_child(calloc_overflowing));
+    CHECK(aborts_in_child(fail_directly));
+}
+
+/* ---- fsutil: atomic small-file writes ---- */
+
+/* The whole file, NUL-terminated, or NULL if it cannot be read. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char text[256];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = 0;
+    return text;
+}
+
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void test_fs_write_atomic(void)
+{
+    char dir[] = "/tmp/kipper-fsutil-XXXXXX", path[64], tmp[80];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/epoch", dir);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    CHECK_EQ(fs_write_atomic(path, "17", 2), 0);
+    CHECK_STR(slurp(path), "17");
+    CHECK_EQ(access(tmp, F_OK), -1);   /* no temporary left behind */
+    CHECK_EQ(fs_write_atomic(path, "a longer second text", 20), 0);
+    CHECK_STR(slurp(path), "a longer second text");
+    CHECK_EQ(fs_write_atomic(path, "", 0), 0);   /* and shorter: truncated, not overlaid */
+    CHECK_STR(slurp(path), "");
+    CHECK_EQ(entries_in(dir), 1);
+    /* A missing folder fails cleanly, with errno. */
+    char missing[96];
+    snprintf(missing, sizeof(missing), "%s/none/epoch", dir);
+    errno = 0;
+    CHECK_EQ(fs_write_atomic(missing, "x", 1), -1);
+    CHECK_EQ(errno, ENOENT);
+    /* A path with no room for ".tmp" is refused before anything is written. */
+    char *longest = malloc(PATH_MAX);
+    memset(longest, 'a', PATH_MAX - 1);
+    longest[PATH_MAX - 1] = 0;
+    CHECK_EQ(fs_write_atomic(longest, "x", 1), -1);
+    CHECK_EQ(errno, ENAMETOOLONG);
+    free(longest);
+    /* rename_durable: a rename that cannot happen leaves its source alone. */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    CHECK(fd >= 0 && fs_write_all(fd, "99", 2) == 0 && close(fd) == 0);
+    CHECK_EQ(fs_rename_durable(tmp, missing), -1);
+    CHECK_EQ(access(tmp, F_OK), 0);
+    CHECK_EQ(fs_rename_durable(tmp, path), 0);
+    CHECK_STR(slurp(path), "99");
+    CHECK_EQ(entries_in(dir), 1);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
+/* ---- net: connecting and reading ---- */
+
+/* Wait (briefly) until a connecting fd is writable, as a loop would. */
+static int wait_for(int fd, short events)
+{
+    struct pollfd pfd = {.fd = fd, .events = events};
+    return poll(&pfd, 1, 2000);
+}
+
+static int wait_writable(int fd)
+{
+    return wait_for(fd, POLLOUT);
+}
+
+static int wait_readable(int fd)
+{
+    return wait_for(fd, POLLIN);
+}
+
+static void test_net_connect_and_read(void)
+{
+    char err[256];
+    int lfd = net_listen_tcp("127.0.0.1", 0, 16, err, sizeof(err));
+    CHECK(lfd >= 0);
+    int port = net_local_port(lfd);
+    int connected = -1;
+    int fd = net_connect_tcp("127.0.0.1", port, &connected, err, sizeof(err));
+    CHECK(fd >= 0 && (connected == 0 || connected == 1));
+    CHECK_EQ(wait_writable(fd), 1);
+    CHECK_EQ(net_connect_result(fd), 0);
+    char ip[64];
+    int peer_port = 0, sfd = -1;
+    for (int i = 0; i < 100 && sfd < 0; i++)   /* the accept may lag the connect */
+        if ((sfd = net_accept(lfd, ip, sizeof(ip), &peer_port)) < 0)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(sfd >= 0);
+    CHECK_STR(ip, "127.0.0.1");
+
+    /* Nothing sent yet: EAGAIN, not an error. */
+    buf_t in;
+    buf_init(&in);
+    errno = 0;
+    CHECK_EQ(net_read_into(&in, sfd, 16), -1);
+    CHECK_EQ(errno, EAGAIN);
+    /* A read takes at most max bytes, appended after what is buffered. */
+    CHECK_EQ(write(fd, "hello, keeper", 13), 13);
+    CHECK_EQ(wait_readable(sfd), 1);
+    CHECK_EQ(net_read_into(&in, sfd, 5), 5);
+    CHECK_EQ(net_read_into(&in, sfd, 64), 8);
+    CHECK_EQ(buf_unread(&in), 13);
+    CHECK(memcmp(buf_read_ptr(&in), "hello, keeper", 13) == 0);
+    /* The peer's close reads as 0. */
+    close(fd);
+    CHECK_EQ(wait_readable(sfd), 1);
+    CHECK_EQ(net_read_into(&in, sfd, 64), 0);
+    buf_free(&in);
+    close(sfd);
+
+    /* Nobody listening: the connection fails, through the result or at once. */
+    close(lfd);
+    fd = net_connect_tcp("127.0.0.1", port, &connected, err, sizeof(err));
+    if (fd >= 0) {
+        CHECK_EQ(wait_writable(fd), 1);
+        errno = 0;
+        CHECK_EQ(net_connect_result(fd), -1);
+        CHECK_EQ(errno, ECONNREFUSED);
+        close(fd);
+    }
+}
+
+/* ---- jstring: UTF-8 as Java decodes it ---- */
+
+/* How many code points s decodes to, and whether each is U+FFFD. */
+static size_t decode_all(const char *s, size_t len, uint32_t *cps, size_t max)
+{
+    const uint8_t *p = (const uint8_t *)s, *end = p + len;
+    size_t n = 0;
+    while (p < end && n < max)
+        cps[n++] = jstring_next(&p, end);
+    return n;
+}
+
+static void test_jstring_vectors(void)
+{
+    /* String.hashCode as Java computes it on these bytes. */
+    CHECK_EQ(jstring_hash("", 0), 0);
+    CHECK_EQ(jstring_hash("hello", 5), 99162322);
+    CHECK_EQ(jstring_hash("my-group", 8), -1906497762);
+    CHECK_EQ(jstring_hash("caf\xc3\xa9", 5), 3045921);
+    CHECK_EQ(jstring_hash("\xf0\x9f\x98\x80x", 5), 54959989);   /* U+1F600: a surrogate pair */
+    CHECK_EQ(jstring_hash("a\xff" "b", 3), 2124838);              /* a bad byte: U+FFFD */
+    CHECK_EQ(jstring_hash("polygenelubricants", 18), INT32_MIN);
+
+    /* Ill-formed sequences: one U+FFFD per longest valid prefix. */
+    uint32_t cp[8];
+    CHECK_EQ(decode_all("\xc0\xaf", 2, cp, 8), 2);   /* overlong: C0 is never valid */
+    CHECK(cp[0] == JSTRING_REPLACEMENT && cp[1] == JSTRING_REPLACEMENT);
+    CHECK_EQ(decode_all("\xed\xa0\x80", 3, cp, 8), 3);   /* an encoded surrogate */
+    CHECK_EQ(decode_all("\xf4\x90\x80\x80", 4, cp, 8), 4);   /* above U+10FFFF */
+    CHECK_EQ(decode_all("\xf0\x9f\x98", 3, cp, 8), 1);   /* truncated: one replacement */
+    CHECK_EQ(cp[0], JSTRING_REPLACEMENT);
+    CHECK_EQ(decode_all("\xe2\x82" "b", 3, cp, 8), 2);   /* cut short by an ASCII byte */
+    CHECK(cp[0] == JSTRING_REPLACEMENT && cp[1] == 'b');
+    /* Well-formed ones decode to their code points. */
+    CHECK_EQ(decode_all("A\xc3\xa9\xe2\x82\xac\xf4\x8f\xbf\xbf", 10, cp, 8), 4);
+    CHECK(cp[0] == 'A' && cp[1] == 0xE9 && cp[2] == 0x20AC && cp[3] == 0x10FFFF);
+    CHECK_EQ(decode_all("\xef\xbf\xbd", 3, cp, 8), 1);   /* a real U+FFFD */
+
+    CHECK_EQ(jstring_utf16_length("\xf0\x9f\x98\x80" "ab", 6), 4);
+    CHECK_EQ(jstring_utf16_length("a\xe2\x82" "b", 4), 3);
+    CHECK_EQ(jstring_utf16_length("", 0), 0);
+
+    size_t len = 0;
+    char *c = jstring_clean("a\xe2\x82" "b\xef\xbf\xbd", 7, &len);
+    CHECK_STR(c, "a\xef\xbf\xbd" "b\xef\xbf\xbd");   /* a real U+FFFD is kept as it is */
+    CHECK_EQ(len, 8);
+    free(c);
+    c = jstring_clean("x\0y", 3, &len);   /* NUL is a character like any other */
+    CHECK(c && len == 3 && memcmp(c, "x\0y", 4) == 0);
+    free(c);
+}
+
+/* ---- hashmap ---- */
+
+typedef struct {
+    hmap_node_t node;
+    uint64_t id;
+    int seen;
+} item_t;
+
+static int item_has_id(const hmap_node_t *n, const void *key)
+{
+    return HMAP_ENTRY(n, item_t, node)->id == *(const uint64_t *)key;
+}
+
+static item_t *item_find(const hmap_t *h, uint64_t id)
+{
+    hmap_node_t *n = hmap_find(h, hmap_hash_u64(id), item_has_id, &id);
+    return n ? HMAP_ENTRY(n, item_t, node) : NULL;
+}
+
+static void test_hashmap_basics(void)
+{
+    hmap_t h = {0};   /* zeroed is empty */
+    CHECK(item_find(&h, 1) == NULL);
+    hmap_iter_t it = hmap_iter(&h);
+    CHECK(hmap_next(&it) == NULL);
+    item_t a = {.id = 1}, b = {.id = 2}, c = {.id = 3};
+    hmap_insert(&h, &a.node, hmap_hash_u64(a.id));
+    hmap_insert(&h, &b.node, hmap_hash_u64(b.id));
+    hmap_insert(&h, &c.node, hmap_hash_u64(c.id));
+    CHECK_EQ(hmap_count(&h), 3);
+    CHECK(item_find(&h, 2) == &b && item_find(&h, 4) == NULL);
+    hmap_remove(&h, &b.node);
+    CHECK(item_find(&h, 2) == NULL && item_find(&h, 1) == &a && item_find(&h, 3) == &c);
+    CHECK_EQ(hmap_count(&h), 2);
+    /* Equal hashes, different keys: the match function tells them apart. */
+    item_t d = {.id = 4}, e = {.id = 5};
+    hmap_insert(&h, &d.node, 42);
+    hmap_insert(&h, &e.node, 42);
+    uint64_t five = 5;
+    CHECK(hmap_find(&h, 42, item_has_id, &five) == &e.node);
+    hmap_remove(&h, &e.node);
+    CHECK(hmap_find(&h, 42, item_has_id, &five) == NULL);
+    hmap_destroy(&h);
+    CHECK(hmap_count(&h) == 0 && item_find(&h, 1) == NULL);
+}
+
+static void test_hashmap_many_keys(void)
+{
+    enum { N = 20000 };
+    item_t *items = calloc(N, sizeof(*items));
+    hmap_t h;
+    hmap_init(&h, 4);   /* small on purpose: it must grow many times */
+    for (uint64_t i = 0; i < N; i++) {
+        items[i].id = i * 7919;
+        hmap_insert(&h, &items[i].node, hmap_hash_u64(items[i].id));
+    }
+    CHECK_EQ(hmap_count(&h), N);
+    CHECK(h.mask + 1 >= N);   /* grown to load factor 1 */
+    int found = 1;
+    for (uint64_t i = 0; i < N; i++)
+        found &= item_find(&h, i * 7919) == &items[i];
+    CHECK(found);
+    CHECK(item_find(&h, 7918) == NULL);
+    /* Iteration visits each once, and may remove what it was just given. */
+    hmap_iter_t it = hmap_iter(&h);
+    size_t visits = 0;
+    for (hmap_node_t *n; (n = hmap_next(&it));) {
+        item_t *x = HMAP_ENTRY(n, item_t, node);
+        x->seen++;
+        visits++;
+        if (x->id % 2 == 0)
+            hmap_remove(&h, n);
+    }
+    CHECK_EQ(visits, N);
+    int once = 1;
+    for (size_t i = 0; i < N; i++)
+        once &= items[i].seen == 1;
+    CHECK(once);
+    CHECK_EQ(hmap_count(&h), N / 2);
+    int odd_left = 1;
+    for (uint64_t i = 0; i < N; i++)
+        odd_left &= (item_find(&h, i * 7919) != NULL) == ((i * 7919) % 2 == 1);
+    CHECK(odd_left);
+    hmap_destroy(&h);
+    free(items);
+}
+
+static void test_hashmap_hashes(void)
+{
+    /* SipHash-1-3 under the zero key: the values CPython 3.11 gives as
+     * hash(bytes) with PYTHONHASHSEED=0, its reference for this function. */
+    hmap_key_t zero = {0, 0};
+    CHECK_EQ(hmap_hash_bytes(&zero, "a", 1), 4644417185603328019ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "abcdefg", 7), 7904145750247929094ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "abcdefgh", 8), 4574395652268504554ull);
+    CHECK_EQ(hmap_hash_bytes(&zero, "/zookeeper/quota", 16), 15007498079512519650ull);
+    uint8_t bytes[64];
+    for (int i = 0; i < 64; i++)
+        bytes[i] = (uint8_t)i;
+    CHECK_EQ(hmap_hash_bytes(&zero, bytes, 64), 8493894268803903686ull);
+    /* Another key, another hash. */
+    hmap_key_t k1, k2;
+    hmap_random_key(&k1);
+    hmap_random_key(&k2);
+    CHECK(k1.k0 != k2.k0 || k1.k1 != k2.k1);
+    CHECK(hmap_hash_bytes(&k1, "abc", 3) != hmap_hash_bytes(&zero, "abc", 3));
+    /* splitmix64: its first output from seed 0. */
+    CHECK_EQ(hmap_hash_u64(0x9e3779b97f4a7c15ull), 0xe220a8397b1dcdafull);
+}
+
+/* ---- small parsers: host:port, list items ---- */
+
+static void test_host_port_and_items(void)
+{
+    char host[16];
+    int port = -1;
+    CHECK_EQ(net_parse_host_port("zk1:2181", host, sizeof(host), &port, 1), 0);
+    CHECK(strcmp(host, "zk1") == 0 && port == 2181);
+    CHECK_EQ(net_parse_host_port("[::1]:9092", host, sizeof(host), &port, 0), 0);
+    CHECK(strcmp(host, "::1") == 0 && port == 9092);
+    CHECK_EQ(net_parse_host_port(":0", host, sizeof(host), &port, 0), 0);   /* empty host: every address */
+    CHECK(host[0] == 0 && port == 0);
+    CHECK_EQ(net_parse_host_port("h:0", host, sizeof(host), &port, 1), -1);   /* below port_min */
+    CHECK_EQ(net_parse_host_port("h:65536", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:080808", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:8x", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("h:", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("::1:80", host, sizeof(host), &port, 0), -1);   /* v6 needs brackets */
+    CHECK_EQ(net_parse_host_port("[::1]80", host, sizeof(host), &port, 0), -1);
+    CHECK_EQ(net_parse_host_port("a-host-name-too-long:1", host, sizeof(host), &port, 0), -1);
+
+    char item[8];
+    CHECK_EQ(config_copy_trimmed("  ab c \t,", 7, item, sizeof(item)), 0);
+    CHECK_STR(item, "ab c");
+    CHECK_EQ(config_copy_trimmed("   ", 3, item, sizeof(item)), 0);
+    CHECK_STR(item, "");
+    CHECK_EQ(config_copy_trimmed("12345678", 8, item, sizeof(item)), -1);   /* no room for the NUL */
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -474,7 +919,18 @@ void suite_base(void)
     RUN(test_config_prefix_and_unknown);
     RUN(test_config_errors_and_load);
     RUN(test_crc32c_vectors);
+    RUN(test_endian_round_trips);
+    RUN(test_alloc_helpers);
+    RUN(test_alloc_failure_aborts);
+    RUN(test_fs_write_atomic);
+    RUN(test_net_connect_and_read);
+    RUN(test_host_port_and_items);
+    RUN(test_jstring_vectors);
+    RUN(test_hashmap_basics);
+    RUN(test_hashmap_many_keys);
+    RUN(test_hashmap_hashes);
     RUN(test_loop_timers);
+    RUN(test_clock_readings);
     RUN(test_loop_pipe);
     RUN(test_mailbox_from_threads);
     RUN(test_worker_jobs);

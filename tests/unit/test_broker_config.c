@@ -1,9 +1,11 @@
 /* test_broker_config.c -- server.properties parsing: Kafka defaults, the
- * listener and zookeeper.connect forms, and errors that name the key. */
+ * listener and zookeeper.connect forms (coord_connect.c), and errors that
+ * name the key. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "broker/coord/coord_connect.h"
 #include "broker/core/broker_config.h"
 #include "suites.h"
 #include "unit.h"
@@ -112,9 +114,26 @@ static void test_errors(void)
                  "group.max.session.timeout.ms=8\n", "group.min.session.timeout.ms");
 }
 
+/* zookeeper.connect as `kipper topics --zookeeper` takes it too. */
+static void test_coord_connect(void)
+{
+    char chroot[16], err[256];
+    CHECK_EQ(coord_parse_connect(" a:1 , [::1]:2 ,b:3/x/y", chroot, sizeof(chroot), err, sizeof(err)), 0);
+    CHECK_STR(chroot, "/x/y");
+    CHECK_EQ(coord_parse_connect("a:1/", chroot, sizeof(chroot), err, sizeof(err)), 0);
+    CHECK_STR(chroot, "");   /* "/" alone is no chroot */
+    CHECK_EQ(coord_parse_connect("a:1//x", chroot, sizeof(chroot), err, sizeof(err)), -1);
+    CHECK(strstr(err, "bad chroot") != NULL);
+    CHECK_EQ(coord_parse_connect("a:1/a-chroot-longer-than-16", chroot, sizeof(chroot), err, sizeof(err)), -1);
+    CHECK_EQ(coord_parse_connect("a:0", chroot, sizeof(chroot), err, sizeof(err)), -1);   /* no port 0 */
+    CHECK_EQ(coord_parse_connect("a:1,", chroot, sizeof(chroot), err, sizeof(err)), -1);
+    CHECK(strstr(err, "host:port[,host:port...][/chroot]") != NULL);
+}
+
 void suite_broker_config(void)
 {
     RUN(test_defaults);
     RUN(test_values);
     RUN(test_errors);
+    RUN(test_coord_connect);
 }

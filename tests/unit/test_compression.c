@@ -8,6 +8,7 @@
 #include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
+#include "base/endian.h"
 
 #include <lz4frame.h>
 #include <snappy-c.h>
@@ -64,7 +65,7 @@ static void put_fill(bytes_t *b, uint8_t v, size_t n)
 static void put_be32(bytes_t *b, uint32_t v)
 {
     uint8_t x[4];
-    plog_put_be32(x, v);
+    be32_put(x, v);
     put(b, x, 4);
 }
 
@@ -266,13 +267,13 @@ static void compress_as(variant_t v, bytes_t *out, const uint8_t *in, size_t n)
 
 static void recrc(bytes_t *b)
 {
-    plog_put_be32(b->p + BATCH_OFF_CRC, record_batch_compute_crc(b->p, b->len));
+    be32_put(b->p + BATCH_OFF_CRC, record_batch_compute_crc(b->p, b->len));
 }
 
 static void set_counts(bytes_t *b, int32_t count, int32_t last_offset_delta)
 {
-    plog_put_be32(b->p + BATCH_OFF_RECORD_COUNT, (uint32_t)count);
-    plog_put_be32(b->p + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)last_offset_delta);
+    be32_put(b->p + BATCH_OFF_RECORD_COUNT, (uint32_t)count);
+    be32_put(b->p + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)last_offset_delta);
     recrc(b);
 }
 
@@ -285,16 +286,16 @@ static void wrap_batch(bytes_t *out, int codec, const uint8_t *payload, size_t n
     put_fill(out, 0, BATCH_HEADER_LEN);
     put(out, payload, n);
     uint8_t *h = out->p;
-    plog_put_be64(h + BATCH_OFF_BASE_OFFSET, BASE);
-    plog_put_be32(h + BATCH_OFF_LENGTH, (uint32_t)(out->len - BATCH_LOG_OVERHEAD));
-    plog_put_be32(h + BATCH_OFF_LEADER_EPOCH, 5);
+    be64_put(h + BATCH_OFF_BASE_OFFSET, BASE);
+    be32_put(h + BATCH_OFF_LENGTH, (uint32_t)(out->len - BATCH_LOG_OVERHEAD));
+    be32_put(h + BATCH_OFF_LEADER_EPOCH, 5);
     h[BATCH_OFF_MAGIC] = 2;
     h[BATCH_OFF_ATTRIBUTES + 1] = (uint8_t)codec;
-    plog_put_be64(h + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)T0);
-    plog_put_be64(h + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(T0 + max_ts_delta));
-    plog_put_be64(h + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
+    be64_put(h + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)T0);
+    be64_put(h + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(T0 + max_ts_delta));
+    be64_put(h + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
     h[BATCH_OFF_PRODUCER_EPOCH] = h[BATCH_OFF_PRODUCER_EPOCH + 1] = 0xff;
-    plog_put_be32(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
+    be32_put(h + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
     set_counts(out, count, count - 1);
 }
 
@@ -358,7 +359,7 @@ static void test_compression_every_codec(void)
         CHECK_EQ(find(&b, T0 + 191, &off, &ts), PLOG_ERR_NOT_FOUND);
         /* LogAppendTime: every record carries the batch's max timestamp. */
         b.p[BATCH_OFF_ATTRIBUTES + 1] |= BATCH_ATTR_LOG_APPEND_TIME;
-        plog_put_be64(b.p + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(T0 + 1000));
+        be64_put(b.p + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(T0 + 1000));
         recrc(&b);
         CHECK_EQ(validate(&b, MIB), COMPRESSION_OK);
         CHECK_EQ(find(&b, T0 + 500, &off, &ts), COMPRESSION_OK);
@@ -777,11 +778,11 @@ static void test_compression_codec_errors(void)
     wrap_batch(&b, COMPRESSION_SNAPPY, payload.p, payload.len, 3, 20);
     CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "snappy: 2 stray bytes"));
     payload.len -= 2;
-    plog_put_be32(payload.p + 8, 0); /* xerial version 0 */
+    be32_put(payload.p + 8, 0); /* xerial version 0 */
     wrap_batch(&b, COMPRESSION_SNAPPY, payload.p, payload.len, 3, 20);
     CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "snappy: xerial version 0"));
-    plog_put_be32(payload.p + 8, 1);
-    plog_put_be32(payload.p + 16, 100000); /* a block longer than what is left */
+    be32_put(payload.p + 8, 1);
+    be32_put(payload.p + 16, 100000); /* a block longer than what is left */
     wrap_batch(&b, COMPRESSION_SNAPPY, payload.p, payload.len, 3, 20);
     CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "snappy: xerial block of 100000 bytes"));
 

@@ -19,6 +19,7 @@
 #include "broker/wire/kafka_messages.h"
 #include "suites.h"
 #include "unit.h"
+#include "base/endian.h"
 
 /* ---- helpers ---- */
 
@@ -217,7 +218,7 @@ static void test_kafka_frames_every_version(void)
             buf_t b;
             buf_init(&b);
             CHECK_EQ(kafka_request_encode(&b, api, v, 77, "cid", req), KAFKA_OK);
-            uint32_t size = (uint32_t)b.data[0] << 24 | (uint32_t)b.data[1] << 16 | b.data[2] << 8 | b.data[3];
+            uint32_t size = be32_get(b.data);
             CHECK_EQ(size, b.len - 4);
             kafka_arena_init(&d, kafka_decode_budget(b.len));
             kafka_request_t r;
@@ -528,10 +529,8 @@ static void test_kafka_garbage(void)
                     seed = seed * 1103515245u + 12345u;
                     p[k] = (uint8_t)(seed >> 16);
                 }
-                p[0] = (uint8_t)(api->key >> 8);
-                p[1] = (uint8_t)api->key;
-                p[2] = 0;
-                p[3] = (uint8_t)v;
+                be16_put(p, (uint16_t)api->key);
+                be16_put(p + 2, (uint16_t)v);
                 p[8] = p[9] = 0xff;   /* null client id, so the body is what gets fuzzed */
                 if (kafka_api_flexible(api, v))
                     p[10] = 0;

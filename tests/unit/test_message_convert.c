@@ -10,6 +10,7 @@
 #include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
+#include "base/endian.h"
 
 #include <lz4frame.h>
 #include <snappy-c.h>
@@ -52,14 +53,14 @@ static void put_byte(bytes_t *b, uint8_t v)
 static void put_be32(bytes_t *b, uint32_t v)
 {
     uint8_t x[4];
-    plog_put_be32(x, v);
+    be32_put(x, v);
     put(b, x, 4);
 }
 
 static void put_be64(bytes_t *b, uint64_t v)
 {
     uint8_t x[8];
-    plog_put_be64(x, v);
+    be64_put(x, v);
     put(b, x, 8);
 }
 
@@ -459,7 +460,7 @@ static int is_boundary(const bytes_t *set, size_t at)
     for (size_t off = 0; off < set->len;) {
         if (off == at)
             return 1;
-        off += 12 + plog_get_be32(set->p + off + 8);
+        off += 12 + be32_get(set->p + off + 8);
     }
     return 0;
 }
@@ -581,11 +582,11 @@ static void test_message_convert_invalid(void)
     /* Sizes and lengths that lie (CRCs right). */
     CHECK(fails_with(&set, MIB, MSGCONV_ERR_CORRUPT, "no messages"));
     put_entry(&set, 1, 0, 0, T0, "k", 1, "v", 1);
-    plog_put_be32(set.p + 8, 13);
+    be32_put(set.p + 8, 13);
     CHECK(fails_with(&set, MIB, MSGCONV_ERR_CORRUPT, "size 13"));
     bytes_free(&set);
     put_entry(&set, 1, 0, 0, T0, "k", 1, "v", 1);
-    plog_put_be32(set.p + 8, 20); /* magic 1 needs 22 */
+    be32_put(set.p + 8, 20); /* magic 1 needs 22 */
     set.len = 32;
     CHECK(fails_with(&set, MIB, MSGCONV_ERR_CORRUPT, "magic 1 message size"));
     bytes_free(&set);

@@ -3,6 +3,7 @@
  * indexes, checkpoints, retention, truncation, leader epochs. Batches are
  * built here byte by byte with their CRC-32C, as a producer would. */
 #include "base/crc32c.h"
+#include "base/endian.h"
 #include "broker/log/compression.h"
 #include "broker/log/partition_log.h"
 #include "suites.h"
@@ -98,18 +99,18 @@ static size_t make_batch(uint8_t *out, int nrec, int64_t ts0, size_t vlen, int s
     }
     size_t size = (size_t)(p - out);
     memset(out, 0, BATCH_HEADER_LEN);
-    plog_put_be32(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
-    plog_put_be32(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
+    be32_put(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
+    be32_put(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
     out[BATCH_OFF_MAGIC] = 2;
-    plog_put_be32(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(nrec - 1));
-    plog_put_be64(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts0);
-    plog_put_be64(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts0 + nrec - 1));
-    plog_put_be64(out + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
+    be32_put(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(nrec - 1));
+    be64_put(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts0);
+    be64_put(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts0 + nrec - 1));
+    be64_put(out + BATCH_OFF_PRODUCER_ID, (uint64_t)-1);
     out[BATCH_OFF_PRODUCER_EPOCH] = 0xff;
     out[BATCH_OFF_PRODUCER_EPOCH + 1] = 0xff;
-    plog_put_be32(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
-    plog_put_be32(out + BATCH_OFF_RECORD_COUNT, (uint32_t)nrec);
-    plog_put_be32(out + BATCH_OFF_CRC,
+    be32_put(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
+    be32_put(out + BATCH_OFF_RECORD_COUNT, (uint32_t)nrec);
+    be32_put(out + BATCH_OFF_CRC,
                   crc32c(0, out + BATCH_OFF_ATTRIBUTES, size - BATCH_OFF_ATTRIBUTES));
     return size;
 }
@@ -210,7 +211,7 @@ static void check_read_all(partition_log_t *log, const shadow_t *sh, int64_t max
     int64_t off = partition_log_start_offset(log);
     int rounds = 0;
     while (off < leo && rounds++ < 100000) {
-        log_slice_t sl;
+        plog_slice_t sl;
         size_t k = shadow_find(sh, off);
         CHECK_EQ(partition_log_read(log, off, leo, max_bytes, 1, &sl), PLOG_OK);
         CHECK(sl.length > 0);
@@ -310,11 +311,11 @@ static void test_partition_log_batch_header(void)
     b[BATCH_OFF_MAGIC] = 1;
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
     b[BATCH_OFF_MAGIC] = 2;
-    plog_put_be32(b + BATCH_OFF_LENGTH, 10);
+    be32_put(b + BATCH_OFF_LENGTH, 10);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
-    plog_put_be32(b + BATCH_OFF_LENGTH, 0x7fffffff);
+    be32_put(b + BATCH_OFF_LENGTH, 0x7fffffff);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
-    plog_put_be32(b + BATCH_OFF_LENGTH, 0xffffffff);
+    be32_put(b + BATCH_OFF_LENGTH, 0xffffffff);
     CHECK_EQ(record_batch_parse_header(b, n, &h), PLOG_ERR_CORRUPT);
     /* Records are walked for timestamps. */
     n = make_batch(b, 5, T0, 4, 2);
@@ -347,7 +348,7 @@ static void test_partition_log_append_read(void)
     /* Every offset finds the batch that holds it. */
     int64_t leo = partition_log_end_offset(log);
     for (int64_t off = 0; off < leo; off++) {
-        log_slice_t sl;
+        plog_slice_t sl;
         CHECK_EQ(partition_log_read(log, off, leo, 1 << 20, 1, &sl), PLOG_OK);
         CHECK_EQ(sl.first_offset, sh.base[shadow_find(&sh, off)]);
     }
@@ -376,7 +377,7 @@ static void test_partition_log_read_bounds(void)
     shadow_t sh = {0};
     append_many(log, &sh, 20, 0, 1);
     int64_t leo = partition_log_end_offset(log);
-    log_slice_t sl;
+    plog_slice_t sl;
     CHECK_EQ(partition_log_read(log, leo + 1, leo, 1000, 1, &sl), PLOG_ERR_OUT_OF_RANGE);
     CHECK_EQ(partition_log_read(log, -1, leo, 1000, 1, &sl), PLOG_ERR_OUT_OF_RANGE);
     CHECK_EQ(partition_log_read(log, leo, leo, 1000, 1, &sl), PLOG_OK);
@@ -623,7 +624,7 @@ static void test_partition_log_hostile_files(void)
             int64_t leo = partition_log_end_offset(l2);
             CHECK(leo <= sh.base[sh.n - 1] + 4);
             for (int64_t off = 0; off < leo; off += 7) {
-                log_slice_t sl;
+                plog_slice_t sl;
                 int r = partition_log_read(l2, off, leo, 4096, 1, &sl);
                 CHECK(r == PLOG_OK || r == PLOG_ERR_CORRUPT);
             }
@@ -766,7 +767,7 @@ static void test_partition_log_retention(void)
     partition_log_set_high_watermark(log, partition_log_segment_base(log, 2));
     CHECK_EQ(partition_log_apply_retention(log, T0 + 3600000), 2);
     CHECK_EQ(partition_log_start_offset(log), partition_log_segment_base(log, 0));
-    log_slice_t sl;
+    plog_slice_t sl;
     CHECK_EQ(partition_log_read(log, 0, leo, 100, 1, &sl), PLOG_ERR_OUT_OF_RANGE);
     partition_log_set_high_watermark(log, leo);
     CHECK_EQ(partition_log_apply_retention(log, T0 + 3600000), (int)nseg - 3);
@@ -882,7 +883,7 @@ static void test_partition_log_epochs(void)
     partition_log_epoch_end_offset(log, 9, &ep, &end);
     CHECK(ep == -1 && end == -1);
     /* The checkpoint file is written by the flush job. */
-    log_flush_t job;
+    plog_flush_t job;
     CHECK_EQ(partition_log_flush_begin(log, &job), PLOG_OK);
     CHECK(job.write_epochs);
     partition_log_flush_run(&job);

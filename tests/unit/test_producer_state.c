@@ -3,6 +3,7 @@
  * producers, the eviction cap, expiry, the table against a simple model, and
  * a rebuild from a real partition log answering exactly as before. */
 #include "base/crc32c.h"
+#include "base/endian.h"
 #include "broker/log/partition_log.h"
 #include "broker/log/producer_state.h"
 #include "suites.h"
@@ -409,19 +410,18 @@ static size_t make_producer_batch(uint8_t *out, int n, int64_t pid, int16_t epoc
     }
     size_t size = (size_t)(p - out);
     memset(out, 0, BATCH_HEADER_LEN);
-    plog_put_be32(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
-    plog_put_be32(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
+    be32_put(out + BATCH_OFF_LENGTH, (uint32_t)(size - BATCH_LOG_OVERHEAD));
+    be32_put(out + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
     out[BATCH_OFF_MAGIC] = 2;
     out[BATCH_OFF_ATTRIBUTES + 1] = control ? BATCH_ATTR_CONTROL : 0;
-    plog_put_be32(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(n - 1));
-    plog_put_be64(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts);
-    plog_put_be64(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts + n - 1));
-    plog_put_be64(out + BATCH_OFF_PRODUCER_ID, (uint64_t)pid);
-    out[BATCH_OFF_PRODUCER_EPOCH] = (uint8_t)((uint16_t)epoch >> 8);
-    out[BATCH_OFF_PRODUCER_EPOCH + 1] = (uint8_t)epoch;
-    plog_put_be32(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)seq);
-    plog_put_be32(out + BATCH_OFF_RECORD_COUNT, (uint32_t)n);
-    plog_put_be32(out + BATCH_OFF_CRC,
+    be32_put(out + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(n - 1));
+    be64_put(out + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)ts);
+    be64_put(out + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)(ts + n - 1));
+    be64_put(out + BATCH_OFF_PRODUCER_ID, (uint64_t)pid);
+    be16_put(out + BATCH_OFF_PRODUCER_EPOCH, (uint16_t)epoch);
+    be32_put(out + BATCH_OFF_BASE_SEQUENCE, (uint32_t)seq);
+    be32_put(out + BATCH_OFF_RECORD_COUNT, (uint32_t)n);
+    be32_put(out + BATCH_OFF_CRC,
                   crc32c(0, out + BATCH_OFF_ATTRIBUTES, size - BATCH_OFF_ATTRIBUTES));
     return size;
 }

@@ -63,7 +63,7 @@ typedef struct {
 static int topic_configs(const broker_t *b, const topic_t *t, config_value_t *out)
 {
     partition_log_config_t lc;
-    log_config_for(b, NULL, &lc);
+    log_dirs_config_for(b, NULL, &lc);
     int n = 0;
     out[n++] = (config_value_t){"cleanup.policy", TYPE_LIST, "delete", SOURCE_DEFAULT};
     out[n] = (config_value_t){"retention.ms", TYPE_LONG, "", SOURCE_STATIC_BROKER};

@@ -41,7 +41,7 @@ typedef struct {
 
 /* The slice's file range goes into the response as external records (sent
  * with sendfile after the encoded bytes). */
-static void attach_slice(fetch_ctx_t *x, kafka_value_t *out, const log_slice_t *slice)
+static void attach_slice(fetch_ctx_t *x, kafka_value_t *out, const plog_slice_t *slice)
 {
     fetch_slice_t *fs = kafka_arena_alloc(x->ra, sizeof(*fs));
     if (!fs)
@@ -92,7 +92,7 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     int64_t max = KV_INT(in, FetchPartition, PartitionMaxBytes);
     if (max > x->tot.bytes_left)
         max = x->tot.bytes_left;
-    log_slice_t slice = {.length = 0};
+    plog_slice_t slice = {.length = 0};
     int64_t leo = partition_log_end_offset(r->log);
     int64_t upto = replica_id >= 0 ? leo : hw;   /* followers read to the log end, consumers to the HW */
     int rc = PLOG_OK;

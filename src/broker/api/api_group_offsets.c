@@ -14,6 +14,7 @@
 #include "api_util.h"
 #include "broker/group/group_offsets.h"
 #include "broker/group/group_service.h"
+#include "base/jstring.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,7 @@ static void commit_partition(void *arg, const char *topic, const kafka_value_t *
     KV_SET_INT(out, OffsetCommitResponsePartition, PartitionIndex, p);
     if (!error && (!part || !part->have_replicas))
         error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
-    else if (!error && md && group_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
+    else if (!error && md && jstring_utf16_length(md, strlen(md)) > (size_t)x->b->cfg.offset_metadata_max_bytes)
         error = KERR_OFFSET_METADATA_TOO_LARGE;
     else if (!error)
         error = group_commit_write(x->cm, index, x->g, topic, p,

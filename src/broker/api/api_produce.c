@@ -14,6 +14,7 @@
 #include "broker/core/replica.h"
 #include "broker/log/message_convert.h"
 #include "base/logging.h"
+#include "base/endian.h"
 #include "broker/core/conn.h"
 #include "broker/repl/repl.h"
 
@@ -34,7 +35,7 @@ static int uses_zstd(const uint8_t *p, size_t len)
     for (size_t off = 0; off + BATCH_HEADER_LEN <= len;) {
         if ((p[off + BATCH_OFF_ATTRIBUTES + 1] & BATCH_ATTR_COMPRESSION_MASK) == 4)
             return 1;
-        off += (size_t)plog_get_be32(p + off + BATCH_OFF_LENGTH) + BATCH_LOG_OVERHEAD;
+        off += (size_t)be32_get(p + off + BATCH_OFF_LENGTH) + BATCH_LOG_OVERHEAD;
     }
     return 0;
 }

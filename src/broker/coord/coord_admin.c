@@ -8,8 +8,9 @@
  * their error codes and messages. */
 #define _GNU_SOURCE
 #include "coord_admin.h"
-#include "broker/core/broker_config.h"
+#include "coord_connect.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,11 +22,10 @@
 #include <time.h>
 
 #define SESSION_TIMEOUT_MS 18000   /* Kafka's zookeeper.session.timeout.ms */
-#define MAX_BROKERS 10000          /* live brokers we consider for an assignment */
 #define PATH_MAX_LEN 512           /* every path we build: /brokers/topics/<249>/<p>/<leaf> fits */
 /* A multi request must stay under ZooKeeper's default jute.maxbuffer (1 MiB):
  * larger ones are refused by the server and cost the session its connection. */
-#define TXN_LIMIT 1000000
+#define MULTI_LIMIT 1000000
 #define DELETE_RETRIES 20          /* re-listings of one node while brokers keep adding children */
 #define MAX_TREE_DEPTH 8           /* below /brokers/topics/<t>; ours is 2 deep */
 
@@ -85,13 +85,6 @@ static void ignore_session_events(zhandle_t *zh, int type, int state, const char
     (void)zh, (void)type, (void)state, (void)path, (void)ctx;
 }
 
-static int64_t monotonic_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* zookeeper_init, then wait (polling the handle's state, so no callback
  * outlives this frame) until the session is up or deadline passes. */
 static zhandle_t *open_session(const char *connect, int64_t deadline, char *err, size_t errlen)
@@ -111,7 +104,7 @@ static zhandle_t *open_session(const char *connect, int64_t deadline, char *err,
             snprintf(err, errlen, "ZooKeeper at '%s' refused the session", connect);
             break;
         }
-        if (monotonic_ms() >= deadline) {
+        if ((int64_t)clock_mono_ms() >= deadline) {
             snprintf(err, errlen, "no ZooKeeper session with '%s' (timed out)", connect);
             break;
         }
@@ -150,10 +143,10 @@ static int create_path(zhandle_t *zh, const char *path, char *err, size_t errlen
 zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, size_t errlen)
 {
     char chroot[PATH_MAX_LEN];
-    if (broker_parse_zk_connect(connect, chroot, sizeof(chroot), err, errlen) < 0)
+    if (coord_parse_connect(connect, chroot, sizeof(chroot), err, errlen) < 0)
         return NULL;
     zoo_set_debug_level(getenv("KIPPER_ZK_DEBUG") ? ZOO_LOG_LEVEL_DEBUG : (ZooLogLevel)0);   /* 0: silent */
-    int64_t deadline = monotonic_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    int64_t deadline = (int64_t)clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
     if (chroot[0]) {
         /* The C client applies the chroot to every path but will not create
          * it, so do that first in a session without it. */
@@ -289,42 +282,42 @@ static int list_partitions(zhandle_t *zh, const char *topic, int32_t **out, int 
     return 0;
 }
 
-/* ---- transactions ---- */
+/* ---- multi-ops (a ZooKeeper transaction of creates) ---- */
 
 /* The create ops of one zoo_multi, with the paths and documents they point
  * to in an arena that never moves. wire_bytes estimates the request's size
  * (jute: op header, path, data, the open ACL, flags) to keep it under
- * TXN_LIMIT. */
+ * MULTI_LIMIT. */
 typedef struct {
     zoo_op_t *ops;
     int nops, maxops;
     char *arena;
     size_t used;
     size_t wire_bytes;
-} txn_t;
+} multi_t;
 
-static int txn_init(txn_t *t, int maxops)
+static int multi_init(multi_t *t, int maxops)
 {
     memset(t, 0, sizeof(*t));
     t->ops = calloc((size_t)maxops, sizeof(zoo_op_t));
-    t->arena = malloc(TXN_LIMIT);
+    t->arena = malloc(MULTI_LIMIT);
     t->maxops = maxops;
     return t->ops && t->arena ? 0 : -1;
 }
 
-static void txn_free(txn_t *t)
+static void multi_free(multi_t *t)
 {
     free(t->ops);
     free(t->arena);
 }
 
-/* -1 when the op would take the transaction past TXN_LIMIT. */
-static int txn_create(txn_t *t, const char *path, const char *data, size_t datalen)
+/* -1 when the op would take the multi past MULTI_LIMIT. */
+static int multi_add_create(multi_t *t, const char *path, const char *data, size_t datalen)
 {
     enum { OP_OVERHEAD = 9 + 4 + 4 + 31 + 4 };   /* header, two lengths, world:anyone ACL, flags */
     size_t pathlen = strlen(path);
     size_t need = pathlen + 1 + datalen;
-    if (t->nops == t->maxops || t->used + need > TXN_LIMIT || t->wire_bytes + OP_OVERHEAD + need > TXN_LIMIT)
+    if (t->nops == t->maxops || t->used + need > MULTI_LIMIT || t->wire_bytes + OP_OVERHEAD + need > MULTI_LIMIT)
         return -1;
     char *p = t->arena + t->used, *d = p + pathlen + 1;
     memcpy(p, path, pathlen + 1);
@@ -337,22 +330,22 @@ static int txn_create(txn_t *t, const char *path, const char *data, size_t datal
 
 /* Adds partitions [first, first + count) of topic: each partition node and
  * its replicas node. */
-static int txn_add_partitions(txn_t *t, const char *topic, int32_t first, int count, const int32_t *assignment,
+static int multi_add_partitions(multi_t *t, const char *topic, int32_t first, int count, const int32_t *assignment,
                               int rf)
 {
     char path[PATH_MAX_LEN], doc[1024];
     for (int32_t p = first; p < first + count; p++) {
         int len = coord_replicas_write(doc, sizeof(doc), assignment + (size_t)p * (size_t)rf, rf);
-        if (len < 0 || coord_path_partition(path, sizeof(path), topic, p) < 0 || txn_create(t, path, "", 0) < 0 ||
+        if (len < 0 || coord_path_partition(path, sizeof(path), topic, p) < 0 || multi_add_create(t, path, "", 0) < 0 ||
             coord_path_partition_leaf(path, sizeof(path), topic, p, "replicas") < 0 ||
-            txn_create(t, path, doc, (size_t)len) < 0)
+            multi_add_create(t, path, doc, (size_t)len) < 0)
             return -1;
     }
     return 0;
 }
 
-/* Runs the transaction; on failure *failed is the path of the op that failed. */
-static int txn_commit(zhandle_t *zh, txn_t *t, const char **failed)
+/* Runs the multi; on failure *failed is the path of the op that failed. */
+static int multi_commit(zhandle_t *zh, multi_t *t, const char **failed)
 {
     zoo_op_result_t *results = calloc((size_t)t->nops, sizeof(zoo_op_result_t));
     if (!results)
@@ -519,7 +512,7 @@ static int random_below(int n)
 {
     uint32_t r = 0;
     if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-        r = (uint32_t)monotonic_ms();   /* not a secret: only spreads leaders */
+        r = (uint32_t)clock_mono_ms();   /* not a secret: only spreads leaders */
     return (int)(r % (uint32_t)n);
 }
 
@@ -527,12 +520,12 @@ static int random_below(int n)
 static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
 {
     char err[256];
-    int32_t *brokers = malloc(sizeof(int32_t) * MAX_BROKERS);
+    int32_t *brokers = malloc(sizeof(int32_t) * COORD_ADMIN_MAX_BROKERS);
     if (!brokers) {
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
         return NULL;
     }
-    if (coord_admin_live_brokers(zh, brokers, MAX_BROKERS, n, err, sizeof(err)) < 0) {
+    if (coord_admin_live_brokers(zh, brokers, COORD_ADMIN_MAX_BROKERS, n, err, sizeof(err)) < 0) {
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
         free(brokers);
         return NULL;
@@ -645,22 +638,22 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
                        int partitions, int rf, int validate_only, coord_admin_result_t *res)
 {
     char path[PATH_MAX_LEN], *text = malloc(COORD_DOC_MAX + 1);
-    txn_t t;
+    multi_t t;
     int rc = -1;
     int doclen = text ? coord_topic_write(text, COORD_DOC_MAX + 1, doc) : -1;
-    if (txn_init(&t, 1 + 2 * partitions) < 0 || !text)
+    if (multi_init(&t, 1 + 2 * partitions) < 0 || !text)
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     else if (doclen < 0)
         fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
              COORD_DOC_MAX);
-    else if (coord_path_topic(path, sizeof(path), topic) < 0 || txn_create(&t, path, text, (size_t)doclen) < 0 ||
-             txn_add_partitions(&t, topic, 0, partitions, assignment, rf) < 0)
+    else if (coord_path_topic(path, sizeof(path), topic) < 0 || multi_add_create(&t, path, text, (size_t)doclen) < 0 ||
+             multi_add_partitions(&t, topic, 0, partitions, assignment, rf) < 0)
         too_big(res, topic, partitions);
     else if (validate_only)
         rc = 0;
     else {
         const char *failed;
-        int zrc = txn_commit(zh, &t, &failed);
+        int zrc = multi_commit(zh, &t, &failed);
         if (zrc == ZOK)
             rc = 0;
         else if (zrc == ZNODEEXISTS)
@@ -668,7 +661,7 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
         else
             zk_fail(res, "create", failed, zrc);
     }
-    txn_free(&t);
+    multi_free(&t);
     free(text);
     return rc;
 }
@@ -786,17 +779,17 @@ static int added_partitions_assignment(zhandle_t *zh, const int32_t *assignment,
 static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int count, const int32_t *all, int rf,
                             int validate_only, coord_admin_result_t *res)
 {
-    txn_t t;
+    multi_t t;
     int rc = -1;
-    if (txn_init(&t, 2 * count) < 0)
+    if (multi_init(&t, 2 * count) < 0)
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
-    else if (txn_add_partitions(&t, topic, first, count, all, rf) < 0)
+    else if (multi_add_partitions(&t, topic, first, count, all, rf) < 0)
         too_big(res, topic, count);
     else if (validate_only)
         rc = 0;
     else {
         const char *failed;
-        int zrc = txn_commit(zh, &t, &failed);
+        int zrc = multi_commit(zh, &t, &failed);
         if (zrc == ZOK)
             rc = 0;
         else if (zrc == ZNONODE)
@@ -807,7 +800,7 @@ static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int
         else
             zk_fail(res, "create", failed, zrc);
     }
-    txn_free(&t);
+    multi_free(&t);
     return rc;
 }
 

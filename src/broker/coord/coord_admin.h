@@ -42,6 +42,8 @@ zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, s
 /* Creates /brokers, /brokers/ids, /brokers/topics, /brokers/partitions_reassigned if missing. 0 or -1 with err. */
 int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen);
 
+#define COORD_ADMIN_MAX_BROKERS 10000   /* live brokers considered (assignments, describe) */
+
 /* Live broker ids (children of /brokers/ids), sorted. *n = count (at most max; more is an error).
  * No /brokers/ids yet means no brokers. 0 or -1. */
 int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char *err, size_t errlen);

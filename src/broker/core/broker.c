@@ -16,10 +16,12 @@
 #include "log_dirs.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "broker/repl/repl.h"
 #include "base/loop.h"
 #include "base/net.h"
+#include "base/endian.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -186,7 +188,7 @@ static int conn_process(broker_t *b, conn_t *c)
 {
     while (!c->closed && !c->pending && buf_unread(&c->in) >= 4 && !conn_backed_up(c)) {
         uint8_t *p = buf_read_ptr(&c->in);
-        int32_t size = (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+        int32_t size = (int32_t)be32_get(p);
         if (size < 0 || size > b->cfg.socket_request_max_bytes) {
             char why[160];
             snprintf(why, sizeof(why), "request size %d is outside 0..%d (socket.request.max.bytes)", size,
@@ -287,15 +289,8 @@ struct wake {
 void broker_wake_later(broker_t *b, uint64_t conn_id, uint64_t request_id)
 {
     if (b->nwakes == b->wakes_cap) {
-        size_t cap = b->wakes_cap ? b->wakes_cap * 2 : 64;
-        struct wake *grown = realloc(b->wakes, cap * sizeof(*grown));
-        if (!grown) {
-            /* The request stays until its own deadline answers it. */
-            log_error("out of memory queueing a wake-up");
-            return;
-        }
-        b->wakes = grown;
-        b->wakes_cap = cap;
+        b->wakes_cap = b->wakes_cap ? b->wakes_cap * 2 : 64;
+        b->wakes = xrealloc(b->wakes, b->wakes_cap * sizeof(*b->wakes));
     }
     b->wakes[b->nwakes++] = (struct wake){conn_id, request_id};
 }
@@ -342,17 +337,13 @@ static void run_data_waiters(broker_t *b)
 static void conn_read(broker_t *b, conn_t *c)
 {
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
-        buf_reserve(&c->in, READ_CHUNK);
-        ssize_t n = recv(c->fd, c->in.data + c->in.len, READ_CHUNK, 0);
+        ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            c->in.len += (size_t)n;
             if (conn_process(b, c) < 0 || conn_backed_up(c) || c->pending)
                 return;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return;
         if (n == 0 && buf_unread(&c->in) > 0)
             broker_conn_close(b, c, "peer closed in the middle of a request");

@@ -3,7 +3,9 @@
  * for a bad value. */
 #define _GNU_SOURCE
 #include "broker_config.h"
+#include "broker/coord/coord_connect.h"
 #include "base/logging.h"
+#include "base/net.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -47,54 +49,6 @@ static int get_int(config_t *cfg, const char *key, long def, long min, long max,
     return 0;
 }
 
-/* Copy [s, s+n) without surrounding blanks into out (size outlen); -1 if too long. */
-static int copy_trimmed(const char *s, size_t n, char *out, size_t outlen)
-{
-    while (n && isspace((unsigned char)*s))
-        s++, n--;
-    while (n && isspace((unsigned char)s[n - 1]))
-        n--;
-    if (n >= outlen)
-        return -1;
-    memcpy(out, s, n);
-    out[n] = 0;
-    return 0;
-}
-
-/* A decimal port in [lo, 65535], the whole of s. */
-static int parse_port(const char *s, int lo)
-{
-    if (!*s || strlen(s) > 5)
-        return -1;
-    for (const char *p = s; *p; p++)
-        if (!isdigit((unsigned char)*p))
-            return -1;
-    int v = atoi(s);
-    return v < lo || v > 65535 ? -1 : v;
-}
-
-/* "host:port" or "[v6]:port" into host and port. */
-static int split_host_port(const char *s, char *host, size_t hostlen, int *port, int port_min)
-{
-    const char *colon;
-    if (*s == '[') {
-        const char *close = strchr(s, ']');
-        if (!close || close[1] != ':' || (size_t)(close - s - 1) >= hostlen)
-            return -1;
-        memcpy(host, s + 1, (size_t)(close - s - 1));
-        host[close - s - 1] = 0;
-        colon = close + 1;
-    } else {
-        colon = strrchr(s, ':');
-        if (!colon || (size_t)(colon - s) >= hostlen || memchr(s, ':', (size_t)(colon - s)))
-            return -1;
-        memcpy(host, s, (size_t)(colon - s));
-        host[colon - s] = 0;
-    }
-    *port = parse_port(colon + 1, port_min);
-    return *port < 0 ? -1 : 0;
-}
-
 int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep, char *err, size_t errlen)
 {
     if (strchr(v, ',')) {
@@ -110,47 +64,9 @@ int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep,
         snprintf(err, errlen, "%s: only the PLAINTEXT listener is supported, got '%.200s'", key, v);
         return -1;
     }
-    if (split_host_port(sep + 3, ep->host, sizeof(ep->host), &ep->port, 0) < 0) {
+    if (net_parse_host_port(sep + 3, ep->host, sizeof(ep->host), &ep->port, 0) < 0) {
         snprintf(err, errlen, "%s must look like PLAINTEXT://host:port (port 0-65535), got '%.200s'", key, v);
         return -1;
-    }
-    return 0;
-}
-
-/* One host:port of zookeeper.connect, [s, s+n). */
-static int check_zk_server(const char *s, size_t n)
-{
-    char item[BROKER_HOST_MAX + 8], host[BROKER_HOST_MAX];
-    int port;
-    if (copy_trimmed(s, n, item, sizeof(item)) < 0 || !item[0])
-        return -1;
-    return split_host_port(item, host, sizeof(host), &port, 1) < 0 || !host[0] ? -1 : 0;
-}
-
-int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen)
-{
-    const char *slash = strchr(v, '/');
-    size_t servers_len = slash ? (size_t)(slash - v) : strlen(v);
-    chroot[0] = 0;
-    if (slash) {
-        size_t n = strlen(slash);
-        /* ZooKeeper's client refuses a chroot with a trailing slash or "//". */
-        if (n >= chrootlen || (n > 1 && slash[n - 1] == '/') || strstr(slash, "//")) {
-            snprintf(err, errlen, "zookeeper.connect: bad chroot '%.200s'", slash);
-            return -1;
-        }
-        if (n > 1)
-            memcpy(chroot, slash, n + 1);
-    }
-    const char *p = v, *end = v + servers_len;
-    while (p <= end) {
-        const char *comma = memchr(p, ',', (size_t)(end - p));
-        const char *stop = comma ? comma : end;
-        if (check_zk_server(p, (size_t)(stop - p)) < 0) {
-            snprintf(err, errlen, "zookeeper.connect must be host:port[,host:port...][/chroot], got '%.200s'", v);
-            return -1;
-        }
-        p = stop + 1;
     }
     return 0;
 }
@@ -173,7 +89,7 @@ static int read_log_dirs(config_t *cfg, broker_config_t *bc, char *err, size_t e
             return -1;
         }
         char *dir = bc->log_dirs[bc->n_log_dirs];
-        if (copy_trimmed(p, n, dir, BROKER_PATH_MAX) < 0 || !dir[0]) {
+        if (config_copy_trimmed(p, n, dir, BROKER_PATH_MAX) < 0 || !dir[0]) {
             snprintf(err, errlen, "%s: empty or too long path in '%.200s'", key, v);
             return -1;
         }
@@ -238,7 +154,7 @@ static int read_zk(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
         return -1;
     }
     snprintf(bc->zk_connect, sizeof(bc->zk_connect), "%s", zk);
-    return broker_parse_zk_connect(zk, bc->zk_chroot, sizeof(bc->zk_chroot), err, errlen);
+    return coord_parse_connect(zk, bc->zk_chroot, sizeof(bc->zk_chroot), err, errlen);
 }
 
 static int read_numbers(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)

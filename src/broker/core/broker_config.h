@@ -1,5 +1,5 @@
 /* broker_config.h -- server.properties with Kafka's property names and
- * defaults, and the per-log-dir meta.properties (cluster id, broker id). */
+ * defaults. */
 #ifndef KIPPER_BROKER_BROKER_CONFIG_H
 #define KIPPER_BROKER_BROKER_CONFIG_H
 
@@ -72,14 +72,5 @@ int broker_config_load(broker_config_t *bc, const char *path, char *err, size_t 
 
 /* "PLAINTEXT://host:port" (host may be empty or [v6]). 0 or -1 with err. */
 int broker_parse_listener(const char *key, const char *v, broker_endpoint_t *ep, char *err, size_t errlen);
-/* host:port[,host:port...][/chroot]; fills chroot ("" if none). 0 or -1 with err. */
-int broker_parse_zk_connect(const char *v, char *chroot, size_t chrootlen, char *err, size_t errlen);
-
-/* Reads meta.properties in every log dir; they must agree with each other,
- * with broker_id and with coord_id (the coordinator's /cluster/id, "" or NULL
- * when unknown). Fills cluster_id (coord_id, else the dirs', else a new random
- * one) and writes meta.properties where missing. 0, or -1 with err. */
-int broker_meta_load(const broker_config_t *bc, const char *coord_id, char *cluster_id, size_t idlen, char *err,
-                     size_t errlen);
 
 #endif

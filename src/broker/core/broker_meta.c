@@ -2,12 +2,11 @@
  * cluster id and broker id the dir belongs to, so a dir moved to the wrong
  * broker or cluster is refused instead of silently mixed in. */
 #define _GNU_SOURCE
-#include "broker_config.h"
+#include "broker_meta.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,22 +59,15 @@ static int read_meta(const char *dir, char *id, size_t idlen, long *bid, char *e
     return rc;
 }
 
-/* Written to a temporary file, fsynced and renamed, so a crash leaves either
- * no meta.properties or a whole one. */
+/* Written atomically, so a crash leaves either no meta.properties or a whole one. */
 static int write_meta(const char *dir, const char *cluster_id, int32_t broker_id, char *err, size_t errlen)
 {
-    char tmp[BROKER_PATH_MAX + 32], path[BROKER_PATH_MAX + 32], text[256];
-    snprintf(tmp, sizeof(tmp), "%s/meta.properties.tmp", dir);
+    char path[BROKER_PATH_MAX + 32], text[256];
     snprintf(path, sizeof(path), "%s/meta.properties", dir);
     int n = snprintf(text, sizeof(text), "#\n#kipper broker\nversion=0\ncluster.id=%s\nbroker.id=%d\n",
                      cluster_id, (int)broker_id);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int ok = fd >= 0 && write(fd, text, (size_t)n) == n && fsync(fd) == 0;
-    if (fd >= 0 && close(fd) < 0)
-        ok = 0;
-    if (!ok || rename(tmp, path) < 0 || fs_sync_dir(dir) < 0) {
+    if (fs_write_atomic(path, text, (size_t)n) < 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
         return -1;
     }
     return 0;

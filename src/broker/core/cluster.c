@@ -4,20 +4,11 @@
  * talks to the coordinator. */
 #define _GNU_SOURCE
 #include "cluster.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        log_error("out of memory (%zu bytes) for the cluster view", n * size);
-        abort();
-    }
-    return p;
-}
 
 /* Index of the first topic whose name is >= name. */
 static int topic_slot(const broker_t *b, const char *name)
@@ -54,13 +45,8 @@ topic_t *cluster_topic_add(broker_t *b, const char *name)
         return b->topics[i];
     topic_t *t = xcalloc(1, sizeof(*t));
     snprintf(t->name, sizeof(t->name), "%s", name);
-    topic_t **grown = realloc(b->topics, sizeof(*grown) * (size_t)(b->ntopics + 1));
-    if (!grown) {
-        log_error("out of memory for the topic list");
-        abort();
-    }
-    b->topics = grown;
-    memmove(&b->topics[i + 1], &b->topics[i], sizeof(*grown) * (size_t)(b->ntopics - i));
+    b->topics = xrealloc(b->topics, sizeof(*b->topics) * (size_t)(b->ntopics + 1));
+    memmove(&b->topics[i + 1], &b->topics[i], sizeof(*b->topics) * (size_t)(b->ntopics - i));
     b->topics[i] = t;
     b->ntopics++;
     return t;
@@ -93,13 +79,8 @@ partition_t *topic_partition_add(topic_t *t, int32_t id)
     if (id < 0 || id >= COORD_MAX_PARTITIONS)
         return NULL;
     if (id >= t->nparts) {
-        partition_t **grown = realloc(t->parts, sizeof(*grown) * (size_t)(id + 1));
-        if (!grown) {
-            log_error("out of memory for partitions of %s", t->name);
-            abort();
-        }
-        memset(&grown[t->nparts], 0, sizeof(*grown) * (size_t)(id + 1 - t->nparts));
-        t->parts = grown;
+        t->parts = xrealloc(t->parts, sizeof(*t->parts) * (size_t)(id + 1));
+        memset(&t->parts[t->nparts], 0, sizeof(*t->parts) * (size_t)(id + 1 - t->nparts));
         t->nparts = id + 1;
     }
     if (!t->parts[id]) {

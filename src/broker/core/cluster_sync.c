@@ -9,6 +9,7 @@
  * that everything is asynchronous on the loop. */
 #define _GNU_SOURCE
 #include "admin.h"
+#include "broker_meta.h"
 #include "cluster.h"
 #include "cluster_sync.h"
 #include "conn.h"
@@ -16,6 +17,7 @@
 #include "broker/group/group_service.h"
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"
+#include "base/clock.h"
 #include "broker/repl/repl.h"
 
 #include <inttypes.h>
@@ -186,7 +188,7 @@ static void register_broker(broker_t *b)
     if (b->shutting_down)
         return;   /* controlled shutdown deregistered us on purpose */
     coord_path_broker(path, sizeof(path), b->cfg.broker_id);
-    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, (int64_t)loop_wall_ms());
+    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, (int64_t)clock_wall_ms());
     if (n < 0 || coord_create(b->coord, path, doc, n, ZOO_EPHEMERAL, registered, b) < 0)
         log_error("cannot register %s", path);
 }

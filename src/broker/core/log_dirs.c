@@ -13,6 +13,7 @@
 #include "replica.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -224,7 +225,7 @@ static void checkpoint_free(void *arg)
 struct flush_job {
     broker_t *b;
     replica_t *r;      /* NULL once the replica is gone */
-    log_flush_t job;
+    plog_flush_t job;
 };
 
 static void flush_run(void *arg)
@@ -303,7 +304,7 @@ static void on_flush_timer(loop_t *loop, void *arg)
 static void on_retention_timer(loop_t *loop, void *arg)
 {
     broker_t *b = arg;
-    int64_t now = (int64_t)loop_wall_ms();
+    int64_t now = (int64_t)clock_wall_ms();
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
@@ -330,7 +331,7 @@ static int64_t config_long(const topic_t *t, const char *key, int64_t def)
     return errno || *end || end == v ? def : (int64_t)x;
 }
 
-void log_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg)
+void log_dirs_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg)
 {
     partition_log_config_default(cfg);
     cfg->segment_bytes = config_long(t, "segment.bytes", b->cfg.log_segment_bytes);

@@ -14,6 +14,8 @@
 #include "broker/repl/repl.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/endian.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,14 +59,9 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
             return 0;
         return -1;
     }
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, want, (size_t)n) != n) {
-        if (fd >= 0)
-            close(fd);
-        return -2;
-    }
-    close(fd);
-    return 0;
+    /* Atomic and durable, as Kafka's PartitionMetadataFile: a crash must not
+     * leave a torn id, which would set the folder aside as a stray. */
+    return fs_write_atomic(path, want, (size_t)n) < 0 ? -2 : 0;
 }
 
 /* dir renamed to "<dir>.<ms><suffix>", with the folder's own name cut short
@@ -73,7 +70,7 @@ static int check_partition_metadata(replica_t *r, const topic_t *t)
 static void aside_name(const char *dir, const char *suffix, char *out, size_t n)
 {
     char tail[64];
-    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", loop_wall_ms(), suffix);
+    snprintf(tail, sizeof(tail), ".%" PRIu64 "%s", clock_wall_ms(), suffix);
     const char *slash = strrchr(dir, '/');
     size_t parent = slash ? (size_t)(slash - dir) + 1 : 0;
     size_t base = strlen(dir) - parent, room = NAME_MAX - strlen(tail);
@@ -107,9 +104,9 @@ static void replica_open_log(broker_t *b, replica_t *r)
         }
     }
     partition_log_config_t cfg;
-    log_config_for(b, p->topic, &cfg);
+    log_dirs_config_for(b, p->topic, &cfg);
     int64_t recovery = log_dirs_recovery_point(b, p->topic->name, p->id);
-    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)loop_wall_ms(),
+    int rc = partition_log_open(r->dir, &cfg, recovery, b->clean_shutdown[r->log_dir], (int64_t)clock_wall_ms(),
                                 &r->log, err, sizeof(err));
     if (rc != PLOG_OK) {
         log_error("cannot open the log of %s: %s; the replica is offline", r->dir, err);
@@ -274,12 +271,9 @@ static void check_batch(broker_t *b, replica_t *r, uint8_t *p, size_t avail, con
  * CRC covers both, so it is recomputed (no records are touched). */
 static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t now)
 {
-    uint8_t *a = batch + BATCH_OFF_ATTRIBUTES;
-    uint16_t attrs = (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME;
-    a[0] = (uint8_t)(attrs >> 8);
-    a[1] = (uint8_t)attrs;
-    plog_put_be64(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
-    plog_put_be32(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
+    be16_put(batch + BATCH_OFF_ATTRIBUTES, (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME);
+    be64_put(batch + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)now);
+    be32_put(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
 }
 
 /* After the append: the batches now carry their offsets. */
@@ -306,7 +300,7 @@ static int16_t storage_error(int rc)
 static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
                               append_info_t *info, int64_t *append_time, const char **message)
 {
-    int64_t now = (int64_t)loop_wall_ms();
+    int64_t now = (int64_t)clock_wall_ms();
     int nbatches = 0;
     *append_time = -1;
     *message = NULL;

@@ -5,9 +5,11 @@
  *
  * Memory: everything here is bounded before it is allocated (group.max.size,
  * GROUPS_MAX, GROUP_OFFSETS_MAX, the request sizes), so running out of
- * memory is fatal, as for buf_t. */
+ * memory is fatal (base/alloc.h). */
 #define _GNU_SOURCE
 #include "group.h"
+#include "base/alloc.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 
 #include <stdio.h>
@@ -34,23 +36,14 @@ static uint64_t clock_at(uint64_t now)
 
 /* ---- memory and strings ---- */
 
-static void *must(void *p)
-{
-    if (!p) {
-        log_error("groups: out of memory");
-        abort();
-    }
-    return p;
-}
-
 static char *dup_str(const char *s)
 {
-    return s ? must(strdup(s)) : NULL;
+    return s ? xstrdup(s) : NULL;
 }
 
 static uint8_t *dup_bytes(const uint8_t *p, uint32_t len)
 {
-    uint8_t *c = must(malloc(len ? len : 1));
+    uint8_t *c = xmalloc(len);
     if (len)
         memcpy(c, p, len);
     return c;
@@ -73,112 +66,21 @@ const char *group_state_name(group_state_t s)
     return "Dead";
 }
 
-/* ---- UTF-8 as Java reads it ---- */
-
-/* The next code point of [*p, end); an ill-formed sequence (its maximal
- * valid prefix, as the Unicode standard and Java's decoder count it) is one
- * U+FFFD. */
-static uint32_t utf8_next(const uint8_t **p, const uint8_t *end)
-{
-    const uint8_t *s = *p;
-    uint8_t c = *s++;
-    uint32_t cp;
-    int need;
-    uint8_t lo = 0x80, hi = 0xbf;   /* the second byte's range */
-    if (c < 0x80) {
-        *p = s;
-        return c;
-    } else if (c >= 0xc2 && c <= 0xdf) {
-        need = 1, cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 2, cp = c & 0x0f;
-        if (c == 0xe0)
-            lo = 0xa0;
-        if (c == 0xed)
-            hi = 0x9f;   /* no surrogates */
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3, cp = c & 0x07;
-        if (c == 0xf0)
-            lo = 0x90;
-        if (c == 0xf4)
-            hi = 0x8f;
-    } else {
-        *p = s;
-        return 0xfffd;
-    }
-    for (int i = 0; i < need; i++) {
-        uint8_t min = i == 0 ? lo : 0x80, max = i == 0 ? hi : 0xbf;
-        if (s == end || *s < min || *s > max) {
-            *p = s;
-            return 0xfffd;
-        }
-        cp = cp << 6 | (*s++ & 0x3f);
-    }
-    *p = s;
-    return cp;
-}
-
-int32_t group_java_hash(const char *str, size_t len)
-{
-    const uint8_t *p = (const uint8_t *)str, *end = p + len;
-    uint32_t h = 0;   /* Java's int arithmetic: wraps */
-    while (p < end) {
-        uint32_t cp = utf8_next(&p, end);
-        if (cp >= 0x10000) {   /* a surrogate pair in UTF-16 */
-            cp -= 0x10000;
-            h = h * 31u + (0xd800u + (cp >> 10));
-            h = h * 31u + (0xdc00u + (cp & 0x3ff));
-        } else {
-            h = h * 31u + cp;
-        }
-    }
-    return (int32_t)h;
-}
+/* ---- placement ---- */
 
 int group_coordinator_index(const char *group_id, size_t len, int n)
 {
-    int32_t h = group_java_hash(group_id, len);
+    int32_t h = jstring_hash(group_id, len);
     /* Kafka's Utils.abs: Integer.MIN_VALUE maps to 0 (Math.abs would not). */
     int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
     return n > 0 ? (int)(a % n) : -1;
-}
-
-size_t group_utf16_length(const char *s, size_t len)
-{
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
-    size_t n = 0;
-    while (p < end)
-        n += utf8_next(&p, end) >= 0x10000 ? 2 : 1;
-    return n;
-}
-
-char *group_utf8_clean(const char *s, size_t len)
-{
-    char *out = malloc(len * 3 + 1);   /* a byte becomes at most U+FFFD's 3 */
-    if (!out)
-        return NULL;
-    const uint8_t *p = (const uint8_t *)s, *end = p + len;
-    size_t n = 0;
-    while (p < end) {
-        const uint8_t *start = p;
-        uint32_t cp = utf8_next(&p, end);
-        if (cp == 0xfffd && !(p - start == 3 && start[0] == 0xef && start[1] == 0xbf && start[2] == 0xbd)) {
-            memcpy(out + n, "\xef\xbf\xbd", 3);
-            n += 3;
-        } else {
-            memcpy(out + n, start, (size_t)(p - start));
-            n += (size_t)(p - start);
-        }
-    }
-    out[n] = 0;
-    return out;
 }
 
 /* ---- waiters ---- */
 
 group_waiter_t *group_waiter_new(group_wait_kind_t kind, uint64_t conn_id, uint64_t request_id)
 {
-    group_waiter_t *w = must(calloc(1, sizeof(*w)));
+    group_waiter_t *w = xcalloc(1, sizeof(*w));
     w->kind = kind;
     w->conn_id = conn_id;
     w->request_id = request_id;
@@ -266,7 +168,7 @@ static void free_protocols(group_protocol_t *ps, int n)
 
 static group_protocol_t *copy_protocols(const group_protocol_t *ps, int n)
 {
-    group_protocol_t *c = must(calloc((size_t)(n ? n : 1), sizeof(*c)));
+    group_protocol_t *c = xcalloc((size_t)(n ? n : 1), sizeof(*c));
     for (int i = 0; i < n; i++) {
         c[i].name = dup_str(ps[i].name);
         c[i].metadata = dup_bytes(ps[i].metadata, ps[i].len);
@@ -346,7 +248,7 @@ static void members_insert(group_t *g, group_member_t *m)
 {
     int at = 0;
     member_index(g, m->member_id, &at);
-    g->members = must(realloc(g->members, sizeof(*g->members) * (size_t)(g->nmembers + 1)));
+    g->members = xrealloc(g->members, sizeof(*g->members) * (size_t)(g->nmembers + 1));
     memmove(&g->members[at + 1], &g->members[at], sizeof(*g->members) * (size_t)(g->nmembers - at));
     g->members[at] = m;
     g->nmembers++;
@@ -398,7 +300,7 @@ static char *new_member_id(const char *prefix)
     }
     r[6] = (uint8_t)((r[6] & 0x0f) | 0x40);   /* version 4 */
     r[8] = (uint8_t)((r[8] & 0x3f) | 0x80);   /* IETF variant */
-    char *id = must(malloc(strlen(prefix) + 38));
+    char *id = xmalloc(strlen(prefix) + 38);
     int n = sprintf(id, "%s-", prefix);
     for (int i = 0; i < 16; i++) {
         n += sprintf(id + n, "%02x", r[i]);
@@ -435,7 +337,7 @@ static void pending_remove(group_t *g, const char *member_id)
 
 static void pending_add(group_t *g, const char *member_id, uint64_t deadline)
 {
-    g->pending = must(realloc(g->pending, sizeof(*g->pending) * (size_t)(g->npending + 1)));
+    g->pending = xrealloc(g->pending, sizeof(*g->pending) * (size_t)(g->npending + 1));
     g->pending[g->npending].member_id = dup_str(member_id);
     g->pending[g->npending].deadline = deadline;
     g->npending++;
@@ -548,7 +450,7 @@ static void state_to(group_t *g, group_state_t s)
 
 static void fill_members(group_waiter_t *w, const group_t *g)
 {
-    w->members = must(calloc((size_t)(g->nmembers ? g->nmembers : 1), sizeof(*w->members)));
+    w->members = xcalloc((size_t)(g->nmembers ? g->nmembers : 1), sizeof(*w->members));
     for (int i = 0; i < g->nmembers; i++) {
         const group_member_t *m = g->members[i];
         const group_protocol_t *p = group_member_protocol(m, g->protocol_name);
@@ -885,7 +787,7 @@ static int group_index(const groups_t *gs, const char *id, size_t len, int *inse
 
 groups_t *groups_new(const group_config_t *cfg, group_wake_fn wake, void *arg)
 {
-    groups_t *gs = must(calloc(1, sizeof(*gs)));
+    groups_t *gs = xcalloc(1, sizeof(*gs));
     gs->cfg = *cfg;
     gs->wake = wake;
     gs->wake_arg = arg;
@@ -984,10 +886,10 @@ group_t *groups_create(groups_t *gs, const char *id, size_t len, uint64_t now)
     group_index(gs, id, len, &at);
     if (gs->n == gs->cap) {
         gs->cap = gs->cap ? gs->cap * 2 : 16;
-        gs->groups = must(realloc(gs->groups, sizeof(*gs->groups) * (size_t)gs->cap));
+        gs->groups = xrealloc(gs->groups, sizeof(*gs->groups) * (size_t)gs->cap);
     }
-    group_t *g = must(calloc(1, sizeof(*g)));
-    g->id = must(malloc(len + 1));
+    group_t *g = xcalloc(1, sizeof(*g));
+    g->id = xmalloc(len + 1);
     memcpy(g->id, id, len);
     g->id[len] = 0;
     g->id_len = len;
@@ -1081,7 +983,7 @@ static int accept_joining_member(const groups_t *gs, const group_t *g, const cha
 
 static group_member_t *member_new(const group_join_t *p, const char *member_id)
 {
-    group_member_t *m = must(calloc(1, sizeof(*m)));
+    group_member_t *m = xcalloc(1, sizeof(*m));
     m->member_id = dup_str(member_id);
     m->instance_id = dup_str(p->instance_id);
     m->client_id = dup_str(p->client_id ? p->client_id : "");
@@ -1560,12 +1462,12 @@ group_offset_t *group_offset_get(group_t *g, const char *topic, int32_t partitio
         return g->offsets[i];
     if (g->noffsets >= GROUP_OFFSETS_MAX)
         return NULL;
-    group_offset_t *o = must(calloc(1, sizeof(*o)));
+    group_offset_t *o = xcalloc(1, sizeof(*o));
     o->topic = dup_str(topic);
     o->partition = partition;
     o->offset = -1;
     o->leader_epoch = -1;
-    g->offsets = must(realloc(g->offsets, sizeof(*g->offsets) * (size_t)(g->noffsets + 1)));
+    g->offsets = xrealloc(g->offsets, sizeof(*g->offsets) * (size_t)(g->noffsets + 1));
     memmove(&g->offsets[at + 1], &g->offsets[at], sizeof(*g->offsets) * (size_t)(g->noffsets - at));
     g->offsets[at] = o;
     g->noffsets++;
@@ -1586,7 +1488,7 @@ int group_add_load_waiter(group_t *g, uint64_t conn_id, uint64_t request_id)
     for (int i = 0; i < g->nload_waiters; i++)
         if (g->load_waiters[i].conn_id == conn_id && g->load_waiters[i].request_id == request_id)
             return 0;
-    g->load_waiters = must(realloc(g->load_waiters, sizeof(*g->load_waiters) * (size_t)(g->nload_waiters + 1)));
+    g->load_waiters = xrealloc(g->load_waiters, sizeof(*g->load_waiters) * (size_t)(g->nload_waiters + 1));
     g->load_waiters[g->nload_waiters++] = (group_wake_t){conn_id, request_id};
     return 0;
 }

@@ -271,18 +271,11 @@ void group_offset_store(group_offset_t *o, int64_t offset, int32_t leader_epoch,
 int group_add_load_waiter(group_t *g, uint64_t conn_id, uint64_t request_id);
 void group_wake_load_waiters(groups_t *gs, group_t *g);
 
-/* ---- placement and strings ---- */
+/* ---- placement ---- */
 
-/* Java's String.hashCode of the UTF-8 bytes as Java decodes them (invalid
- * sequences become U+FFFD, as new String(bytes, UTF_8) does). */
-int32_t group_java_hash(const char *s, size_t len);
 /* Kafka's Utils.abs(groupId.hashCode) % n: the index of the coordinating
- * broker among n live brokers sorted by id. */
+ * broker among n live brokers sorted by id (the hash of the id as Java
+ * decodes it: base/jstring.h). */
 int group_coordinator_index(const char *group_id, size_t len, int n);
-/* Length in UTF-16 code units (Java's String.length()). */
-size_t group_utf16_length(const char *s, size_t len);
-/* A NUL-terminated copy with invalid UTF-8 replaced by U+FFFD, as Java
- * reads it; NULL when out of memory. */
-char *group_utf8_clean(const char *s, size_t len);
 
 #endif

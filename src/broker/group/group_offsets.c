@@ -19,6 +19,7 @@
 #include "group_offsets.h"
 #include "group_service.h"
 #include "broker/coord/coord_data.h"
+#include "base/jstring.h"
 #include "base/logging.h"
 
 #include <stdio.h>
@@ -348,7 +349,7 @@ static write_t *write_new(group_commit_t *cm, int index, const group_t *g, const
     w->group_id = malloc(g->id_len + 1);
     w->doc = malloc(COORD_DOC_MAX);
     /* Stored as Java reads strings: invalid UTF-8 becomes U+FFFD. */
-    w->metadata = group_utf8_clean(metadata, strlen(metadata));
+    w->metadata = jstring_clean(metadata, strlen(metadata), NULL);
     *error = KERR_UNKNOWN_SERVER_ERROR;
     if (!w->group_id || !w->doc || !w->metadata ||
         coord_path_group_offset(w->path, sizeof(w->path), g->id, g->id_len, topic, partition) < 0) {

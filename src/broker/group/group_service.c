@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "group_service.h"
 #include "broker/core/conn.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 
 #include <stdlib.h>
@@ -83,12 +84,7 @@ static void queue_wake(void *arg, uint64_t conn_id, uint64_t request_id)
     group_service_t *s = arg;
     if (s->nwakes == s->wakes_cap) {
         int cap = s->wakes_cap ? s->wakes_cap * 2 : 16;
-        group_wake_t *grown = realloc(s->wakes, sizeof(*grown) * (size_t)cap);
-        if (!grown) {
-            log_error("groups: out of memory queueing a wake-up");
-            abort();
-        }
-        s->wakes = grown;
+        s->wakes = xrealloc(s->wakes, sizeof(*s->wakes) * (size_t)cap);
         s->wakes_cap = cap;
     }
     s->wakes[s->nwakes++] = (group_wake_t){conn_id, request_id};

@@ -17,58 +17,12 @@
 
 #define MAX_FIELDS 3
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const uint8_t *c = p;
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* fsync the directory holding path so a rename or create survives a crash. */
-static int sync_parent_dir(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof(dir), ".");
-    else if ((size_t)(slash - path) >= sizeof(dir))
-        return -1;
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
-    return fs_sync_dir(dir);
-}
-
-/* tmp + fsync + rename + fsync(dir): readers see the old or the new file. */
+/* Through base's atomic write: readers see the old or the new file. */
 static int write_file_atomic(const char *path, const void *data, size_t len)
 {
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
-        return PLOG_ERR_INVALID;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return PLOG_ERR_IO;
-    if (write_all(fd, data, len) != 0 || fsync(fd) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        errno = e;
-        return PLOG_ERR_IO;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-        return PLOG_ERR_IO;
-    }
-    return sync_parent_dir(path) == 0 ? PLOG_OK : PLOG_ERR_IO;
+    if (fs_write_atomic(path, data, len) == 0)
+        return PLOG_OK;
+    return errno == ENAMETOOLONG ? PLOG_ERR_INVALID : PLOG_ERR_IO;
 }
 
 static void appendf(buf_t *b, const char *fmt, ...)

@@ -9,6 +9,8 @@
 #include "compression.h"
 
 #include "base/logging.h"
+#include "base/endian.h"
+#include "base/alloc.h"
 #include "partition_log.h"
 
 #include <lz4frame.h>
@@ -35,18 +37,6 @@ static const char *codec_name(int codec)
 {
     static const char *const names[] = {"none", "gzip", "snappy", "lz4", "zstd"};
     return codec >= 0 && codec <= COMPRESSION_ZSTD ? names[codec] : "unknown";
-}
-
-/* Our own buffers are bounded before they are asked for; running out of
- * memory is fatal, as everywhere in kipper (see base/buf.c). */
-static void *alloc_or_die(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        log_error("compression: out of memory (%zu bytes)", n);
-        abort();
-    }
-    return q;
 }
 
 /* ---- The record stream ---------------------------------------------------- */
@@ -208,7 +198,7 @@ static int snappy_block(record_stream_t *s, const uint8_t *p, size_t n)
         return fail(s, COMPRESSION_ERR_TOO_LARGE,
                     "snappy: records decompress to more than %zu bytes", s->limit);
     if (size > s->block_cap) {
-        s->block = alloc_or_die(s->block, size);
+        s->block = xrealloc(s->block, size);
         s->block_cap = size;
     }
     size_t out = size;
@@ -230,7 +220,7 @@ static int xerial_header(record_stream_t *s, const uint8_t *p, size_t n)
 {
     if (n < XERIAL_HEADER_LEN || memcmp(p, XERIAL_MAGIC, sizeof(XERIAL_MAGIC)) != 0)
         return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: bad xerial stream header");
-    int32_t version = (int32_t)plog_get_be32(p + 8);
+    int32_t version = (int32_t)be32_get(p + 8);
     if (version < XERIAL_MIN_VERSION)
         return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: xerial version %d", (int)version);
     return COMPRESSION_OK;
@@ -241,7 +231,7 @@ static int xerial_header(record_stream_t *s, const uint8_t *p, size_t n)
  * stream, as xerial's SnappyInputStream reads it. */
 static int snappy_xerial_refill(record_stream_t *s)
 {
-    const uint32_t concatenated = plog_get_be32(XERIAL_MAGIC);
+    const uint32_t concatenated = be32_get(XERIAL_MAGIC);
     for (;;) {
         size_t left = s->in_len - s->in_pos;
         const uint8_t *p = s->in + s->in_pos;
@@ -252,7 +242,7 @@ static int snappy_xerial_refill(record_stream_t *s)
         if (left < 4)
             return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: %zu stray bytes after the last block",
                         left);
-        uint32_t n = plog_get_be32(p);
+        uint32_t n = be32_get(p);
         if (n == concatenated) {
             int rc = xerial_header(s, p, left);
             if (rc != COMPRESSION_OK)
@@ -351,7 +341,7 @@ static int stream_open(record_stream_t *s, int codec, const uint8_t *in, size_t 
     default:
         break;
     }
-    s->window = alloc_or_die(NULL, COMPRESSION_WINDOW_BYTES);
+    s->window = xmalloc(COMPRESSION_WINDOW_BYTES);
     switch (codec) {
     case COMPRESSION_GZIP: return open_gzip(s);
     case COMPRESSION_LZ4: return open_lz4(s);
@@ -643,7 +633,7 @@ int compression_decompress(int codec, const uint8_t *in, size_t in_len, size_t m
                 want *= 2;
             if (want > max_out)
                 want = max_out > len + n ? max_out : len + n;
-            buf = alloc_or_die(buf, want);
+            buf = xrealloc(buf, want);
             cap = want;
         }
         memcpy(buf + len, s.chunk + s.pos, n);
@@ -656,7 +646,7 @@ int compression_decompress(int codec, const uint8_t *in, size_t in_len, size_t m
         free(buf);
         return rc;
     }
-    *out = buf ? buf : alloc_or_die(NULL, 1);
+    *out = buf ? buf : xmalloc(1);
     *out_len = len;
     return COMPRESSION_OK;
 }

@@ -5,7 +5,9 @@
  * (compression.h) and its inner set walked the same way, one level deep. */
 #include "message_convert.h"
 
-#include "base/logging.h"
+#include "base/endian.h"
+#include "base/alloc.h"
+#include "base/logging.h"   /* KIPPER_PRINTF */
 #include "compression.h"
 #include "partition_log.h"
 
@@ -117,12 +119,7 @@ static int emit(conv_t *c, const legacy_msg_t *m)
         size_t cap = c->cap;
         while (cap - c->len < total)
             cap = cap > c->max_bytes / 2 ? c->len + total : cap * 2;
-        uint8_t *q = realloc(c->out, cap);
-        if (!q) {
-            log_error("message_convert: out of memory (%zu bytes)", cap);
-            abort();
-        }
-        c->out = q;
+        c->out = xrealloc(c->out, cap);
         c->cap = cap;
     }
     uint8_t *p = c->out + c->len;
@@ -147,21 +144,21 @@ static int emit(conv_t *c, const legacy_msg_t *m)
 static void finish(conv_t *c)
 {
     uint8_t *b = c->out;
-    plog_put_be64(b + BATCH_OFF_BASE_OFFSET, 0);
-    plog_put_be32(b + BATCH_OFF_LENGTH, (uint32_t)(c->len - BATCH_LOG_OVERHEAD));
-    plog_put_be32(b + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
+    be64_put(b + BATCH_OFF_BASE_OFFSET, 0);
+    be32_put(b + BATCH_OFF_LENGTH, (uint32_t)(c->len - BATCH_LOG_OVERHEAD));
+    be32_put(b + BATCH_OFF_LEADER_EPOCH, (uint32_t)-1);
     b[BATCH_OFF_MAGIC] = 2;
     b[BATCH_OFF_ATTRIBUTES] = 0;
     b[BATCH_OFF_ATTRIBUTES + 1] = 0;
-    plog_put_be32(b + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(c->count - 1));
-    plog_put_be64(b + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)c->first_ts);
-    plog_put_be64(b + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)c->max_ts);
-    plog_put_be64(b + BATCH_OFF_PRODUCER_ID, (uint64_t)(int64_t)-1);
+    be32_put(b + BATCH_OFF_LAST_OFFSET_DELTA, (uint32_t)(c->count - 1));
+    be64_put(b + BATCH_OFF_FIRST_TIMESTAMP, (uint64_t)c->first_ts);
+    be64_put(b + BATCH_OFF_MAX_TIMESTAMP, (uint64_t)c->max_ts);
+    be64_put(b + BATCH_OFF_PRODUCER_ID, (uint64_t)(int64_t)-1);
     b[BATCH_OFF_PRODUCER_EPOCH] = 0xff;
     b[BATCH_OFF_PRODUCER_EPOCH + 1] = 0xff;
-    plog_put_be32(b + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
-    plog_put_be32(b + BATCH_OFF_RECORD_COUNT, (uint32_t)c->count);
-    plog_put_be32(b + BATCH_OFF_CRC, record_batch_compute_crc(b, c->len));
+    be32_put(b + BATCH_OFF_BASE_SEQUENCE, (uint32_t)-1);
+    be32_put(b + BATCH_OFF_RECORD_COUNT, (uint32_t)c->count);
+    be32_put(b + BATCH_OFF_CRC, record_batch_compute_crc(b, c->len));
 }
 
 /* ---- Legacy entries -------------------------------------------------------- */
@@ -173,7 +170,7 @@ static int read_bytes(conv_t *c, const uint8_t *body, size_t size, size_t *pos, 
     if (size - *pos < 4)
         return fail(c, MSGCONV_ERR_CORRUPT, "message %d: no room for its %s length",
                     (int)c->count, what);
-    int32_t n = (int32_t)plog_get_be32(body + *pos);
+    int32_t n = (int32_t)be32_get(body + *pos);
     *pos += 4;
     if (n < -1 || (n > 0 && (size_t)n > size - *pos))
         return fail(c, MSGCONV_ERR_CORRUPT, "message %d: %s length %d, %zu bytes left",
@@ -193,14 +190,14 @@ static int parse_entry(conv_t *c, const uint8_t *p, size_t avail, legacy_msg_t *
 {
     if (avail < LEG_LOG_OVERHEAD)
         return fail(c, MSGCONV_ERR_CORRUPT, "%zu stray bytes where a message should start", avail);
-    int32_t size = (int32_t)plog_get_be32(p + LEG_OFF_SIZE);
+    int32_t size = (int32_t)be32_get(p + LEG_OFF_SIZE);
     if (size < LEG_MIN_SIZE_V0)
         return fail(c, MSGCONV_ERR_CORRUPT, "message size %d is below the least (%d)", (int)size,
                     LEG_MIN_SIZE_V0);
     if ((size_t)size > avail - LEG_LOG_OVERHEAD)
         return fail(c, MSGCONV_ERR_CORRUPT, "message of %d bytes, only %zu left", (int)size,
                     avail - LEG_LOG_OVERHEAD);
-    m->offset = (int64_t)plog_get_be64(p);
+    m->offset = (int64_t)be64_get(p);
     m->magic = p[LEG_OFF_MAGIC];
     if (m->magic > 1)
         return fail(c, m->magic == 2 ? MSGCONV_ERR_INVALID : MSGCONV_ERR_CORRUPT,
@@ -210,7 +207,7 @@ static int parse_entry(conv_t *c, const uint8_t *p, size_t avail, legacy_msg_t *
                     (int)size, LEG_MIN_SIZE_V1);
     const uint8_t *covered = p + LEG_OFF_MAGIC;
     size_t covered_len = (size_t)size - 4;
-    uint32_t want = plog_get_be32(p + LEG_OFF_CRC);
+    uint32_t want = be32_get(p + LEG_OFF_CRC);
     uint32_t got = (uint32_t)crc32(0L, covered, (uInt)covered_len);
     if (got != want)
         return fail(c, MSGCONV_ERR_CORRUPT, "message CRC-32 %08x, computed %08x", (unsigned)want,
@@ -219,7 +216,7 @@ static int parse_entry(conv_t *c, const uint8_t *p, size_t avail, legacy_msg_t *
     size_t pos = 2; /* within covered: after magic and attributes */
     m->timestamp = NO_TIMESTAMP;
     if (m->magic == 1) {
-        m->timestamp = (int64_t)plog_get_be64(covered + pos);
+        m->timestamp = (int64_t)be64_get(covered + pos);
         pos += 8;
     }
     int rc;
@@ -298,11 +295,7 @@ static uint8_t *lz4_fix_header(const uint8_t *in, size_t n)
     size_t hc = (in[4] & 0x08) ? 14 : 6; /* FLG, BD, [content size] */
     if (n <= hc)
         return NULL;
-    uint8_t *copy = malloc(n);
-    if (!copy) {
-        log_error("message_convert: out of memory (%zu bytes)", n);
-        abort();
-    }
+    uint8_t *copy = xmalloc(n);
     memcpy(copy, in, n);
     copy[hc] = (uint8_t)(xxh32(copy + 4, hc - 4) >> 8);
     return copy;
@@ -399,11 +392,7 @@ int message_set_upconvert(const uint8_t *p, size_t len, size_t max_bytes, uint8_
     c.cap = BATCH_HEADER_LEN + 256;
     if (c.cap > max_bytes)
         c.cap = max_bytes;
-    c.out = malloc(c.cap);
-    if (!c.out) {
-        log_error("message_convert: out of memory (%zu bytes)", c.cap);
-        abort();
-    }
+    c.out = xmalloc(c.cap);
     c.len = BATCH_HEADER_LEN;
     int rc = walk(&c, p, len, NULL);
     if (rc == MSGCONV_OK && c.count == 0)

@@ -12,6 +12,8 @@
 #include "base/fsutil.h"
 #include "base/crc32c.h"
 #include "base/logging.h"
+#include "base/endian.h"
+#include "base/alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,16 +73,6 @@ struct partition_log {
 
 /* ---- Small helpers -------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        log_error("partition log: out of memory (%zu bytes)", n);
-        abort();
-    }
-    return q;
-}
-
 /* Grow *arr (elements of size sz) to hold at least need elements. */
 static void grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
@@ -101,22 +93,6 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
-}
-
-static int pwrite_all(int fd, const void *p, size_t n, int64_t off)
-{
-    const uint8_t *c = p;
-    while (n > 0) {
-        ssize_t w = pwrite(fd, c, n, (off_t)off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-        off += w;
-    }
-    return 0;
 }
 
 /* Read up to n bytes at off; returns bytes read (short at EOF) or -1. */
@@ -303,9 +279,9 @@ static int idx_append(partition_log_t *log, segment_t *s, int32_t rel, int32_t p
     if (s->nidx >= max_idx_entries(log))
         return PLOG_OK; /* full: lookups fall back to longer scans */
     uint8_t e[IDX_ENTRY];
-    plog_put_be32(e, (uint32_t)rel);
-    plog_put_be32(e + 4, (uint32_t)pos);
-    if (pwrite_all(s->idx_fd, e, sizeof(e), (int64_t)s->nidx * IDX_ENTRY) != 0)
+    be32_put(e, (uint32_t)rel);
+    be32_put(e + 4, (uint32_t)pos);
+    if (fs_pwrite_all(s->idx_fd, e, sizeof(e), (int64_t)s->nidx * IDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->idx, &s->idx_cap, s->nidx + 1, sizeof(idx_entry_t));
     s->idx[s->nidx++] = (idx_entry_t){rel, pos};
@@ -321,9 +297,9 @@ static int tidx_maybe_append(partition_log_t *log, segment_t *s)
         return PLOG_OK;
     int32_t rel = (int32_t)(s->max_ts_offset - s->base);
     uint8_t e[TIDX_ENTRY];
-    plog_put_be64(e, (uint64_t)s->max_ts);
-    plog_put_be32(e + 8, (uint32_t)rel);
-    if (pwrite_all(s->tidx_fd, e, sizeof(e), (int64_t)s->ntidx * TIDX_ENTRY) != 0)
+    be64_put(e, (uint64_t)s->max_ts);
+    be32_put(e + 8, (uint32_t)rel);
+    if (fs_pwrite_all(s->tidx_fd, e, sizeof(e), (int64_t)s->ntidx * TIDX_ENTRY) != 0)
         return PLOG_ERR_IO;
     grow((void **)&s->tidx, &s->tidx_cap, s->ntidx + 1, sizeof(tidx_entry_t));
     s->tidx[s->ntidx++] = (tidx_entry_t){s->max_ts, rel};
@@ -508,8 +484,8 @@ static int load_offset_index(partition_log_t *log, segment_t *s, int64_t file_si
         return rc;
     grow((void **)&s->idx, &s->idx_cap, n, sizeof(idx_entry_t));
     for (size_t i = 0; i < n; i++) {
-        int32_t rel = (int32_t)plog_get_be32(raw + i * IDX_ENTRY);
-        int32_t pos = (int32_t)plog_get_be32(raw + i * IDX_ENTRY + 4);
+        int32_t rel = (int32_t)be32_get(raw + i * IDX_ENTRY);
+        int32_t pos = (int32_t)be32_get(raw + i * IDX_ENTRY + 4);
         if (rel < 0 || pos < 0 || pos >= file_size ||
             (i > 0 && (rel <= s->idx[i - 1].rel || pos <= s->idx[i - 1].pos))) {
             free(raw);
@@ -532,8 +508,8 @@ static int load_time_index(partition_log_t *log, segment_t *s)
         return rc;
     grow((void **)&s->tidx, &s->tidx_cap, n, sizeof(tidx_entry_t));
     for (size_t i = 0; i < n; i++) {
-        int64_t ts = (int64_t)plog_get_be64(raw + i * TIDX_ENTRY);
-        int32_t rel = (int32_t)plog_get_be32(raw + i * TIDX_ENTRY + 8);
+        int64_t ts = (int64_t)be64_get(raw + i * TIDX_ENTRY);
+        int32_t rel = (int32_t)be32_get(raw + i * TIDX_ENTRY + 8);
         if (rel < 0 || (i > 0 && (ts < s->tidx[i - 1].ts || rel < s->tidx[i - 1].rel))) {
             free(raw);
             return PLOG_ERR_CORRUPT;
@@ -991,7 +967,7 @@ static int append_checked(partition_log_t *log, uint8_t *buf, size_t len, int le
         next += b.last_offset_delta + 1;
         pos += (size_t)record_batch_size(&b);
     }
-    if (pwrite_all(s->log_fd, buf, len, s->size) != 0) {
+    if (fs_pwrite_all(s->log_fd, buf, len, s->size) != 0) {
         int e = errno;
         if (ftruncate(s->log_fd, (off_t)s->size) != 0)
             log_error("partition log %s: cannot undo a partial write: %s", log->dir,
@@ -1132,7 +1108,7 @@ static int position_of(const segment_t *s, int64_t offset, int64_t *pos, record_
 }
 
 int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
-                       int64_t max_bytes, int min_one, log_slice_t *out)
+                       int64_t max_bytes, int min_one, plog_slice_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->fd = -1;
@@ -1386,7 +1362,7 @@ int partition_log_apply_retention(partition_log_t *log, int64_t now_ms)
 
 /* ---- Flush jobs ------------------------------------------------------------------------ */
 
-static void add_fd(log_flush_t *job, size_t *cap, int fd)
+static void add_fd(plog_flush_t *job, size_t *cap, int fd)
 {
     int d = dup(fd);
     if (d < 0) {
@@ -1398,7 +1374,7 @@ static void add_fd(log_flush_t *job, size_t *cap, int fd)
     job->fds[job->nfds++] = d;
 }
 
-int partition_log_flush_begin(partition_log_t *log, log_flush_t *job)
+int partition_log_flush_begin(partition_log_t *log, plog_flush_t *job)
 {
     memset(job, 0, sizeof(*job));
     job->offset = partition_log_end_offset(log);
@@ -1425,7 +1401,7 @@ int partition_log_flush_begin(partition_log_t *log, log_flush_t *job)
 }
 
 /* Runs on a helper thread: touches only what the job captured. */
-void partition_log_flush_run(log_flush_t *job)
+void partition_log_flush_run(plog_flush_t *job)
 {
     for (size_t i = 0; job->result == PLOG_OK && i < job->nfds; i++) {
         if (fdatasync(job->fds[i]) != 0) {
@@ -1450,7 +1426,7 @@ void partition_log_flush_run(log_flush_t *job)
     }
 }
 
-void partition_log_flush_release(log_flush_t *job)
+void partition_log_flush_release(plog_flush_t *job)
 {
     for (size_t i = 0; i < job->nfds; i++)
         close(job->fds[i]);
@@ -1460,7 +1436,7 @@ void partition_log_flush_release(log_flush_t *job)
     memset(job, 0, sizeof(*job));
 }
 
-int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
+int partition_log_flush_end(partition_log_t *log, plog_flush_t *job)
 {
     int rc = job->result;
     if (rc == PLOG_OK && job->generation == log->truncations) {
@@ -1481,7 +1457,7 @@ int partition_log_flush_end(partition_log_t *log, log_flush_t *job)
 
 int partition_log_flush(partition_log_t *log)
 {
-    log_flush_t job;
+    plog_flush_t job;
     partition_log_flush_begin(log, &job);
     partition_log_flush_run(&job);
     return partition_log_flush_end(log, &job);

@@ -35,33 +35,6 @@ typedef enum {
 
 const char *plog_strerror(int err);
 
-/* ---- Big-endian helpers (Kafka's byte order) ----------------------------- */
-
-static inline uint16_t plog_get_be16(const uint8_t *p)
-{
-    return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
-}
-static inline uint32_t plog_get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t plog_get_be64(const uint8_t *p)
-{
-    return (uint64_t)plog_get_be32(p) << 32 | plog_get_be32(p + 4);
-}
-static inline void plog_put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-static inline void plog_put_be64(uint8_t *p, uint64_t v)
-{
-    plog_put_be32(p, (uint32_t)(v >> 32));
-    plog_put_be32(p + 4, (uint32_t)v);
-}
-
 /* ---- Record batches (magic 2) -------------------------------------------- */
 
 /* Byte offsets of the v2 batch header fields. The CRC-32C covers everything
@@ -222,13 +195,13 @@ typedef struct {
     int64_t position;
     int64_t length;        /* 0: nothing to send */
     int64_t first_offset;  /* base offset of the first batch in the range */
-} log_slice_t;
+} plog_slice_t;
 
 /* Fetch from offset, up to (not including) the batch holding max_offset
  * (pass the HW for consumers, LEO for followers), at most max_bytes unless
  * min_one and the first batch alone is larger (KIP-74). */
 int partition_log_read(partition_log_t *log, int64_t offset, int64_t max_offset,
-                       int64_t max_bytes, int min_one, log_slice_t *out);
+                       int64_t max_bytes, int min_one, plog_slice_t *out);
 /* ListOffsets by timestamp: the first offset whose record timestamp >= ts
  * (and its timestamp), found inside compressed batches too.
  * PLOG_ERR_NOT_FOUND when no record is that late. */
@@ -286,13 +259,13 @@ typedef struct {
     uint64_t generation; /* truncations seen at begin */
     int result;
     int saved_errno;
-} log_flush_t;
+} plog_flush_t;
 
-int partition_log_flush_begin(partition_log_t *log, log_flush_t *job);
-void partition_log_flush_run(log_flush_t *job);
-int partition_log_flush_end(partition_log_t *log, log_flush_t *job);
+int partition_log_flush_begin(partition_log_t *log, plog_flush_t *job);
+void partition_log_flush_run(plog_flush_t *job);
+int partition_log_flush_end(partition_log_t *log, plog_flush_t *job);
 /* Releases a job whose log is gone (closed or deleted) without ending it. */
-void partition_log_flush_release(log_flush_t *job);
+void partition_log_flush_release(plog_flush_t *job);
 /* All three in a row: for shutdown and tests. */
 int partition_log_flush(partition_log_t *log);
 

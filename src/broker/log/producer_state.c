@@ -1,16 +1,16 @@
 /* producer_state.c -- see producer_state.h.
  *
  * Entries live in one array, each with its 5 retained batches inline as a
- * ring, so a check touches one entry. An open-addressing table (linear
- * probing, at most half full, backward-shift deletion so there are no
- * tombstones to sweep) maps a pid to its entry's index; the slot keeps the
- * pid too, so probing never leaves the table. Entries are also threaded on a
- * list in update order: the head is the eviction victim when the partition
- * is full, in O(1). Entry indexes stay put while the array only grows, so
- * the list and the table can hold them; the array is rebuilt (grown, or
- * shrunk after an expiry freed most of it) by re-inserting in list order. */
+ * ring, so a check touches one entry. A base/hashmap table, whose nodes the
+ * entries embed, finds a pid's entry. Entries are also threaded on a list in
+ * update order: the head is the eviction victim when the partition is full,
+ * in O(1). Entries stay put while the array only grows, so the list and the
+ * table can hold them; the array is rebuilt (grown, or shrunk after an
+ * expiry freed most of it) by re-inserting in list order into a new array
+ * and a new table sized for it. */
 #include "producer_state.h"
-#include "base/logging.h"
+#include "base/alloc.h"
+#include "base/hashmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +27,7 @@ typedef struct {
 } batch_meta_t;
 
 typedef struct {
+    hmap_node_t node; /* in the index, by pid */
     int64_t pid;
     batch_meta_t batches[PRODUCER_BATCHES_RETAINED]; /* ring; the oldest at `oldest` */
     uint32_t prev, next; /* update order; next also links free entries */
@@ -34,34 +35,15 @@ typedef struct {
     uint8_t nbatches, oldest;
 } entry_t;
 
-typedef struct {
-    int64_t pid;
-    uint32_t entry; /* NIL: empty slot */
-} slot_t;
-
 struct producer_state {
     entry_t *entries;
     uint32_t capacity;  /* entries allocated */
     uint32_t used;      /* entries[0, used) were handed out at some point */
     uint32_t free_list; /* entries removed since, to reuse first */
-    slot_t *slots;
-    size_t nslots;      /* a power of two, >= 2 * capacity */
-    size_t count;
+    hmap_t index;       /* pid -> entry; as many buckets as entries allocated */
     uint32_t max_producers;
     uint32_t oldest, newest; /* ends of the update-order list */
 };
-
-/* ---- Memory --------------------------------------------------------------- */
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        log_error("producer state: out of memory (%zu x %zu bytes)", n, size);
-        abort();
-    }
-    return p;
-}
 
 /* ---- Update-order list ------------------------------------------------------- */
 
@@ -91,65 +73,27 @@ static void list_append(producer_state_t *ps, uint32_t i)
     ps->newest = i;
 }
 
-/* ---- Table ------------------------------------------------------------------- */
+/* ---- Index ------------------------------------------------------------------- */
 
-/* Producer ids come from the coordinator in consecutive blocks: mix the bits
- * (splitmix64's finalizer) so neighbours do not share probe runs. */
-static size_t home_slot(const producer_state_t *ps, int64_t pid)
+/* Producer ids come from the coordinator in consecutive blocks: mixed, so
+ * neighbours do not share buckets. */
+static uint64_t pid_hash(int64_t pid)
 {
-    uint64_t x = (uint64_t)pid;
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return (size_t)x & (ps->nslots - 1);
+    return hmap_hash_u64((uint64_t)pid);
 }
 
-/* The slot holding pid, or the empty slot that ends its probe run. */
-static size_t probe(const producer_state_t *ps, int64_t pid)
+static int pid_matches(const hmap_node_t *n, const void *pid)
 {
-    size_t i = home_slot(ps, pid);
-    while (ps->slots[i].entry != NIL && ps->slots[i].pid != pid)
-        i = (i + 1) & (ps->nslots - 1);
-    return i;
+    return HMAP_ENTRY(n, entry_t, node)->pid == *(const int64_t *)pid;
 }
 
 static uint32_t lookup(const producer_state_t *ps, int64_t pid)
 {
-    return ps->count ? ps->slots[probe(ps, pid)].entry : NIL;
-}
-
-/* Is h cyclically in (from, to]? */
-static int between(size_t from, size_t h, size_t to)
-{
-    return from < to ? from < h && h <= to : from < h || h <= to;
-}
-
-/* Empty slot i, moving back every later entry of the run that may not sit
- * after the hole (its home is outside (hole, its slot]), so every pid stays
- * reachable from its home without tombstones. */
-static void slot_delete(producer_state_t *ps, size_t i)
-{
-    size_t mask = ps->nslots - 1;
-    for (size_t j = (i + 1) & mask; ps->slots[j].entry != NIL; j = (j + 1) & mask) {
-        if (!between(i, home_slot(ps, ps->slots[j].pid), j)) {
-            ps->slots[i] = ps->slots[j];
-            i = j;
-        }
-    }
-    ps->slots[i].entry = NIL;
+    hmap_node_t *n = hmap_find(&ps->index, pid_hash(pid), pid_matches, &pid);
+    return n ? (uint32_t)(HMAP_ENTRY(n, entry_t, node) - ps->entries) : NIL;
 }
 
 /* ---- Growing and shrinking ------------------------------------------------------ */
-
-static size_t slots_for(uint32_t capacity)
-{
-    size_t n = 2 * MIN_CAPACITY;
-    while (n < 2 * (size_t)capacity)
-        n *= 2;
-    return n;
-}
 
 /* Move every entry, oldest update first, into fresh arrays for capacity
  * entries (>= count): dense again, indexes renumbered, free list empty. */
@@ -159,24 +103,19 @@ static void rebuild(producer_state_t *ps, uint32_t capacity)
         .entries = xcalloc(capacity, sizeof(entry_t)),
         .capacity = capacity,
         .free_list = NIL,
-        .nslots = slots_for(capacity),
         .max_producers = ps->max_producers,
         .oldest = NIL,
         .newest = NIL,
     };
-    fresh.slots = xcalloc(fresh.nslots, sizeof(slot_t));
-    for (size_t k = 0; k < fresh.nslots; k++)
-        fresh.slots[k].entry = NIL;
+    hmap_init(&fresh.index, capacity);
     for (uint32_t i = ps->oldest; i != NIL; i = ps->entries[i].next) {
         uint32_t j = fresh.used++;
         fresh.entries[j] = ps->entries[i];
         list_append(&fresh, j);
-        size_t s = probe(&fresh, fresh.entries[j].pid);
-        fresh.slots[s] = (slot_t){fresh.entries[j].pid, j};
-        fresh.count++;
+        hmap_insert(&fresh.index, &fresh.entries[j].node, pid_hash(fresh.entries[j].pid));
     }
     free(ps->entries);
-    free(ps->slots);
+    hmap_destroy(&ps->index);
     *ps = fresh;
 }
 
@@ -190,18 +129,17 @@ static uint32_t grown_capacity(const producer_state_t *ps)
 
 static void entry_remove(producer_state_t *ps, uint32_t i)
 {
-    slot_delete(ps, probe(ps, ps->entries[i].pid));
+    hmap_remove(&ps->index, &ps->entries[i].node);
     list_unlink(ps, i);
     ps->entries[i].next = ps->free_list;
     ps->free_list = i;
-    ps->count--;
 }
 
 /* A new entry for pid (epoch -1, no batches), evicting the least recently
  * updated producer when the partition holds max_producers already. */
 static uint32_t entry_add(producer_state_t *ps, int64_t pid)
 {
-    if (ps->count >= ps->max_producers)
+    if (hmap_count(&ps->index) >= ps->max_producers)
         entry_remove(ps, ps->oldest);
     if (ps->free_list == NIL && ps->used == ps->capacity)
         rebuild(ps, grown_capacity(ps));
@@ -217,8 +155,7 @@ static uint32_t entry_add(producer_state_t *ps, int64_t pid)
     e->pid = pid;
     e->epoch = NO_EPOCH;
     list_append(ps, i);
-    ps->slots[probe(ps, pid)] = (slot_t){pid, i};
-    ps->count++;
+    hmap_insert(&ps->index, &e->node, pid_hash(pid));
     return i;
 }
 
@@ -266,7 +203,7 @@ void producer_state_free(producer_state_t *ps)
     if (!ps)
         return;
     free(ps->entries);
-    free(ps->slots);
+    hmap_destroy(&ps->index);
     free(ps);
 }
 
@@ -274,7 +211,7 @@ void producer_state_clear(producer_state_t *ps)
 {
     uint32_t max = ps->max_producers;
     free(ps->entries);
-    free(ps->slots);
+    hmap_destroy(&ps->index);
     memset(ps, 0, sizeof(*ps));
     ps->max_producers = max;
     ps->free_list = ps->oldest = ps->newest = NIL;
@@ -282,7 +219,7 @@ void producer_state_clear(producer_state_t *ps)
 
 size_t producer_state_count(const producer_state_t *ps)
 {
-    return ps->count;
+    return hmap_count(&ps->index);
 }
 
 static int in_sequence(int32_t last_seq, int32_t next_seq)
@@ -356,7 +293,7 @@ static int idle_for(int64_t last, int64_t now, int64_t limit)
 
 size_t producer_state_expire(producer_state_t *ps, int64_t now_ms, int64_t expiration_ms)
 {
-    size_t before = ps->count;
+    size_t before = hmap_count(&ps->index);
     int64_t limit = expiration_ms < 0 ? 0 : expiration_ms;
     for (uint32_t i = ps->oldest, next; i != NIL; i = next) {
         next = ps->entries[i].next;
@@ -364,9 +301,10 @@ size_t producer_state_expire(producer_state_t *ps, int64_t now_ms, int64_t expir
             entry_remove(ps, i);
     }
     /* Give memory back once most of it is idle; halving leaves room to grow. */
-    if (ps->capacity > MIN_CAPACITY && ps->count < ps->capacity / 4) {
-        uint32_t c = (uint32_t)ps->count * 2;
+    size_t left = hmap_count(&ps->index);
+    if (ps->capacity > MIN_CAPACITY && left < ps->capacity / 4) {
+        uint32_t c = (uint32_t)left * 2;
         rebuild(ps, c < MIN_CAPACITY ? MIN_CAPACITY : c);
     }
-    return before - ps->count;
+    return before - left;
 }

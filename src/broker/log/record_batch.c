@@ -3,6 +3,7 @@
  * record by record (for ListOffsets by timestamp). */
 #include "partition_log.h"
 #include "base/crc32c.h"
+#include "base/endian.h"
 
 #include <string.h>
 
@@ -24,19 +25,19 @@ int record_batch_parse_header(const uint8_t *p, size_t avail, record_batch_t *b)
 {
     if (avail < BATCH_HEADER_LEN)
         return PLOG_ERR_CORRUPT;
-    b->base_offset = (int64_t)plog_get_be64(p + BATCH_OFF_BASE_OFFSET);
-    b->batch_length = (int32_t)plog_get_be32(p + BATCH_OFF_LENGTH);
-    b->leader_epoch = (int32_t)plog_get_be32(p + BATCH_OFF_LEADER_EPOCH);
+    b->base_offset = (int64_t)be64_get(p + BATCH_OFF_BASE_OFFSET);
+    b->batch_length = (int32_t)be32_get(p + BATCH_OFF_LENGTH);
+    b->leader_epoch = (int32_t)be32_get(p + BATCH_OFF_LEADER_EPOCH);
     b->magic = (int8_t)p[BATCH_OFF_MAGIC];
-    b->crc = plog_get_be32(p + BATCH_OFF_CRC);
-    b->attributes = (int16_t)plog_get_be16(p + BATCH_OFF_ATTRIBUTES);
-    b->last_offset_delta = (int32_t)plog_get_be32(p + BATCH_OFF_LAST_OFFSET_DELTA);
-    b->first_timestamp = (int64_t)plog_get_be64(p + BATCH_OFF_FIRST_TIMESTAMP);
-    b->max_timestamp = (int64_t)plog_get_be64(p + BATCH_OFF_MAX_TIMESTAMP);
-    b->producer_id = (int64_t)plog_get_be64(p + BATCH_OFF_PRODUCER_ID);
-    b->producer_epoch = (int16_t)plog_get_be16(p + BATCH_OFF_PRODUCER_EPOCH);
-    b->base_sequence = (int32_t)plog_get_be32(p + BATCH_OFF_BASE_SEQUENCE);
-    b->record_count = (int32_t)plog_get_be32(p + BATCH_OFF_RECORD_COUNT);
+    b->crc = be32_get(p + BATCH_OFF_CRC);
+    b->attributes = (int16_t)be16_get(p + BATCH_OFF_ATTRIBUTES);
+    b->last_offset_delta = (int32_t)be32_get(p + BATCH_OFF_LAST_OFFSET_DELTA);
+    b->first_timestamp = (int64_t)be64_get(p + BATCH_OFF_FIRST_TIMESTAMP);
+    b->max_timestamp = (int64_t)be64_get(p + BATCH_OFF_MAX_TIMESTAMP);
+    b->producer_id = (int64_t)be64_get(p + BATCH_OFF_PRODUCER_ID);
+    b->producer_epoch = (int16_t)be16_get(p + BATCH_OFF_PRODUCER_EPOCH);
+    b->base_sequence = (int32_t)be32_get(p + BATCH_OFF_BASE_SEQUENCE);
+    b->record_count = (int32_t)be32_get(p + BATCH_OFF_RECORD_COUNT);
     if (b->magic != 2)
         return PLOG_ERR_CORRUPT;
     if (b->batch_length < BATCH_HEADER_LEN - BATCH_LOG_OVERHEAD)
@@ -72,12 +73,12 @@ int record_batch_validate(const uint8_t *p, size_t avail, record_batch_t *b)
 
 void record_batch_set_base_offset(uint8_t *batch, int64_t base_offset)
 {
-    plog_put_be64(batch + BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
+    be64_put(batch + BATCH_OFF_BASE_OFFSET, (uint64_t)base_offset);
 }
 
 void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch)
 {
-    plog_put_be32(batch + BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
+    be32_put(batch + BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
 }
 
 size_t record_batches_prefix(const uint8_t *p, size_t len, int *count)
@@ -85,7 +86,7 @@ size_t record_batches_prefix(const uint8_t *p, size_t len, int *count)
     size_t off = 0;
     int n = 0;
     while (len - off >= BATCH_LOG_OVERHEAD) {
-        int32_t blen = (int32_t)plog_get_be32(p + off + BATCH_OFF_LENGTH);
+        int32_t blen = (int32_t)be32_get(p + off + BATCH_OFF_LENGTH);
         if (blen < 0 || (size_t)blen > len - off - BATCH_LOG_OVERHEAD)
             break;
         off += (size_t)blen + BATCH_LOG_OVERHEAD;

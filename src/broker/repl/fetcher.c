@@ -4,15 +4,14 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/endian.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "base/net.h"
 #include "broker/core/cluster.h"
@@ -125,9 +124,7 @@ static fetch_link_t *link_for(fetcher_t *f, int32_t leader)
     for (fetch_link_t *l = f->links; l; l = l->next)
         if (l->leader == leader)
             return l;
-    fetch_link_t *l = calloc(1, sizeof(*l));
-    if (!l)
-        return NULL;
+    fetch_link_t *l = xcalloc(1, sizeof(*l));
     l->f = f;
     l->leader = leader;
     l->fd = -1;
@@ -174,34 +171,22 @@ static void link_free(fetch_link_t *l)
     free(l);
 }
 
-/* Non-blocking connect to the leader's advertised address. */
+/* Non-blocking connect to the leader's advertised address. (A host name
+ * is resolved here, on the loop: kipper's own brokers advertise addresses;
+ * a name that needs DNS is a known cost, written down in the README.) */
 static int link_connect(fetch_link_t *l)
 {
     broker_t *b = l->f->b;
     const broker_node_t *node = cluster_broker(b, l->leader);
     if (!node)
         return -1;   /* not registered: its registration brings us back (fetcher_broker_changed) */
-    char port[16];
-    snprintf(port, sizeof(port), "%d", (int)node->ep.port);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-    int rc = getaddrinfo(node->ep.host, port, &hints, &res);
-    if (rc != 0) {
-        log_warn("replica fetcher: cannot resolve leader %d at %s: %s", (int)l->leader, node->ep.host,
-                 gai_strerror(rc));
+    char err[256];
+    int connected = 0;
+    int fd = net_connect_tcp(node->ep.host, node->ep.port, &connected, err, sizeof(err));
+    if (fd < 0) {
+        log_warn("replica fetcher: cannot connect to leader %d: %s", (int)l->leader, err);
         return -1;
     }
-    int fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    if (fd < 0)
-        return -1;
     l->fd = fd;
     if (loop_watch(b->loop, fd, LOOP_WRITABLE, on_link_io, l) < 0) {
         close(fd);
@@ -314,9 +299,7 @@ static void fill_fetch_part(fetch_link_t *l, fetch_part_t *fp, kafka_value_t *v)
 static int send_next(fetch_link_t *l)
 {
     broker_t *b = l->f->b;
-    fetch_part_t **parts = malloc(sizeof(*parts) * (size_t)(l->nparts ? l->nparts : 1));
-    if (!parts)
-        return -1;
+    fetch_part_t **parts = xmalloc(sizeof(*parts) * (size_t)(l->nparts ? l->nparts : 1));
     kafka_arena_t a;
     kafka_arena_init(&a, 0);
     int rc = 0, n = phase_parts(l, PHASE_TRUNCATE, parts);
@@ -553,16 +536,15 @@ static int link_read(fetch_link_t *l)
     size_t max_frame = (size_t)cfg->replica_fetch_response_max_bytes + (size_t)cfg->replica_fetch_max_bytes +
                        (1u << 20);
     for (int rounds = 0; rounds < 64; rounds++) {
-        buf_reserve(&l->in, READ_CHUNK);
-        ssize_t got = recv(l->fd, l->in.data + l->in.len, l->in.cap - l->in.len, 0);
+        size_t want = l->in.cap - l->in.len > READ_CHUNK ? l->in.cap - l->in.len : READ_CHUNK;
+        ssize_t got = net_read_into(&l->in, l->fd, want);
         if (got == 0)
             return -1;
         if (got < 0)
-            return errno == EAGAIN || errno == EINTR ? 0 : -1;
-        l->in.len += (size_t)got;
+            return errno == EAGAIN ? 0 : -1;
         while (buf_unread(&l->in) >= 4) {
             const uint8_t *p = buf_read_ptr(&l->in);
-            uint32_t size = plog_get_be32(p);
+            uint32_t size = be32_get(p);
             if (size > max_frame || !l->in_flight) {
                 errno = EPROTO;
                 return -1;
@@ -590,9 +572,10 @@ static void on_link_io(loop_t *loop, int fd, unsigned events, void *arg)
     fetch_link_t *l = arg;
     fetcher_t *f = l->f;
     if (!l->connected && (events & LOOP_WRITABLE)) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
+        int rc = net_connect_result(fd);
+        if (rc > 0)
+            return;   /* a stale wake-up */
+        if (rc < 0) {
             link_disconnect(l, NULL);
             l->retry_at = loop_now_ms(f->b->loop) + RECONNECT_MS;
             arm_timer(f, l->retry_at);
@@ -653,16 +636,10 @@ void fetcher_follow(fetcher_t *f, replica_t *r, int32_t leader, int32_t epoch)
         fetch_link_t *old = fp->link;
         part_detach(fp);
         link_release(old);
-    } else if (!(fp = calloc(1, sizeof(*fp)))) {
-        log_error("out of memory following a partition");
-        return;
+    } else {
+        fp = xcalloc(1, sizeof(*fp));
     }
     fetch_link_t *l = link_for(f, leader);
-    if (!l) {
-        free(fp);
-        r->fetch = NULL;
-        return;
-    }
     const epoch_entry_t *epochs;
     size_t n = partition_log_epochs(r->log, &epochs);
     trunc_step_t st = truncation_start(epochs, n);
@@ -708,9 +685,8 @@ int fetcher_following(const replica_t *r)
 
 fetcher_t *fetcher_create(broker_t *b)
 {
-    fetcher_t *f = calloc(1, sizeof(*f));
-    if (f)
-        f->b = b;
+    fetcher_t *f = xcalloc(1, sizeof(*f));
+    f->b = b;
     return f;
 }
 

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "base/clock.h"
 #include "base/logging.h"
 
 static const char *name_of(const replica_t *r, char *buf, size_t n)
@@ -20,7 +21,7 @@ int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, si
 {
     char name[300];
     append_info_t info;
-    int rc = partition_log_append_replica(r->log, batches, len, (int64_t)loop_wall_ms(), &info);
+    int rc = partition_log_append_replica(r->log, batches, len, (int64_t)clock_wall_ms(), &info);
     if (rc != PLOG_OK) {
         log_warn("%s: cannot append what the leader sent at %" PRId64 ": %s", name_of(r, name, sizeof(name)),
                  partition_log_end_offset(r->log), plog_strerror(rc));
@@ -78,7 +79,7 @@ int replica_restart_at(broker_t *b, replica_t *r, int64_t offset)
 {
     (void)b;
     char name[300];
-    int rc = partition_log_restart_at(r->log, offset, (int64_t)loop_wall_ms());
+    int rc = partition_log_restart_at(r->log, offset, (int64_t)clock_wall_ms());
     if (rc != PLOG_OK) {
         log_error("%s: cannot start the log over at %" PRId64 ": %s", name_of(r, name, sizeof(name)), offset,
                   plog_strerror(rc));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/logging.h"
 
 int isr_contains(const int32_t *ids, int n, int32_t id)
@@ -31,11 +32,7 @@ const isr_follower_t *isr_follower(const isr_t *s, int32_t id)
  * old. */
 static void build_followers(isr_t *s, const isr_follower_t *old, int nold, uint64_t now_ms, int fresh_in_isr)
 {
-    s->followers = calloc((size_t)(s->nar + s->nrar) + 1, sizeof(*s->followers));
-    if (!s->followers) {
-        log_error("out of memory for a partition's follower table");
-        abort();
-    }
+    s->followers = xcalloc((size_t)(s->nar + s->nrar) + 1, sizeof(*s->followers));
     s->nfollowers = 0;
     for (int pass = 0; pass < 2; pass++) {
         const int32_t *ids = pass == 0 ? s->ar : s->rar;

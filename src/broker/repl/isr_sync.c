@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "broker/core/cluster.h"
 #include "broker/core/conn.h"
@@ -104,12 +105,11 @@ static void write_isr(broker_t *b, replica_t *r, const int32_t *isr, int n)
 {
     partition_t *p = r->part;
     char path[COORD_TOPIC_NAME_MAX + 64], doc[1024];
-    isr_write_t *w = calloc(1, sizeof(*w));
     int len = coord_isr_write(doc, sizeof(doc), isr, n, r->leader_epoch);
-    if (!w || len < 0 || coord_path_partition_leaf(path, sizeof(path), p->topic->name, p->id, "ISR") < 0) {
-        free(w);
+    if (len < 0 || coord_path_partition_leaf(path, sizeof(path), p->topic->name, p->id, "ISR") < 0) {
         return;
     }
+    isr_write_t *w = xmalloc(sizeof(*w));
     *w = (isr_write_t){.b = b, .partition = p->id, .epoch = r->leader_epoch, .nisr = n};
     snprintf(w->topic, sizeof(w->topic), "%s", p->topic->name);
     memcpy(w->isr, isr, sizeof(*isr) * (size_t)n);

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "broker/core/cluster.h"
 #include "broker/core/cluster_sync.h"
@@ -103,12 +104,7 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
     fetcher_unfollow(fetcher_of(b), r);
     stop_leading(b, r);
     partition_log_assign_epoch(r->log, epoch);
-    r->isr = calloc(1, sizeof(*r->isr));
-    if (!r->isr) {
-        log_error("out of memory leading %s", pname(p, name, sizeof(name)));
-        r->role = REPLICA_NONE;
-        return;
-    }
+    r->isr = xcalloc(1, sizeof(*r->isr));
     isr_init(r->isr, b->cfg.broker_id, epoch, p->replicas, p->nreplicas, p->isr, p->nisr,
              partition_log_end_offset(r->log), partition_log_high_watermark(r->log), loop_now_ms(b->loop),
              (uint64_t)b->cfg.leader_election_wait_ms);
@@ -248,11 +244,9 @@ static void elect(broker_t *b, partition_t *p, replica_t *r)
     coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
     int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
     int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
-    election_t *e = calloc(1, sizeof(*e));
-    if (!e || isr_len < 0 || leader_len < 0) {
-        free(e);
+    if (isr_len < 0 || leader_len < 0)
         return;
-    }
+    election_t *e = xmalloc(sizeof(*e));
     *e = (election_t){.b = b, .partition = p->id, .epoch = epoch};
     snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
     int create_isr = p->isr_state == 1;
@@ -305,9 +299,8 @@ void repl_brokers_changed(broker_t *b, int32_t id)
 
 int repl_start(broker_t *b)
 {
-    b->repl = calloc(1, sizeof(*b->repl));
-    if (!b->repl || !(b->repl->fetcher = fetcher_create(b)))
-        return -1;
+    b->repl = xcalloc(1, sizeof(*b->repl));
+    b->repl->fetcher = fetcher_create(b);
     repl_isr_timer_start(b);
     return 0;
 }

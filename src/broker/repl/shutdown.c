@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "broker/core/cluster.h"
 #include "broker/core/cluster_sync.h"
@@ -108,11 +109,9 @@ void repl_hand_over(broker_t *b, replica_t *r)
     int len = coord_isr_write(doc, sizeof(doc), isr, n, p->isr_epoch);
     coord_path_partition_leaf(isr_path, sizeof(isr_path), p->topic->name, p->id, "ISR");
     coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
-    handover_t *h = calloc(1, sizeof(*h));
-    if (!h || len < 0) {
-        free(h);
+    if (len < 0)
         return;
-    }
+    handover_t *h = xmalloc(sizeof(*h));
     *h = (handover_t){.b = b, .partition = p->id};
     snprintf(h->topic, sizeof(h->topic), "%s", p->topic->name);
     coord_op_t ops[2] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/logging.h"
+#include "base/endian.h"
 
 /* ---- arena ---- */
 
@@ -242,11 +243,8 @@ static int rd_be(rd_t *r, int n, uint64_t *out)
 {
     if (rd_left(r) < (size_t)n)
         return -1;
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++)
-        v = v << 8 | r->p[i];
+    *out = be_get(r->p, (size_t)n);
     r->p += n;
-    *out = v;
     return 0;
 }
 
@@ -454,8 +452,7 @@ int kafka_decode(const uint8_t *p, size_t n, const kafka_struct_t *s, int16_t ve
 static void put_be(buf_t *b, uint64_t v, int n)
 {
     uint8_t tmp[8];
-    for (int i = n - 1; i >= 0; i--, v >>= 8)
-        tmp[i] = (uint8_t)v;
+    be_put(tmp, v, (size_t)n);
     buf_append(b, tmp, (size_t)n);
 }
 
@@ -722,9 +719,7 @@ static int encode_frame(buf_t *out, const kafka_struct_t *hs, int hv, const kafk
         out->len = out->pos + start;
         return rc;
     }
-    uint8_t *q = buf_read_ptr(out) + start;
-    for (int i = 3; i >= 0; i--, size >>= 8)
-        q[i] = (uint8_t)size;
+    be32_put(buf_read_ptr(out) + start, (uint32_t)size);
     return 0;
 }
 

@@ -4,6 +4,7 @@
  * removeDuplicates, ZooKeeperServer.checkACL, and the digest and ip
  * authentication providers, including their exact idea of a valid id. */
 #include "acl.h"
+#include "base/jstring.h"
 
 #include <arpa/inet.h>
 #include <openssl/evp.h>
@@ -234,60 +235,6 @@ char *acl_digest_identity(const char *user_colon_password, size_t len)
     return id;
 }
 
-/* Length of one well-formed UTF-8 sequence at s (1..4), or 0 if malformed;
- * *bad_len is then the maximal ill-formed prefix to replace with U+FFFD, the
- * way Java's UTF-8 decoder does. */
-static size_t utf8_sequence(const uint8_t *s, size_t n, size_t *bad_len)
-{
-    uint8_t c = s[0];
-    size_t need = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
-                : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-    *bad_len = 1;
-    if (need <= 1)
-        return need;
-    for (size_t i = 1; i < need; i++) {
-        uint8_t lo = 0x80, hi = 0xBF;
-        if (i == 1) {
-            if (c == 0xE0) lo = 0xA0;
-            else if (c == 0xED) hi = 0x9F;
-            else if (c == 0xF0) lo = 0x90;
-            else if (c == 0xF4) hi = 0x8F;
-        }
-        if (i >= n || s[i] < lo || s[i] > hi) {
-            *bad_len = i;
-            return 0;
-        }
-    }
-    return need;
-}
-
-/* Java turns the auth bytes into a String before hashing its UTF-8 bytes:
- * malformed sequences become U+FFFD. Returns a malloc'd copy with that done
- * (*out_len set), or NULL if out of memory. */
-static char *java_utf8_roundtrip(const uint8_t *s, size_t n, size_t *out_len)
-{
-    if (n > (SIZE_MAX - 1) / 3)
-        return NULL;
-    char *out = malloc(n * 3 + 1), *o = out;   /* each bad byte grows to at most 3 */
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n;) {
-        size_t bad, good = utf8_sequence(s + i, n - i, &bad);
-        if (good) {
-            memcpy(o, s + i, good);
-            o += good;
-            i += good;
-        } else {
-            memcpy(o, "\xEF\xBF\xBD", 3);
-            o += 3;
-            i += bad;
-        }
-    }
-    *o = 0;
-    *out_len = (size_t)(o - out);
-    return out;
-}
-
 int acl_authenticate(const char *scheme, const uint8_t *auth, int32_t auth_len, char **id_out)
 {
     *id_out = NULL;
@@ -296,7 +243,9 @@ int acl_authenticate(const char *scheme, const uint8_t *auth, int32_t auth_len, 
     if (!str_eq(scheme, "digest") || !auth || auth_len < 0)
         return ZAUTHFAILED;
     size_t len;
-    char *text = java_utf8_roundtrip(auth, (size_t)auth_len, &len);
+    /* Java turns the auth bytes into a String before hashing its UTF-8
+     * bytes, so ill-formed sequences are hashed as U+FFFD. */
+    char *text = jstring_clean((const char *)auth, (size_t)auth_len, &len);
     if (!text)
         return ZSYSTEMERROR;
     /* The user name becomes a C string; a NUL in it cannot be represented. */

@@ -1,6 +1,8 @@
 /* jute.c -- see jute.h. */
 #include "jute.h"
 
+#include "base/endian.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +31,7 @@ int32_t jute_get_int(jute_in_t *in)
     const uint8_t *p = take(in, 4);
     if (!p)
         return 0;
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+    return (int32_t)be32_get(p);
 }
 
 int64_t jute_get_long(jute_in_t *in)
@@ -37,10 +39,7 @@ int64_t jute_get_long(jute_in_t *in)
     const uint8_t *p = take(in, 8);
     if (!p)
         return 0;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
+    return (int64_t)be64_get(p);
 }
 
 int jute_get_bool(jute_in_t *in)
@@ -170,19 +169,15 @@ int jute_get_acl_list(jute_in_t *in, acl_list_t *out)
 
 int jute_put_int(buf_t *b, int32_t v)
 {
-    uint32_t u = (uint32_t)v;
-    uint8_t p[4] = {(uint8_t)(u >> 24), (uint8_t)(u >> 16), (uint8_t)(u >> 8), (uint8_t)u};
+    uint8_t p[4];
+    be32_put(p, (uint32_t)v);
     return buf_append(b, p, 4);
 }
 
 int jute_put_long(buf_t *b, int64_t v)
 {
-    uint64_t u = (uint64_t)v;
     uint8_t p[8];
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)u;
-        u >>= 8;
-    }
+    be64_put(p, (uint64_t)v);
     return buf_append(b, p, 8);
 }
 
@@ -236,11 +231,7 @@ int jute_put_acl_list(buf_t *b, const acl_list_t *acl)
 
 void jute_patch_int(buf_t *b, size_t offset, int32_t v)
 {
-    uint32_t u = (uint32_t)v;
-    b->data[offset] = (uint8_t)(u >> 24);
-    b->data[offset + 1] = (uint8_t)(u >> 16);
-    b->data[offset + 2] = (uint8_t)(u >> 8);
-    b->data[offset + 3] = (uint8_t)u;
+    be32_put(b->data + offset, (uint32_t)v);
 }
 
 /* ---- ACL list helpers shared by every part of the keeper ---- */

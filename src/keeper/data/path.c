@@ -2,7 +2,8 @@
  *
  * ZooKeeper validates a path as a Java String, i.e. as UTF-16 code units,
  * after decoding the request bytes as UTF-8 (malformed sequences become
- * U+FFFD). We validate the UTF-8 bytes directly with the same outcome:
+ * U+FFFD). We decode the bytes the same way (base/jstring.h) and check the
+ * code points, with the same outcome:
  *  - every character outside the BMP is a surrogate pair in Java, and
  *    surrogates (U+D800-U+DFFF) are refused, so any 4-byte sequence is invalid;
  *  - U+FFFD lies in the refused range U+FFF0-U+FFFF, so malformed UTF-8
@@ -11,6 +12,8 @@
  * The '/' and '.' rules only ever look at ASCII neighbours, and ASCII bytes
  * map one-to-one to UTF-16 units, so checking them on bytes is equivalent. */
 #include "path.h"
+
+#include "base/jstring.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -23,37 +26,14 @@ static int codepoint_refused(uint32_t c)
            (c >= 0xFFF0 && c <= 0xFFFF);
 }
 
-static int is_continuation(uint8_t b)
+/* The length of the character at s[i] (before s + n) if ZooKeeper allows
+ * it, else 0. Decoded as Java decodes it: ill-formed UTF-8 becomes U+FFFD
+ * and a character outside the BMP a surrogate pair, both refused. */
+static size_t allowed_char(const uint8_t *s, size_t i, size_t n)
 {
-    return (b & 0xC0) == 0x80;
-}
-
-/* Decode the UTF-8 sequence at s[i] (at most n bytes). Returns its length
- * in bytes with *cp set, or 0 if it is malformed or refused. */
-static size_t decode_allowed(const uint8_t *s, size_t i, size_t n, uint32_t *cp)
-{
-    uint8_t b0 = s[i];
-    if (b0 < 0x80) {
-        *cp = b0;
-        return codepoint_refused(b0) ? 0 : 1;
-    }
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        if (n - i < 2 || !is_continuation(s[i + 1]))
-            return 0;
-        *cp = (uint32_t)(b0 & 0x1F) << 6 | (s[i + 1] & 0x3F);
-        return codepoint_refused(*cp) ? 0 : 2;
-    }
-    if (b0 >= 0xE0 && b0 <= 0xEF) {
-        if (n - i < 3 || !is_continuation(s[i + 1]) || !is_continuation(s[i + 2]))
-            return 0;
-        *cp = (uint32_t)(b0 & 0x0F) << 12 | (uint32_t)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
-        if (*cp < 0x800)   /* overlong */
-            return 0;
-        return codepoint_refused(*cp) ? 0 : 3;   /* also refuses encoded surrogates */
-    }
-    /* C0/C1 (overlong), F0-F4 (outside the BMP: surrogate pairs in Java),
-     * F5-FF and stray continuation bytes. */
-    return 0;
+    const uint8_t *p = s + i;
+    uint32_t cp = jstring_next(&p, s + n);
+    return cp >= 0x10000 || codepoint_refused(cp) ? 0 : (size_t)(p - (s + i));
 }
 
 /* ZooKeeper's relative-segment rules for a '.' at byte i; next is the byte
@@ -96,8 +76,7 @@ int path_validate(const char *path, int sequential)
                 return -1;
             i++;
         } else {
-            uint32_t cp;
-            size_t len = decode_allowed(s, i, n, &cp);
+            size_t len = allowed_char(s, i, n);
             if (len == 0)
                 return -1;
             i += len;

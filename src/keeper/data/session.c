@@ -5,17 +5,21 @@
 #include <string.h>
 
 struct session_tracker {
-    session_t **buckets;
-    size_t nbuckets;
-    size_t count;
+    hmap_t sessions;   /* by id */
     int64_t next_id;
     uint64_t tick_ms;
 };
 
-static size_t bucket_of(const session_tracker_t *st, int64_t id)
+/* Fibonacci hashing: ids are handed out consecutively, and the high half of
+ * the product spreads consecutive ids apart. */
+static uint64_t id_hash(int64_t id)
 {
-    uint64_t h = (uint64_t)id * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 32) & (st->nbuckets - 1);
+    return (uint64_t)id * 0x9E3779B97F4A7C15ull >> 32;
+}
+
+static int session_has_id(const hmap_node_t *n, const void *id)
+{
+    return HMAP_ENTRY(n, session_t, node)->id == *(const int64_t *)id;
 }
 
 session_tracker_t *session_tracker_create(int server_id, int tick_ms, uint64_t wall_ms)
@@ -23,12 +27,7 @@ session_tracker_t *session_tracker_create(int server_id, int tick_ms, uint64_t w
     session_tracker_t *st = calloc(1, sizeof(*st));
     if (!st)
         return NULL;
-    st->nbuckets = 1024;
-    st->buckets = calloc(st->nbuckets, sizeof(*st->buckets));
-    if (!st->buckets) {
-        free(st);
-        return NULL;
-    }
+    hmap_init(&st->sessions, 1024);
     st->tick_ms = tick_ms > 0 ? (uint64_t)tick_ms : 1;
     /* As ZooKeeper: (time << 24) >>> 8 keeps 40 bits of the clock below the
      * server id byte; the container marker value is never handed out. */
@@ -43,15 +42,10 @@ void session_tracker_destroy(session_tracker_t *st)
 {
     if (!st)
         return;
-    for (size_t i = 0; i < st->nbuckets; i++) {
-        session_t *s = st->buckets[i];
-        while (s) {
-            session_t *next = s->hash_next;
-            free(s);
-            s = next;
-        }
-    }
-    free(st->buckets);
+    hmap_iter_t it = hmap_iter(&st->sessions);
+    for (hmap_node_t *n; (n = hmap_next(&it));)
+        free(HMAP_ENTRY(n, session_t, node));
+    hmap_destroy(&st->sessions);
     free(st);
 }
 
@@ -70,29 +64,6 @@ static uint64_t expiry_for(const session_tracker_t *st, uint64_t now_ms, int32_t
     return (t / st->tick_ms + 1) * st->tick_ms;
 }
 
-static void grow(session_tracker_t *st)
-{
-    size_t n = st->nbuckets * 2;
-    session_t **b = calloc(n, sizeof(*b));
-    if (!b)
-        return;   /* keep the old table: slower, still correct */
-    session_t **old = st->buckets;
-    size_t oldn = st->nbuckets;
-    st->buckets = b;
-    st->nbuckets = n;
-    for (size_t i = 0; i < oldn; i++) {
-        session_t *s = old[i];
-        while (s) {
-            session_t *next = s->hash_next;
-            size_t k = bucket_of(st, s->id);
-            s->hash_next = st->buckets[k];
-            st->buckets[k] = s;
-            s = next;
-        }
-    }
-    free(old);
-}
-
 session_t *session_add(session_tracker_t *st, int64_t id, int32_t timeout_ms, uint64_t now_ms)
 {
     session_t *s = session_find(st, id);
@@ -107,20 +78,14 @@ session_t *session_add(session_tracker_t *st, int64_t id, int32_t timeout_ms, ui
     s->id = id;
     s->timeout_ms = timeout_ms;
     s->expires_at_ms = expiry_for(st, now_ms, timeout_ms);
-    size_t k = bucket_of(st, id);
-    s->hash_next = st->buckets[k];
-    st->buckets[k] = s;
-    if (++st->count > st->nbuckets)
-        grow(st);
+    hmap_insert(&st->sessions, &s->node, id_hash(id));
     return s;
 }
 
 session_t *session_find(const session_tracker_t *st, int64_t id)
 {
-    for (session_t *s = st->buckets[bucket_of(st, id)]; s; s = s->hash_next)
-        if (s->id == id)
-            return s;
-    return NULL;
+    hmap_node_t *n = hmap_find(&st->sessions, id_hash(id), session_has_id, &id);
+    return n ? HMAP_ENTRY(n, session_t, node) : NULL;
 }
 
 int session_touch(session_tracker_t *st, int64_t id, uint64_t now_ms)
@@ -136,22 +101,16 @@ int session_touch(session_tracker_t *st, int64_t id, uint64_t now_ms)
 
 void session_remove(session_tracker_t *st, int64_t id)
 {
-    session_t **pp = &st->buckets[bucket_of(st, id)];
-    while (*pp) {
-        if ((*pp)->id == id) {
-            session_t *s = *pp;
-            *pp = s->hash_next;
-            free(s);
-            st->count--;
-            return;
-        }
-        pp = &(*pp)->hash_next;
+    session_t *s = session_find(st, id);
+    if (s) {
+        hmap_remove(&st->sessions, &s->node);
+        free(s);
     }
 }
 
 size_t session_count(const session_tracker_t *st)
 {
-    return st->count;
+    return hmap_count(&st->sessions);
 }
 
 void session_each_expired(session_tracker_t *st, uint64_t now_ms, void (*fn)(session_t *s, void *arg), void *arg)
@@ -159,20 +118,21 @@ void session_each_expired(session_tracker_t *st, uint64_t now_ms, void (*fn)(ses
     /* Collect first: fn may remove sessions from the table. */
     size_t n = 0, cap = 0;
     int64_t *ids = NULL;
-    for (size_t i = 0; i < st->nbuckets; i++)
-        for (session_t *s = st->buckets[i]; s; s = s->hash_next) {
-            if (s->closing || s->expires_at_ms > now_ms)
-                continue;
-            if (n == cap) {
-                size_t c = cap ? cap * 2 : 16;
-                int64_t *x = realloc(ids, c * sizeof(*x));
-                if (!x)
-                    goto visit;   /* expire what we have; the rest next tick */
-                ids = x;
-                cap = c;
-            }
-            ids[n++] = s->id;
+    hmap_iter_t it = hmap_iter(&st->sessions);
+    for (hmap_node_t *node; (node = hmap_next(&it));) {
+        const session_t *s = HMAP_ENTRY(node, session_t, node);
+        if (s->closing || s->expires_at_ms > now_ms)
+            continue;
+        if (n == cap) {
+            size_t c = cap ? cap * 2 : 16;
+            int64_t *x = realloc(ids, c * sizeof(*x));
+            if (!x)
+                goto visit;   /* expire what we have; the rest next tick */
+            ids = x;
+            cap = c;
         }
+        ids[n++] = s->id;
+    }
 visit:
     for (size_t i = 0; i < n; i++) {
         session_t *s = session_find(st, ids[i]);
@@ -184,9 +144,9 @@ visit:
 
 void session_each(session_tracker_t *st, void (*fn)(session_t *s, void *arg), void *arg)
 {
-    for (size_t i = 0; i < st->nbuckets; i++)
-        for (session_t *s = st->buckets[i]; s; s = s->hash_next)
-            fn(s, arg);
+    hmap_iter_t it = hmap_iter(&st->sessions);
+    for (hmap_node_t *n; (n = hmap_next(&it));)
+        fn(HMAP_ENTRY(n, session_t, node), arg);
 }
 
 /* java.util.Random: a 48-bit LCG; nextBytes takes nextInt() 4 bytes at a

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashmap.h"
+
 #define SESSION_PASSWORD_LEN 16
 
 typedef struct session session_t;
@@ -20,7 +22,7 @@ struct session {
     uint64_t expires_at_ms;  /* monotonic clock, on a tick boundary */
     int closing;             /* closeSession prepared; no more requests */
     void *owner;             /* the connection serving it, or NULL */
-    session_t *hash_next;
+    hmap_node_t node;        /* in the tracker's table, by id */
 };
 
 typedef struct session_tracker session_tracker_t;

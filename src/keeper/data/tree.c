@@ -1,13 +1,13 @@
 /* tree.c -- see tree.h.
  *
  * Three indexes over the same znodes:
- *  - path -> znode: a chained hash table (power-of-two buckets, doubling at
- *    load 1) keyed with SipHash-1-3 under a per-tree key, so client-chosen
- *    paths cannot be crafted to collide;
+ *  - path -> znode: a base/hashmap table keyed with SipHash-1-3 under a
+ *    per-tree random key, so client-chosen paths cannot be crafted to
+ *    collide;
  *  - the tree itself: parent pointers and a per-node children array, with
  *    swap-removal through index_in_parent;
  *  - per-session ephemeral lists (doubly linked through session_next/prev,
- *    heads in a small hash map keyed by session id). Container and TTL
+ *    heads in a table keyed by session id). Container and TTL
  *    nodes never belong to a session, so the same links chain them on one
  *    list for tree_each_expired_container.
  * ACLs are interned, as ZooKeeper's ReferenceCountedACLCache does: nodes
@@ -32,46 +32,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "path.h"
+#include "base/hashmap.h"
+#include "base/jstring.h"
 
-typedef struct acl_entry acl_entry_t;
-struct acl_entry {
-    acl_list_t acl;   /* the copy every node with this ACL points at */
-    uint64_t hash;
-    int64_t id;       /* stable while the entry lives: snapshots name ACLs by it */
+typedef struct acl_entry {
+    hmap_node_t node;   /* in tree.acls, under acl_hash */
+    acl_list_t acl;     /* the copy every node with this ACL points at */
+    int64_t id;         /* stable while the entry lives: snapshots name ACLs by it */
     size_t refs;
-    acl_entry_t *next;   /* hash chain */
-};
+} acl_entry_t;
 
-typedef struct session_eph session_eph_t;
-struct session_eph {
+typedef struct session_eph {
+    hmap_node_t node;   /* in tree.sessions, by session id */
     int64_t session_id;
-    znode_t *head;   /* newest first */
+    znode_t *head;      /* newest first */
     size_t count;
-    session_eph_t *next;   /* hash chain */
-};
+} session_eph_t;
 
 struct tree {
     watch_manager_t *wm;   /* not owned; may be NULL */
     znode_t *root;
 
-    znode_t **buckets;   /* path hash; chains through znode.hash_next */
-    size_t bucket_mask;
-    size_t node_count;   /* real znodes, root included */
-    uint64_t hash_key[2];
+    hmap_t paths;          /* path -> znode (znode.path_node); every real znode, root included */
+    hmap_key_t path_key;   /* for path_hash */
 
-    session_eph_t **sessions;   /* session id -> its ephemerals */
-    size_t session_mask;
-    size_t session_count;
+    hmap_t sessions;       /* session id -> its ephemerals */
     size_t ephemeral_count;
 
     znode_t *special_head;   /* container and TTL nodes */
 
-    acl_entry_t **acls;   /* interned ACLs */
-    size_t acl_mask;
-    size_t acl_count;
+    hmap_t acls;           /* interned ACLs */
     int64_t last_acl_id;   /* ZooKeeper's aclIndex: ids start at 1 */
 
     int64_t last_zxid;
@@ -82,71 +74,9 @@ enum { INITIAL_BUCKETS = 64, INITIAL_SESSION_BUCKETS = 16, INITIAL_ACL_BUCKETS =
 
 /* ---- hashing ---- */
 
-static uint64_t rotl64(uint64_t x, int b)
+static uint64_t path_hash(const tree_t *tree, const char *path, size_t len)
 {
-    return (x << b) | (x >> (64 - b));
-}
-
-static void sip_round(uint64_t v[4])
-{
-    v[0] += v[1]; v[1] = rotl64(v[1], 13); v[1] ^= v[0]; v[0] = rotl64(v[0], 32);
-    v[2] += v[3]; v[3] = rotl64(v[3], 16); v[3] ^= v[2];
-    v[0] += v[3]; v[3] = rotl64(v[3], 21); v[3] ^= v[0];
-    v[2] += v[1]; v[1] = rotl64(v[1], 17); v[1] ^= v[2]; v[2] = rotl64(v[2], 32);
-}
-
-/* SipHash-1-3 (one compression round, three finalization rounds). */
-static uint64_t siphash13(const uint64_t key[2], const uint8_t *p, size_t n)
-{
-    uint64_t v[4] = {0x736f6d6570736575ULL ^ key[0], 0x646f72616e646f6dULL ^ key[1],
-                     0x6c7967656e657261ULL ^ key[0], 0x7465646279746573ULL ^ key[1]};
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t m = 0;
-        for (int j = 0; j < 8; j++)
-            m |= (uint64_t)p[i + j] << (8 * j);
-        v[3] ^= m;
-        sip_round(v);
-        v[0] ^= m;
-    }
-    uint64_t last = (uint64_t)n << 56;
-    for (size_t j = 0; i + j < n; j++)
-        last |= (uint64_t)p[i + j] << (8 * j);
-    v[3] ^= last;
-    sip_round(v);
-    v[0] ^= last;
-    v[2] ^= 0xff;
-    sip_round(v);
-    sip_round(v);
-    sip_round(v);
-    return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
-static uint64_t mix64(uint64_t x)   /* splitmix64's finalizer */
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
-/* The key only has to be unknown to clients; it never changes what the
- * tree does, only where nodes sit in the table. */
-static void hash_key_init(tree_t *tree)
-{
-    struct timespec rt = {0}, mono = {0};
-    clock_gettime(CLOCK_REALTIME, &rt);
-    clock_gettime(CLOCK_MONOTONIC, &mono);
-    uint64_t seed = (uint64_t)rt.tv_sec * 1000000007ULL ^ (uint64_t)rt.tv_nsec ^ (uint64_t)(uintptr_t)tree;
-    tree->hash_key[0] = mix64(seed);
-    tree->hash_key[1] = mix64(seed ^ ((uint64_t)mono.tv_nsec << 20) ^ (uint64_t)mono.tv_sec);
-}
-
-static size_t path_hash(const tree_t *tree, const char *path, size_t len)
-{
-    return (size_t)siphash13(tree->hash_key, (const uint8_t *)path, len);
+    return hmap_hash_bytes(&tree->path_key, path, len);
 }
 
 /* ---- small helpers ---- */
@@ -156,23 +86,10 @@ static int32_t add_wrapping(int32_t a, int32_t b)   /* Java int arithmetic */
     return (int32_t)((uint32_t)a + (uint32_t)b);
 }
 
-/* A Java String's length: UTF-16 units (4-byte UTF-8 sequences are pairs). */
-static int64_t utf16_length(const char *s)
-{
-    int64_t n = 0;
-    for (const uint8_t *p = (const uint8_t *)s; *p; p++) {
-        if ((*p & 0xC0) != 0x80)
-            n++;
-        if (*p >= 0xF0)
-            n++;
-    }
-    return n;
-}
-
 /* ZooKeeper's getNodeSize: path length plus data length. */
 static int64_t node_size(const znode_t *n)
 {
-    return utf16_length(n->path) + (n->data_len > 0 ? n->data_len : 0);
+    return (int64_t)jstring_utf16_length(n->path, strlen(n->path)) + (n->data_len > 0 ? n->data_len : 0);
 }
 
 typedef enum { OWNER_NONE, OWNER_SESSION, OWNER_CONTAINER, OWNER_TTL } owner_kind_t;
@@ -248,62 +165,29 @@ static int32_t stored_data_len(const uint8_t *data, int32_t len)
 
 /* ---- path hash table ---- */
 
-static znode_t *lookup_hashed(const tree_t *tree, const char *path, size_t len, size_t hash)
+typedef struct {
+    const char *path;
+    size_t len;
+} path_key_t;
+
+static int path_matches(const hmap_node_t *hn, const void *key)
 {
-    for (znode_t *n = tree->buckets[hash & tree->bucket_mask]; n; n = n->hash_next)
-        /* strncmp stops at n->path's end, so n->path[len] is in bounds when equal */
-        if (strncmp(n->path, path, len) == 0 && n->path[len] == '\0')
-            return n;
-    return NULL;
+    const znode_t *n = HMAP_ENTRY(hn, znode_t, path_node);
+    const path_key_t *k = key;
+    /* strncmp stops at n->path's end, so n->path[len] is in bounds when equal */
+    return strncmp(n->path, k->path, k->len) == 0 && n->path[k->len] == '\0';
+}
+
+static znode_t *lookup_hashed(const tree_t *tree, const char *path, size_t len, uint64_t hash)
+{
+    path_key_t k = {path, len};
+    hmap_node_t *hn = hmap_find(&tree->paths, hash, path_matches, &k);
+    return hn ? HMAP_ENTRY(hn, znode_t, path_node) : NULL;
 }
 
 static znode_t *lookup_len(const tree_t *tree, const char *path, size_t len)
 {
     return lookup_hashed(tree, path, len, path_hash(tree, path, len));
-}
-
-static void hash_insert(tree_t *tree, znode_t *n, size_t hash)
-{
-    size_t b = hash & tree->bucket_mask;
-    n->hash_next = tree->buckets[b];
-    tree->buckets[b] = n;
-}
-
-static void hash_remove(tree_t *tree, znode_t *n, size_t hash)
-{
-    size_t b = hash & tree->bucket_mask;
-    for (znode_t **pp = &tree->buckets[b]; *pp; pp = &(*pp)->hash_next) {
-        if (*pp == n) {
-            *pp = n->hash_next;
-            n->hash_next = NULL;
-            return;
-        }
-    }
-}
-
-/* Double the table when it is full; on failure keep the old (still correct) one. */
-static void hash_maybe_grow(tree_t *tree)
-{
-    size_t nbuckets = tree->bucket_mask + 1;
-    if (tree->node_count < nbuckets || nbuckets > SIZE_MAX / 2 / sizeof(znode_t *))
-        return;
-    size_t new_n = nbuckets * 2;
-    znode_t **nb = calloc(new_n, sizeof(znode_t *));
-    if (!nb)
-        return;
-    for (size_t i = 0; i < nbuckets; i++) {
-        znode_t *n = tree->buckets[i];
-        while (n) {
-            znode_t *next = n->hash_next;
-            size_t b = path_hash(tree, n->path, strlen(n->path)) & (new_n - 1);
-            n->hash_next = nb[b];
-            nb[b] = n;
-            n = next;
-        }
-    }
-    free(tree->buckets);
-    tree->buckets = nb;
-    tree->bucket_mask = new_n - 1;
 }
 
 /* ---- the ACL cache ---- */
@@ -313,34 +197,16 @@ static uint64_t acl_hash(const tree_t *tree, const acl_list_t *acl)
     uint64_t h = (uint64_t)acl->count;
     for (int32_t i = 0; i < acl->count; i++) {
         const acl_t *a = &acl->items[i];
-        h = mix64(h ^ (uint64_t)(uint32_t)a->perms);
-        h = mix64(h ^ siphash13(tree->hash_key, (const uint8_t *)a->scheme, strlen(a->scheme)));
-        h = mix64(h ^ siphash13(tree->hash_key, (const uint8_t *)a->id, strlen(a->id)));
+        h = hmap_hash_u64(h ^ (uint64_t)(uint32_t)a->perms);
+        h = hmap_hash_u64(h ^ hmap_hash_bytes(&tree->path_key, a->scheme, strlen(a->scheme)));
+        h = hmap_hash_u64(h ^ hmap_hash_bytes(&tree->path_key, a->id, strlen(a->id)));
     }
     return h;
 }
 
-static void acls_maybe_grow(tree_t *tree)
+static int acl_content_matches(const hmap_node_t *hn, const void *acl)
 {
-    size_t nbuckets = tree->acl_mask + 1;
-    if (tree->acl_count < nbuckets || nbuckets > SIZE_MAX / 2 / sizeof(acl_entry_t *))
-        return;
-    size_t new_n = nbuckets * 2;
-    acl_entry_t **nb = calloc(new_n, sizeof(acl_entry_t *));
-    if (!nb)
-        return;
-    for (size_t i = 0; i < nbuckets; i++) {
-        acl_entry_t *e = tree->acls[i];
-        while (e) {
-            acl_entry_t *next = e->next;
-            e->next = nb[e->hash & (new_n - 1)];
-            nb[e->hash & (new_n - 1)] = e;
-            e = next;
-        }
-    }
-    free(tree->acls);
-    tree->acls = nb;
-    tree->acl_mask = new_n - 1;
+    return acl_list_equal(&HMAP_ENTRY(hn, acl_entry_t, node)->acl, acl);
 }
 
 /* Only well-formed lists are interned (jute never yields NULL strings, but
@@ -363,22 +229,16 @@ static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
     out->items = NULL;
     out->count = 0;
     uint64_t h = acl_hash(tree, acl);
-    acl_entry_t *e;
-    for (e = tree->acls[h & tree->acl_mask]; e; e = e->next)
-        if (e->hash == h && acl_list_equal(&e->acl, acl))
-            break;
+    hmap_node_t *hn = hmap_find(&tree->acls, h, acl_content_matches, acl);
+    acl_entry_t *e = hn ? HMAP_ENTRY(hn, acl_entry_t, node) : NULL;
     if (!e) {
         e = calloc(1, sizeof(*e));
         if (!e || acl_list_copy(&e->acl, acl) < 0) {
             free(e);
             return -1;
         }
-        e->hash = h;
         e->id = ++tree->last_acl_id;
-        e->next = tree->acls[h & tree->acl_mask];
-        tree->acls[h & tree->acl_mask] = e;
-        tree->acl_count++;
-        acls_maybe_grow(tree);
+        hmap_insert(&tree->acls, &e->node, h);
     }
     e->refs++;
     *out = e->acl;
@@ -387,27 +247,27 @@ static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
 
 /* The entry a node's ACL view points at. Interned lists are unique, so the
  * empty list (items NULL) is matched by its count; any other by its items. */
-static acl_entry_t **acl_entry_slot(const tree_t *tree, const acl_list_t *acl)
+static int acl_copy_matches(const hmap_node_t *hn, const void *view)
 {
-    uint64_t h = acl_hash(tree, acl);
-    for (acl_entry_t **pp = &tree->acls[h & tree->acl_mask]; *pp; pp = &(*pp)->next)
-        if ((*pp)->acl.items == acl->items && (*pp)->acl.count == acl->count)
-            return pp;
-    return NULL;
+    const acl_entry_t *e = HMAP_ENTRY(hn, acl_entry_t, node);
+    const acl_list_t *acl = view;
+    return e->acl.items == acl->items && e->acl.count == acl->count;
+}
+
+static acl_entry_t *acl_entry_of(const tree_t *tree, const acl_list_t *acl)
+{
+    hmap_node_t *hn = hmap_find(&tree->acls, acl_hash(tree, acl), acl_copy_matches, acl);
+    return hn ? HMAP_ENTRY(hn, acl_entry_t, node) : NULL;
 }
 
 /* Drop one node's use of a shared ACL (one it acquired); the last user frees it. */
 static void acl_release(tree_t *tree, acl_list_t *acl)
 {
-    acl_entry_t **pp = acl_entry_slot(tree, acl);
-    if (pp) {
-        acl_entry_t *e = *pp;
-        if (--e->refs == 0) {
-            *pp = e->next;
-            acl_list_free(&e->acl);
-            free(e);
-            tree->acl_count--;
-        }
+    acl_entry_t *e = acl_entry_of(tree, acl);
+    if (e && --e->refs == 0) {
+        hmap_remove(&tree->acls, &e->node);
+        acl_list_free(&e->acl);
+        free(e);
     }
     acl->items = NULL;
     acl->count = 0;
@@ -461,67 +321,35 @@ static void children_remove(znode_t *parent, znode_t *child)
 
 /* ---- session ephemeral lists and the container/TTL list ---- */
 
-static session_eph_t *session_find(const tree_t *tree, int64_t session_id)
+static int ephemerals_match(const hmap_node_t *hn, const void *session_id)
 {
-    size_t b = (size_t)mix64((uint64_t)session_id) & tree->session_mask;
-    for (session_eph_t *e = tree->sessions[b]; e; e = e->next)
-        if (e->session_id == session_id)
-            return e;
-    return NULL;
+    return HMAP_ENTRY(hn, session_eph_t, node)->session_id == *(const int64_t *)session_id;
 }
 
-static void sessions_maybe_grow(tree_t *tree)
+static session_eph_t *ephemerals_of(const tree_t *tree, int64_t session_id)
 {
-    size_t nbuckets = tree->session_mask + 1;
-    if (tree->session_count < nbuckets || nbuckets > SIZE_MAX / 2 / sizeof(session_eph_t *))
-        return;
-    size_t new_n = nbuckets * 2;
-    session_eph_t **nb = calloc(new_n, sizeof(session_eph_t *));
-    if (!nb)
-        return;
-    for (size_t i = 0; i < nbuckets; i++) {
-        session_eph_t *e = tree->sessions[i];
-        while (e) {
-            session_eph_t *next = e->next;
-            size_t b = (size_t)mix64((uint64_t)e->session_id) & (new_n - 1);
-            e->next = nb[b];
-            nb[b] = e;
-            e = next;
-        }
-    }
-    free(tree->sessions);
-    tree->sessions = nb;
-    tree->session_mask = new_n - 1;
+    uint64_t hash = hmap_hash_u64((uint64_t)session_id);
+    hmap_node_t *hn = hmap_find(&tree->sessions, hash, ephemerals_match, &session_id);
+    return hn ? HMAP_ENTRY(hn, session_eph_t, node) : NULL;
 }
 
-static session_eph_t *session_get_or_add(tree_t *tree, int64_t session_id)
+static session_eph_t *ephemerals_get_or_add(tree_t *tree, int64_t session_id)
 {
-    session_eph_t *e = session_find(tree, session_id);
+    session_eph_t *e = ephemerals_of(tree, session_id);
     if (e)
         return e;
     e = calloc(1, sizeof(*e));
     if (!e)
         return NULL;
     e->session_id = session_id;
-    size_t b = (size_t)mix64((uint64_t)session_id) & tree->session_mask;
-    e->next = tree->sessions[b];
-    tree->sessions[b] = e;
-    tree->session_count++;
-    sessions_maybe_grow(tree);
+    hmap_insert(&tree->sessions, &e->node, hmap_hash_u64((uint64_t)session_id));
     return e;
 }
 
-static void session_drop(tree_t *tree, session_eph_t *e)
+static void ephemerals_drop(tree_t *tree, session_eph_t *e)
 {
-    size_t b = (size_t)mix64((uint64_t)e->session_id) & tree->session_mask;
-    for (session_eph_t **pp = &tree->sessions[b]; *pp; pp = &(*pp)->next) {
-        if (*pp == e) {
-            *pp = e->next;
-            free(e);
-            tree->session_count--;
-            return;
-        }
-    }
+    hmap_remove(&tree->sessions, &e->node);
+    free(e);
 }
 
 static void list_push(znode_t **head, znode_t *n)
@@ -557,13 +385,13 @@ static void ephemeral_link(tree_t *tree, session_eph_t *e, znode_t *n)
 
 static void ephemeral_unlink(tree_t *tree, znode_t *n)
 {
-    session_eph_t *e = session_find(tree, n->ephemeral_owner);
+    session_eph_t *e = ephemerals_of(tree, n->ephemeral_owner);
     if (!e || !list_unlink(&e->head, n))
         return;
     e->count--;
     tree->ephemeral_count--;
     if (e->count == 0)
-        session_drop(tree, e);
+        ephemerals_drop(tree, e);
 }
 
 /* Take n off whichever owner list it is on. */
@@ -617,8 +445,7 @@ static znode_t *add_system_node(tree_t *tree, znode_t *parent, const char *path,
     }
     if (parent)
         children_add(parent, n);
-    hash_insert(tree, n, path_hash(tree, n->path, strlen(n->path)));
-    tree->node_count++;
+    hmap_insert(&tree->paths, &n->path_node, path_hash(tree, n->path, strlen(n->path)));
     tree->data_size += node_size(n);
     return n;
 }
@@ -629,17 +456,12 @@ tree_t *tree_create_empty(watch_manager_t *wm)
     if (!tree)
         return NULL;
     tree->wm = wm;
-    hash_key_init(tree);
-    tree->buckets = calloc(INITIAL_BUCKETS, sizeof(znode_t *));
-    tree->bucket_mask = INITIAL_BUCKETS - 1;
-    tree->sessions = calloc(INITIAL_SESSION_BUCKETS, sizeof(session_eph_t *));
-    tree->session_mask = INITIAL_SESSION_BUCKETS - 1;
-    tree->acls = calloc(INITIAL_ACL_BUCKETS, sizeof(acl_entry_t *));
-    tree->acl_mask = INITIAL_ACL_BUCKETS - 1;
-    if (!tree->buckets || !tree->sessions || !tree->acls) {
-        tree_destroy(tree);
-        return NULL;
-    }
+    /* The key only has to be unknown to clients; it never changes what the
+     * tree does, only where nodes sit in the table. */
+    hmap_random_key(&tree->path_key);
+    hmap_init(&tree->paths, INITIAL_BUCKETS);
+    hmap_init(&tree->sessions, INITIAL_SESSION_BUCKETS);
+    hmap_init(&tree->acls, INITIAL_ACL_BUCKETS);
     return tree;
 }
 
@@ -667,40 +489,21 @@ void tree_destroy(tree_t *tree)
 {
     if (!tree)
         return;
-    if (tree->buckets) {
-        for (size_t i = 0; i <= tree->bucket_mask; i++) {
-            znode_t *n = tree->buckets[i];
-            while (n) {
-                znode_t *next = n->hash_next;
-                node_free(n);
-                n = next;
-            }
-        }
-        free(tree->buckets);
+    hmap_iter_t it = hmap_iter(&tree->paths);
+    for (hmap_node_t *hn; (hn = hmap_next(&it));)
+        node_free(HMAP_ENTRY(hn, znode_t, path_node));
+    hmap_destroy(&tree->paths);
+    it = hmap_iter(&tree->sessions);
+    for (hmap_node_t *hn; (hn = hmap_next(&it));)
+        free(HMAP_ENTRY(hn, session_eph_t, node));
+    hmap_destroy(&tree->sessions);
+    it = hmap_iter(&tree->acls);
+    for (hmap_node_t *hn; (hn = hmap_next(&it));) {
+        acl_entry_t *e = HMAP_ENTRY(hn, acl_entry_t, node);
+        acl_list_free(&e->acl);
+        free(e);
     }
-    if (tree->sessions) {
-        for (size_t i = 0; i <= tree->session_mask; i++) {
-            session_eph_t *e = tree->sessions[i];
-            while (e) {
-                session_eph_t *next = e->next;
-                free(e);
-                e = next;
-            }
-        }
-        free(tree->sessions);
-    }
-    if (tree->acls) {
-        for (size_t i = 0; i <= tree->acl_mask; i++) {
-            acl_entry_t *e = tree->acls[i];
-            while (e) {
-                acl_entry_t *next = e->next;
-                acl_list_free(&e->acl);
-                free(e);
-                e = next;
-            }
-        }
-        free(tree->acls);
-    }
+    hmap_destroy(&tree->acls);
     free(tree);
 }
 
@@ -747,7 +550,7 @@ int64_t tree_last_zxid(const tree_t *tree)
 
 size_t tree_node_count(const tree_t *tree)
 {
-    return tree->node_count;
+    return hmap_count(&tree->paths);
 }
 
 size_t tree_ephemeral_count(const tree_t *tree)
@@ -763,7 +566,7 @@ int64_t tree_approximate_data_size(const tree_t *tree)
 void tree_each_session_ephemeral(const tree_t *tree, int64_t session_id,
                                  int (*fn)(const znode_t *node, void *arg), void *arg)
 {
-    const session_eph_t *e = session_find(tree, session_id);
+    const session_eph_t *e = ephemerals_of(tree, session_id);
     for (const znode_t *n = e ? e->head : NULL; n; n = n->session_next)
         if (fn(n, arg))
             return;
@@ -771,15 +574,15 @@ void tree_each_session_ephemeral(const tree_t *tree, int64_t session_id,
 
 size_t tree_session_ephemeral_count(const tree_t *tree, int64_t session_id)
 {
-    const session_eph_t *e = session_find(tree, session_id);
+    const session_eph_t *e = ephemerals_of(tree, session_id);
     return e ? e->count : 0;
 }
 
 void tree_each_ephemeral_session(const tree_t *tree, void (*fn)(int64_t session_id, void *arg), void *arg)
 {
-    for (size_t i = 0; i <= tree->session_mask; i++)
-        for (const session_eph_t *e = tree->sessions[i]; e; e = e->next)
-            fn(e->session_id, arg);
+    hmap_iter_t it = hmap_iter(&tree->sessions);
+    for (hmap_node_t *hn; (hn = hmap_next(&it));)
+        fn(HMAP_ENTRY(hn, session_eph_t, node)->session_id, arg);
 }
 
 /* Pre-order walk of node's subtree without a stack: down through the first
@@ -869,7 +672,7 @@ static znode_t *prepare_node(tree_t *tree, znode_t *parent, const txn_t *txn, in
         return NULL;
     }
     *session = NULL;
-    if (owner_kind(owner) == OWNER_SESSION && !(*session = session_get_or_add(tree, owner))) {
+    if (owner_kind(owner) == OWNER_SESSION && !(*session = ephemerals_get_or_add(tree, owner))) {
         acl_release(tree, &n->acl);
         node_free(n);
         return NULL;
@@ -887,7 +690,8 @@ static int create_node(tree_t *tree, const txn_header_t *hdr, const txn_t *txn, 
     znode_t *parent = lookup_len(tree, path, path_parent_len(path));
     if (!parent)
         return ZNONODE;
-    size_t len = strlen(path), hash = path_hash(tree, path, len);
+    size_t len = strlen(path);
+    uint64_t hash = path_hash(tree, path, len);
     if (lookup_hashed(tree, path, len, hash))
         return ZNODEEXISTS;
     if (owner_kind(parent->ephemeral_owner) == OWNER_SESSION)
@@ -905,9 +709,7 @@ static int create_node(tree_t *tree, const txn_header_t *hdr, const txn_t *txn, 
     n->ctime = n->mtime = hdr->time;
     n->ephemeral_owner = owner;
     children_add(parent, n);
-    hash_insert(tree, n, hash);
-    tree->node_count++;
-    hash_maybe_grow(tree);
+    hmap_insert(&tree->paths, &n->path_node, hash);
     tree->data_size += node_size(n);
     if (session)
         ephemeral_link(tree, session, n);
@@ -929,8 +731,7 @@ static int delete_node(tree_t *tree, const char *path, int64_t zxid)
     znode_t *parent = lookup_len(tree, path, path_parent_len(path));
     if (!parent)
         return ZNONODE;
-    size_t len = strlen(path), hash = path_hash(tree, path, len);
-    znode_t *n = lookup_hashed(tree, path, len, hash);
+    znode_t *n = lookup_len(tree, path, strlen(path));
     if (n && n->nchildren > 0)
         return ZNOTEMPTY;   /* ZooKeeper would orphan the children; prep never asks */
     /* ZooKeeper moves pzxid even when the child is already gone (a fuzzy
@@ -941,8 +742,7 @@ static int delete_node(tree_t *tree, const char *path, int64_t zxid)
         return ZNONODE;
 
     children_remove(parent, n);
-    hash_remove(tree, n, hash);
-    tree->node_count--;
+    hmap_remove(&tree->paths, &n->path_node);
     tree->data_size -= node_size(n);
     owner_unlink(tree, n);
     fire_deleted(tree, n->path);
@@ -1003,10 +803,10 @@ static void kill_session(tree_t *tree, int64_t session_id, int64_t zxid, const t
     if (session_id == 0 || owner_kind(session_id) != OWNER_SESSION)
         return;
     session_eph_t *e;
-    while ((e = session_find(tree, session_id)) != NULL) {
+    while ((e = ephemerals_of(tree, session_id)) != NULL) {
         znode_t *n = e->head;
         if (!n) {   /* cannot happen: empty entries are dropped */
-            session_drop(tree, e);
+            ephemerals_drop(tree, e);
             break;
         }
         /* an ephemeral cannot have children, so this deletes it; if it
@@ -1243,24 +1043,25 @@ int tree_walk(const tree_t *tree, int (*fn)(const znode_t *node, void *arg), voi
 
 size_t tree_acl_count(const tree_t *tree)
 {
-    return tree->acl_count;
+    return hmap_count(&tree->acls);
 }
 
 int tree_each_acl(const tree_t *tree, int (*fn)(int64_t id, const acl_list_t *acl, void *arg), void *arg)
 {
-    for (size_t i = 0; i <= tree->acl_mask; i++)
-        for (const acl_entry_t *e = tree->acls[i]; e; e = e->next) {
-            int rc = fn(e->id, &e->acl, arg);
-            if (rc)
-                return rc;
-        }
+    hmap_iter_t it = hmap_iter(&tree->acls);
+    for (hmap_node_t *hn; (hn = hmap_next(&it));) {
+        const acl_entry_t *e = HMAP_ENTRY(hn, acl_entry_t, node);
+        int rc = fn(e->id, &e->acl, arg);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
 int64_t tree_acl_id(const tree_t *tree, const znode_t *node)
 {
-    acl_entry_t **pp = acl_entry_slot(tree, &node->acl);
-    return pp ? (*pp)->id : -1;   /* -1 cannot happen: every node's ACL is interned */
+    const acl_entry_t *e = acl_entry_of(tree, &node->acl);
+    return e ? e->id : -1;   /* -1 cannot happen: every node's ACL is interned */
 }
 
 void tree_set_last_zxid(tree_t *tree, int64_t zxid)
@@ -1270,7 +1071,7 @@ void tree_set_last_zxid(tree_t *tree, int64_t zxid)
 
 /* Where a restored node goes: *parent (NULL for the root) and its path's
  * *hash, or -1 with why not. */
-static int restore_place(const tree_t *tree, const znode_t *n, znode_t **parent, size_t *hash, char *err,
+static int restore_place(const tree_t *tree, const znode_t *n, znode_t **parent, uint64_t *hash, char *err,
                          size_t errlen)
 {
     size_t len = strlen(n->path);
@@ -1316,7 +1117,7 @@ static int restore_prepare(tree_t *tree, znode_t *n, znode_t *parent, const uint
         return -1;
     *session = NULL;
     if (owner_kind(n->ephemeral_owner) == OWNER_SESSION &&
-        !(*session = session_get_or_add(tree, n->ephemeral_owner))) {
+        !(*session = ephemerals_get_or_add(tree, n->ephemeral_owner))) {
         acl_release(tree, &n->acl);
         return -1;
     }
@@ -1355,7 +1156,7 @@ int tree_restore_node(tree_t *tree, const char *path, size_t path_len, const uin
     }
     restore_stat(n, stat, data_len);
     session_eph_t *session;
-    size_t hash;
+    uint64_t hash;
     if (restore_place(tree, n, &parent, &hash, err, errlen) < 0) {
         node_free(n);
         return -1;
@@ -1369,9 +1170,7 @@ int tree_restore_node(tree_t *tree, const char *path, size_t path_len, const uin
         children_add(parent, n);
     else
         tree->root = n;
-    hash_insert(tree, n, hash);
-    tree->node_count++;
-    hash_maybe_grow(tree);
+    hmap_insert(&tree->paths, &n->path_node, hash);
     tree->data_size += node_size(n);
     if (session)
         ephemeral_link(tree, session, n);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/hashmap.h"
 #include "proto.h"
 #include "txn.h"
 #include "watch.h"
@@ -35,7 +36,7 @@ struct znode {
     znode_t **children;
     int32_t nchildren, children_cap;
     int32_t index_in_parent; /* slot in parent->children, for O(1) removal */
-    znode_t *hash_next;      /* path hash chain */
+    hmap_node_t path_node;   /* in the tree's path table */
     znode_t *session_next;   /* the owning session's ephemeral list; container and
                                 TTL nodes are chained on the tree's list of them */
     znode_t *session_prev;

@@ -17,74 +17,14 @@
  * which is exactly ZooKeeper's "supress" set. */
 #include "watch.h"
 
+#include "base/hashmap.h"
 #include "base/logging.h"
 #include "proto.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- a small intrusive hash table (chained, power-of-two buckets) ---- */
-
-typedef struct hnode {
-    struct hnode *next;
-    uint64_t hash;
-} hnode_t;
-
-typedef struct {
-    hnode_t **buckets;
-    size_t nbuckets;   /* 0 or a power of two */
-    size_t count;
-} htab_t;
-
-static hnode_t *htab_chain(const htab_t *h, uint64_t hash)
-{
-    return h->nbuckets ? h->buckets[hash & (h->nbuckets - 1)] : NULL;
-}
-
-static void htab_grow(htab_t *h)
-{
-    size_t n = h->nbuckets ? h->nbuckets * 2 : 16;
-    if (n < h->nbuckets || n > SIZE_MAX / sizeof(hnode_t *))
-        return;
-    hnode_t **b = calloc(n, sizeof(*b));
-    if (!b)
-        return;   /* keep the old buckets: longer chains, still correct */
-    for (size_t i = 0; i < h->nbuckets; i++) {
-        for (hnode_t *e = h->buckets[i], *next; e; e = next) {
-            next = e->next;
-            e->next = b[e->hash & (n - 1)];
-            b[e->hash & (n - 1)] = e;
-        }
-    }
-    free(h->buckets);
-    h->buckets = b;
-    h->nbuckets = n;
-}
-
-/* 0, or -1 if the table has no buckets and none could be allocated. */
-static int htab_insert(htab_t *h, hnode_t *e)
-{
-    if (h->count >= h->nbuckets)
-        htab_grow(h);
-    if (!h->nbuckets)
-        return -1;
-    hnode_t **slot = &h->buckets[e->hash & (h->nbuckets - 1)];
-    e->next = *slot;
-    *slot = e;
-    h->count++;
-    return 0;
-}
-
-static void htab_remove(htab_t *h, hnode_t *e)
-{
-    for (hnode_t **p = &h->buckets[e->hash & (h->nbuckets - 1)]; *p; p = &(*p)->next) {
-        if (*p == e) {
-            *p = e->next;
-            h->count--;
-            return;
-        }
-    }
-}
+/* ---- hashing (the tables are base/hashmap.h) ---- */
 
 static uint64_t hash_bytes(const char *s, size_t len)
 {
@@ -106,7 +46,7 @@ struct watcher_rec;
 struct watched_path;
 
 typedef struct watch {
-    hnode_t node;   /* in wm->pairs; first member */
+    hmap_node_t node;   /* in wm->pairs */
     struct watched_path *path;
     struct watcher_rec *owner;
     watch_mode_t mode;
@@ -115,14 +55,14 @@ typedef struct watch {
 } watch_t;
 
 typedef struct watched_path {
-    hnode_t node;   /* in table->paths; first member */
+    hmap_node_t node;   /* in table->paths */
     watch_t *watches;
     size_t len;
     char path[];    /* NUL-terminated copy */
 } watched_path_t;
 
 typedef struct watcher_rec {
-    hnode_t node;   /* in wm->watchers; first member */
+    hmap_node_t node;   /* in wm->watchers */
     void *watcher;
     struct {
         watch_t *watches;
@@ -132,7 +72,7 @@ typedef struct watcher_rec {
 } watcher_rec_t;
 
 typedef struct {
-    htab_t paths;
+    hmap_t paths;
     size_t listed_watchers;   /* watch2Paths.size() */
     size_t watch_count;       /* (watcher, path) pairs */
     size_t recursive_count;   /* pairs in recursive mode: walk ancestors only if > 0 */
@@ -142,8 +82,8 @@ struct watch_manager {
     watch_notify_fn notify;
     void *ctx;
     table_t tables[2];
-    htab_t watchers;   /* watcher pointer -> watcher_rec_t */
-    htab_t pairs;      /* (path entry, watcher record) -> watch_t */
+    hmap_t watchers;   /* watcher pointer -> watcher_rec_t */
+    hmap_t pairs;      /* (path entry, watcher record) -> watch_t */
     uint64_t round;
 };
 
@@ -152,35 +92,53 @@ static uint64_t pair_hash(const watched_path_t *wp, const watcher_rec_t *rec)
     return hash_ptr(wp) ^ (hash_ptr(rec) * 31);
 }
 
+typedef struct {
+    const char *path;
+    size_t len;
+} path_key_t;
+
+static int path_matches(const hmap_node_t *n, const void *key)
+{
+    const watched_path_t *wp = HMAP_ENTRY(n, watched_path_t, node);
+    const path_key_t *k = key;
+    return wp->len == k->len && memcmp(wp->path, k->path, k->len) == 0;
+}
+
 static watched_path_t *find_path(const table_t *t, const char *path, size_t len)
 {
-    uint64_t h = hash_bytes(path, len);
-    for (hnode_t *e = htab_chain(&t->paths, h); e; e = e->next) {
-        watched_path_t *wp = (watched_path_t *)e;
-        if (e->hash == h && wp->len == len && memcmp(wp->path, path, len) == 0)
-            return wp;
-    }
-    return NULL;
+    path_key_t k = {path, len};
+    hmap_node_t *n = hmap_find(&t->paths, hash_bytes(path, len), path_matches, &k);
+    return n ? HMAP_ENTRY(n, watched_path_t, node) : NULL;
+}
+
+static int watcher_matches(const hmap_node_t *n, const void *watcher)
+{
+    return HMAP_ENTRY(n, watcher_rec_t, node)->watcher == watcher;
 }
 
 static watcher_rec_t *find_watcher(const watch_manager_t *wm, const void *watcher)
 {
-    uint64_t h = hash_ptr(watcher);
-    for (hnode_t *e = htab_chain(&wm->watchers, h); e; e = e->next)
-        if (e->hash == h && ((watcher_rec_t *)e)->watcher == watcher)
-            return (watcher_rec_t *)e;
-    return NULL;
+    hmap_node_t *n = hmap_find(&wm->watchers, hash_ptr(watcher), watcher_matches, watcher);
+    return n ? HMAP_ENTRY(n, watcher_rec_t, node) : NULL;
+}
+
+typedef struct {
+    const watched_path_t *path;
+    const watcher_rec_t *owner;
+} pair_key_t;
+
+static int pair_matches(const hmap_node_t *n, const void *key)
+{
+    const watch_t *w = HMAP_ENTRY(n, watch_t, node);
+    const pair_key_t *k = key;
+    return w->path == k->path && w->owner == k->owner;
 }
 
 static watch_t *find_pair(const watch_manager_t *wm, const watched_path_t *wp, const watcher_rec_t *rec)
 {
-    uint64_t h = pair_hash(wp, rec);
-    for (hnode_t *e = htab_chain(&wm->pairs, h); e; e = e->next) {
-        watch_t *w = (watch_t *)e;
-        if (e->hash == h && w->path == wp && w->owner == rec)
-            return w;
-    }
-    return NULL;
+    pair_key_t k = {wp, rec};
+    hmap_node_t *n = hmap_find(&wm->pairs, pair_hash(wp, rec), pair_matches, &k);
+    return n ? HMAP_ENTRY(n, watch_t, node) : NULL;
 }
 
 static int valid_table(int table)
@@ -198,26 +156,23 @@ watch_manager_t *watch_manager_create(watch_notify_fn notify, void *ctx)
     return wm;
 }
 
-static void free_chains(htab_t *h)
+/* Free every record of h (each kind of record is one allocation). */
+static void free_records(hmap_t *h, size_t node_offset)
 {
-    for (size_t i = 0; i < h->nbuckets; i++) {
-        for (hnode_t *e = h->buckets[i], *next; e; e = next) {
-            next = e->next;
-            free(e);   /* every record starts with its hnode_t */
-        }
-    }
-    free(h->buckets);
-    memset(h, 0, sizeof(*h));
+    hmap_iter_t it = hmap_iter(h);
+    for (hmap_node_t *n; (n = hmap_next(&it));)
+        free((char *)n - node_offset);
+    hmap_destroy(h);
 }
 
 void watch_manager_destroy(watch_manager_t *wm)
 {
     if (!wm)
         return;
-    free_chains(&wm->pairs);
-    free_chains(&wm->tables[WATCH_TABLE_DATA].paths);
-    free_chains(&wm->tables[WATCH_TABLE_CHILD].paths);
-    free_chains(&wm->watchers);
+    free_records(&wm->pairs, offsetof(watch_t, node));
+    free_records(&wm->tables[WATCH_TABLE_DATA].paths, offsetof(watched_path_t, node));
+    free_records(&wm->tables[WATCH_TABLE_CHILD].paths, offsetof(watched_path_t, node));
+    free_records(&wm->watchers, offsetof(watcher_rec_t, node));
     free(wm);
 }
 
@@ -240,7 +195,7 @@ static void unlink_watch(watch_manager_t *wm, watch_table_t table, watch_t *w)
         w->owner->in[table].watches = w->owner_next;
     if (w->owner_next)
         w->owner_next->owner_prev = w->owner_prev;
-    htab_remove(&wm->pairs, &w->node);
+    hmap_remove(&wm->pairs, &w->node);
     if (w->mode == WATCH_MODE_PERSISTENT_RECURSIVE)
         t->recursive_count--;
     t->watch_count--;
@@ -252,19 +207,19 @@ static void drop_path_if_empty(table_t *t, watched_path_t *wp)
 {
     if (wp->watches)
         return;
-    htab_remove(&t->paths, &wp->node);
+    hmap_remove(&t->paths, &wp->node);
     free(wp);
 }
 
 static void drop_watcher_rec(watch_manager_t *wm, watcher_rec_t *rec)
 {
-    htab_remove(&wm->watchers, &rec->node);
+    hmap_remove(&wm->watchers, &rec->node);
     free(rec);
 }
 
 /* ---- adding ---- */
 
-static watched_path_t *get_path(table_t *t, const char *path, size_t len)
+static watched_path_t *get_watched_path(table_t *t, const char *path, size_t len)
 {
     watched_path_t *wp = find_path(t, path, len);
     if (wp)
@@ -276,11 +231,7 @@ static watched_path_t *get_path(table_t *t, const char *path, size_t len)
         return NULL;
     memcpy(wp->path, path, len);
     wp->len = len;
-    wp->node.hash = hash_bytes(path, len);
-    if (htab_insert(&t->paths, &wp->node) < 0) {
-        free(wp);
-        return NULL;
-    }
+    hmap_insert(&t->paths, &wp->node, hash_bytes(path, len));
     return wp;
 }
 
@@ -293,11 +244,7 @@ static watcher_rec_t *get_watcher(watch_manager_t *wm, void *watcher)
     if (!rec)
         return NULL;
     rec->watcher = watcher;
-    rec->node.hash = hash_ptr(watcher);
-    if (htab_insert(&wm->watchers, &rec->node) < 0) {
-        free(rec);
-        return NULL;
-    }
+    hmap_insert(&wm->watchers, &rec->node, hash_ptr(watcher));
     return rec;
 }
 
@@ -309,11 +256,7 @@ static watch_t *new_watch(watch_manager_t *wm, watch_table_t table, watched_path
     w->path = wp;
     w->owner = rec;
     w->mode = WATCH_MODE_STANDARD;
-    w->node.hash = pair_hash(wp, rec);
-    if (htab_insert(&wm->pairs, &w->node) < 0) {
-        free(w);
-        return NULL;
-    }
+    hmap_insert(&wm->pairs, &w->node, pair_hash(wp, rec));
     w->path_next = wp->watches;
     if (wp->watches)
         wp->watches->path_prev = w;
@@ -348,7 +291,7 @@ int watch_add(watch_manager_t *wm, watch_table_t table, const char *path, void *
     watcher_rec_t *rec = get_watcher(wm, watcher);
     if (!rec)
         return -1;
-    watched_path_t *wp = get_path(t, path, strlen(path));
+    watched_path_t *wp = get_watched_path(t, path, strlen(path));
     watch_t *w = wp ? find_pair(wm, wp, rec) : NULL;
     if (wp && !w)
         w = new_watch(wm, table, wp, rec);
@@ -620,7 +563,7 @@ void watch_stats(watch_manager_t *wm, watch_stats_t *out)
     const table_t *data = &wm->tables[WATCH_TABLE_DATA];
     const table_t *child = &wm->tables[WATCH_TABLE_CHILD];
     out->watchers = data->listed_watchers;
-    out->paths = data->paths.count;
+    out->paths = hmap_count(&data->paths);
     out->total = data->watch_count;
     out->watch_count = data->watch_count + child->watch_count;
 }
@@ -629,23 +572,22 @@ void watch_stats(watch_manager_t *wm, watch_stats_t *out)
 
 void watch_dump_by_path(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg)
 {
-    const htab_t *paths = &wm->tables[table].paths;
-    for (size_t b = 0; b < paths->nbuckets; b++)
-        for (hnode_t *n = paths->buckets[b]; n; n = n->next) {
-            const watched_path_t *wp = (const watched_path_t *)n;
-            int first = 1;
-            for (const watch_t *w = wp->watches; w; w = w->path_next, first = 0)
-                fn(wp->path, w->owner->watcher, first, arg);
-        }
+    hmap_iter_t it = hmap_iter(&wm->tables[table].paths);
+    for (hmap_node_t *n; (n = hmap_next(&it));) {
+        const watched_path_t *wp = HMAP_ENTRY(n, watched_path_t, node);
+        int first = 1;
+        for (const watch_t *w = wp->watches; w; w = w->path_next, first = 0)
+            fn(wp->path, w->owner->watcher, first, arg);
+    }
 }
 
 void watch_dump_by_watcher(watch_manager_t *wm, watch_table_t table, watch_dump_fn fn, void *arg)
 {
-    for (size_t b = 0; b < wm->watchers.nbuckets; b++)
-        for (hnode_t *n = wm->watchers.buckets[b]; n; n = n->next) {
-            const watcher_rec_t *rec = (const watcher_rec_t *)n;
-            int first = 1;
-            for (const watch_t *w = rec->in[table].watches; w; w = w->owner_next, first = 0)
-                fn(w->path->path, rec->watcher, first, arg);
-        }
+    hmap_iter_t it = hmap_iter(&wm->watchers);
+    for (hmap_node_t *n; (n = hmap_next(&it));) {
+        const watcher_rec_t *rec = HMAP_ENTRY(n, watcher_rec_t, node);
+        int first = 1;
+        for (const watch_t *w = rec->in[table].watches; w; w = w->owner_next, first = 0)
+            fn(w->path->path, rec->watcher, first, arg);
+    }
 }

@@ -1,7 +1,7 @@
 /* history.c -- see history.h. */
 #include "history.h"
 #include "base/buf.h"
-#include "base/logging.h"
+#include "base/alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +10,7 @@ void history_init(history_t *h, size_t max_entries, size_t max_bytes, int64_t ba
 {
     memset(h, 0, sizeof(*h));
     h->cap = max_entries ? max_entries : 1;
-    h->items = calloc(h->cap, sizeof(*h->items));
-    if (!h->items) {
-        log_error("out of memory for the transaction history");
-        abort();
-    }
+    h->items = xcalloc(h->cap, sizeof(*h->items));
     h->max_bytes = max_bytes;
     h->base_zxid = base_zxid;
 }

@@ -48,6 +48,7 @@
 #include <zlib.h>
 
 #include "base/logging.h"
+#include "base/endian.h"
 
 enum {
     SNAP_MAGIC = 0x5A4B534E,   /* "ZKSN" */
@@ -67,29 +68,7 @@ enum {
 #define OPEN_ACL_UNSAFE_ID ((int64_t)-1)
 static const char SNAP_PREFIX[] = "snapshot.";
 
-/* ---- big-endian helpers and Adler-32 ---- */
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 3; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    return (uint64_t)get_u32(p) << 32 | get_u32(p + 4);
-}
+/* ---- Adler-32 ---- */
 
 /* zlib's adler32 takes a uInt length; feed larger ranges in slices. */
 static uLong adler32_range(uLong adler, const uint8_t *p, size_t n)
@@ -224,14 +203,14 @@ static void emit_bytes(emitter_t *e, const void *p, size_t n)
 static void emit_int(emitter_t *e, int32_t v)
 {
     uint8_t p[4];
-    put_u32(p, (uint32_t)v);
+    be32_put(p, (uint32_t)v);
     emit_bytes(e, p, sizeof(p));
 }
 
 static void emit_long(emitter_t *e, int64_t v)
 {
     uint8_t p[8];
-    put_u64(p, (uint64_t)v);
+    be64_put(p, (uint64_t)v);
     emit_bytes(e, p, sizeof(p));
 }
 
@@ -340,27 +319,11 @@ typedef struct {
  * transaction log's fdatasync in the parent (seen on ext4). */
 #define SNAPSHOT_WRITEBACK_STEP (8u << 20)
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w == 0)
-            errno = EIO;   /* no progress on a regular file: treat as a device error */
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int file_sink(void *arg, const void *data, size_t len)
 {
     file_sink_t *f = arg;
     f->adler = adler32_range(f->adler, data, len);
-    if (write_all(f->fd, data, len) < 0) {
+    if (fs_write_all(f->fd, data, len) < 0) {
         f->err = errno;
         return -1;
     }
@@ -377,14 +340,14 @@ static int file_sink(void *arg, const void *data, size_t len)
 static int write_contents(file_sink_t *f, const tree_t *tree, const snapshot_session_t *sessions, size_t nsessions)
 {
     uint8_t header[SNAP_HEADER_LEN];
-    put_u32(header, SNAP_MAGIC);
-    put_u32(header + 4, SNAP_VERSION);
-    put_u64(header + 8, (uint64_t)SNAP_DBID);
+    be32_put(header, SNAP_MAGIC);
+    be32_put(header + 4, SNAP_VERSION);
+    be64_put(header + 8, (uint64_t)SNAP_DBID);
     if (file_sink(f, header, sizeof(header)) < 0 || snapshot_serialize(tree, sessions, nsessions, file_sink, f) < 0)
         return -1;
     uint8_t seal[SNAP_SEAL_LEN];
-    put_u64(seal, (uint64_t)f->adler);
-    put_u32(seal + 8, 1);
+    be64_put(seal, (uint64_t)f->adler);
+    be32_put(seal + 8, 1);
     seal[12] = '/';
     /* ZooKeeper (digest enabled) would go on here: ZxidDigest and a second seal. */
     return file_sink(f, seal, sizeof(seal));
@@ -419,20 +382,20 @@ int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const
         step = "close";
         saved = errno;
     }
-    if (!step && rename(tmp_path, final_path) < 0) {
+    if (!step) {
+        int placed = fs_rename_durable(tmp_path, final_path);
+        if (placed == 0)
+            return 0;
+        if (placed == -2) {
+            snprintf(err, errlen, "wrote %s but cannot fsync %s: %s", final_path, dir, strerror(errno));
+            return -1;
+        }
         step = "rename";
         saved = errno;
     }
-    if (step) {
-        unlink(tmp_path);
-        snprintf(err, errlen, "cannot write %s (%s): %s", final_path, step, saved ? strerror(saved) : "out of memory");
-        return -1;
-    }
-    if (fs_sync_dir(dir) < 0) {
-        snprintf(err, errlen, "wrote %s but cannot fsync %s: %s", final_path, dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    unlink(tmp_path);
+    snprintf(err, errlen, "cannot write %s (%s): %s", final_path, step, saved ? strerror(saved) : "out of memory");
+    return -1;
 }
 
 /* ---- reading ---- */
@@ -532,15 +495,15 @@ static int check_frame(reader_t *r, const uint8_t *p, size_t size)
     jute_in_init(&r->in, p, 0);
     if (size < SNAP_MIN_LEN)
         return refuse(r, size, "the file ends after %zu bytes; the smallest snapshot has %d", size, SNAP_MIN_LEN);
-    if (get_u32(p) != SNAP_MAGIC)
-        return refuse(r, 0, "magic is 0x%08" PRIx32 ", not 0x%08x (\"ZKSN\")", get_u32(p), SNAP_MAGIC);
-    if (get_u32(p + 4) != SNAP_VERSION)
-        return refuse(r, 4, "version is %" PRId32 ", not %d", (int32_t)get_u32(p + 4), SNAP_VERSION);
-    if ((int64_t)get_u64(p + 8) != SNAP_DBID)
-        return refuse(r, 8, "dbid is %" PRId64 ", not -1", (int64_t)get_u64(p + 8));
-    if (get_u32(p + size - 5) != 1 || p[size - 1] != '/')
+    if (be32_get(p) != SNAP_MAGIC)
+        return refuse(r, 0, "magic is 0x%08" PRIx32 ", not 0x%08x (\"ZKSN\")", be32_get(p), SNAP_MAGIC);
+    if (be32_get(p + 4) != SNAP_VERSION)
+        return refuse(r, 4, "version is %" PRId32 ", not %d", (int32_t)be32_get(p + 4), SNAP_VERSION);
+    if ((int64_t)be64_get(p + 8) != SNAP_DBID)
+        return refuse(r, 8, "dbid is %" PRId64 ", not -1", (int64_t)be64_get(p + 8));
+    if (be32_get(p + size - 5) != 1 || p[size - 1] != '/')
         return refuse(r, size - 5, "the file does not end with the string \"/\": truncated, or not a snapshot");
-    uint64_t stored = get_u64(p + size - SNAP_SEAL_LEN);
+    uint64_t stored = be64_get(p + size - SNAP_SEAL_LEN);
     uLong computed = adler32_range(adler32(0L, Z_NULL, 0), p, size - SNAP_SEAL_LEN);
     if (stored != (uint64_t)computed)
         return refuse(r, size - SNAP_SEAL_LEN, "checksum is 0x%" PRIx64 " but the %zu bytes before it sum to 0x%lx",

@@ -1,11 +1,12 @@
 /* txnlog.c -- see txnlog.h. The loop thread serializes records into
- * segments; one writer thread writes, preallocates, rolls files and
+ * chunks; one writer thread writes, preallocates, rolls files and
  * fdatasyncs; results come back through an eventfd watched by the loop. */
 #define _GNU_SOURCE
 #include "txnlog.h"
 #include "base/buf.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/endian.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,13 +30,13 @@
 #define MAX_ENTRY_LEN (256 << 20) /* no txn is larger than the largest request */
 
 /* Records appended between two writer rounds, destined for one file. */
-typedef struct segment {
+typedef struct chunk {
     buf_t bytes;
     int64_t first_zxid, last_zxid;
     size_t count;
-    int new_file;   /* start a new log file with this segment */
-    struct segment *next;
-} segment_t;
+    int new_file;   /* start a new log file with this chunk */
+    struct chunk *next;
+} chunk_t;
 
 struct txnlog {
     loop_t *loop;
@@ -51,7 +52,7 @@ struct txnlog {
     /* Shared between the loop and the writer, under mu. */
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    segment_t *queue_head, *queue_tail;
+    chunk_t *queue_head, *queue_tail;
     int stopping;
     int failed;             /* the writer hit an error; it drops what it takes until the loop resets */
     int64_t durable_zxid;   /* reported */
@@ -72,7 +73,7 @@ struct txnlog {
 
 /* ---- names ---- */
 
-static void log_file_path(char *out, size_t outlen, const char *dir, int64_t zxid)
+static void file_path_of(char *out, size_t outlen, const char *dir, int64_t zxid)
 {
     snprintf(out, outlen, "%s/log.%" PRIx64, dir, (uint64_t)zxid);
 }
@@ -135,18 +136,6 @@ static int list_logs(const char *dir, int64_t **out, size_t *count)
 
 /* ---- serializing (loop thread) ---- */
 
-static void put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 3; i >= 0; i--, v >>= 8)
-        p[i] = (uint8_t)v;
-}
-
 /* Append {long adler32, int len, entry, 'B'} for one txn to b. */
 static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
 {
@@ -157,8 +146,8 @@ static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
     txn_body_write(b, txn);
     size_t entry_len = b->len - start - 12;
     uLong sum = adler32(adler32(0L, Z_NULL, 0), b->data + start + 12, (uInt)entry_len);
-    put_u64(b->data + start, (uint64_t)sum);
-    put_u32(b->data + start + 8, (uint32_t)entry_len);
+    be64_put(b->data + start, (uint64_t)sum);
+    be32_put(b->data + start + 8, (uint32_t)entry_len);
     uint8_t eor = ENTRY_EOR;
     buf_append(b, &eor, 1);
 }
@@ -166,26 +155,26 @@ static void serialize_entry(buf_t *b, const txn_header_t *hdr, const txn_t *txn)
 int txnlog_append(txnlog_t *log, const txn_header_t *hdr, const txn_t *txn)
 {
     pthread_mutex_lock(&log->mu);
-    segment_t *seg = log->queue_tail;
-    if (!seg || log->roll_pending) {
-        seg = calloc(1, sizeof(*seg));
-        if (!seg) {
+    chunk_t *chunk = log->queue_tail;
+    if (!chunk || log->roll_pending) {
+        chunk = calloc(1, sizeof(*chunk));
+        if (!chunk) {
             pthread_mutex_unlock(&log->mu);
             return -1;
         }
-        buf_init(&seg->bytes);
-        seg->first_zxid = hdr->zxid;
-        seg->new_file = log->roll_pending;
+        buf_init(&chunk->bytes);
+        chunk->first_zxid = hdr->zxid;
+        chunk->new_file = log->roll_pending;
         log->roll_pending = 0;
         if (log->queue_tail)
-            log->queue_tail->next = seg;
+            log->queue_tail->next = chunk;
         else
-            log->queue_head = seg;
-        log->queue_tail = seg;
+            log->queue_head = chunk;
+        log->queue_tail = chunk;
     }
-    serialize_entry(&seg->bytes, hdr, txn);
-    seg->last_zxid = hdr->zxid;
-    seg->count++;
+    serialize_entry(&chunk->bytes, hdr, txn);
+    chunk->last_zxid = hdr->zxid;
+    chunk->count++;
     pthread_cond_signal(&log->cv);
     pthread_mutex_unlock(&log->mu);
     log->pending++;
@@ -204,26 +193,6 @@ size_t txnlog_pending(const txnlog_t *log)
 }
 
 /* ---- writing (writer thread) ---- */
-
-static int write_all(int fd, const void *p, size_t n, int64_t offset)
-{
-    const uint8_t *b = p;
-    while (n > 0) {
-        ssize_t w = pwrite(fd, b, n, (off_t)offset);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0)
-            return -1;
-        if (w == 0) {
-            errno = EIO;
-            return -1;
-        }
-        b += w;
-        n -= (size_t)w;
-        offset += w;
-    }
-    return 0;
-}
 
 /* Reserve the file ahead of the records, in prealloc steps, so an fdatasync
  * after an append need not grow the file. fallocate reserves the blocks
@@ -245,7 +214,7 @@ static int preallocate(txnlog_t *log, int64_t need_end)
     static const uint8_t zeros[65536];
     for (int64_t off = log->file_alloc; off < new_alloc;) {
         size_t n = (size_t)(new_alloc - off < (int64_t)sizeof(zeros) ? new_alloc - off : (int64_t)sizeof(zeros));
-        if (write_all(log->fd, zeros, n, off) < 0) {
+        if (fs_pwrite_all(log->fd, zeros, n, off) < 0) {
             int saved = errno;
             if (ftruncate(log->fd, (off_t)log->file_alloc) < 0) { /* best effort: keep the old size */
             }
@@ -273,18 +242,18 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
         log->fd = -1;
     }
     char path[600];
-    log_file_path(path, sizeof(path), log->dir, first_zxid);
+    file_path_of(path, sizeof(path), log->dir, first_zxid);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
     uint8_t header[TXNLOG_HEADER_LEN];
-    put_u32(header, TXNLOG_MAGIC);
-    put_u32(header + 4, TXNLOG_VERSION);
-    put_u64(header + 8, 0);   /* dbid */
+    be32_put(header, TXNLOG_MAGIC);
+    be32_put(header + 4, TXNLOG_VERSION);
+    be64_put(header + 8, 0);   /* dbid */
     log->fd = fd;
     log->file_end = 0;
     log->file_alloc = 0;
-    if (write_all(fd, header, sizeof(header), 0) < 0 || sync_file(log, fd) < 0 ||
+    if (fs_pwrite_all(fd, header, sizeof(header), 0) < 0 || sync_file(log, fd) < 0 ||
         (log->force_sync && fs_sync_dir(log->dir) < 0)) {
         int saved = errno;
         close(fd);
@@ -298,19 +267,19 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
     return 0;
 }
 
-/* Write one segment. On failure what may have landed is zeroed and the file
+/* Write one chunk. On failure what may have landed is zeroed and the file
  * cut back to its preallocated size, so the bytes never read as records. */
-static int write_segment(txnlog_t *log, segment_t *seg)
+static int write_chunk(txnlog_t *log, chunk_t *chunk)
 {
-    if ((seg->new_file || log->fd < 0) && start_file(log, seg->first_zxid) < 0)
+    if ((chunk->new_file || log->fd < 0) && start_file(log, chunk->first_zxid) < 0)
         return -1;
     int64_t start = log->file_end;
-    int64_t end = start + (int64_t)seg->bytes.len;
+    int64_t end = start + (int64_t)chunk->bytes.len;
     /* A disk too full for a whole preallocation step may still hold the
      * records: then write them without preallocating. */
     if (preallocate(log, end + 1) < 0)
         log_debug("preallocating %s/log.* failed (%s); writing without", log->dir, strerror(errno));
-    if (write_all(log->fd, seg->bytes.data, seg->bytes.len, start) == 0) {
+    if (fs_pwrite_all(log->fd, chunk->bytes.data, chunk->bytes.len, start) == 0) {
         log->file_end = end;
         if (end > log->file_alloc)
             log->file_alloc = end;
@@ -320,7 +289,7 @@ static int write_segment(txnlog_t *log, segment_t *seg)
     static const uint8_t zeros[4096];
     for (int64_t off = start; off < end && off < log->file_alloc; off += (int64_t)sizeof(zeros)) {
         size_t n = (size_t)(end - off < (int64_t)sizeof(zeros) ? end - off : (int64_t)sizeof(zeros));
-        if (write_all(log->fd, zeros, n, off) < 0)
+        if (fs_pwrite_all(log->fd, zeros, n, off) < 0)
             break;
     }
     if (ftruncate(log->fd, (off_t)(log->file_alloc > start ? log->file_alloc : start)) == 0)
@@ -329,13 +298,13 @@ static int write_segment(txnlog_t *log, segment_t *seg)
     return -1;
 }
 
-static void free_segments(segment_t *seg)
+static void free_chunks(chunk_t *chunk)
 {
-    while (seg) {
-        segment_t *next = seg->next;
-        buf_free(&seg->bytes);
-        free(seg);
-        seg = next;
+    while (chunk) {
+        chunk_t *next = chunk->next;
+        buf_free(&chunk->bytes);
+        free(chunk);
+        chunk = next;
     }
 }
 
@@ -363,7 +332,7 @@ static void *writer_main(void *arg)
         pthread_mutex_lock(&log->mu);
         while (!log->queue_head && !log->stopping)
             pthread_cond_wait(&log->cv, &log->mu);
-        segment_t *batch = log->queue_head;
+        chunk_t *batch = log->queue_head;
         int drop = log->failed;
         log->queue_head = log->queue_tail = NULL;
         int stopping = log->stopping;
@@ -371,19 +340,19 @@ static void *writer_main(void *arg)
         if (!batch && stopping)
             break;
         if (drop) {   /* prepared before the loop learned of a failure: already failed */
-            free_segments(batch);
+            free_chunks(batch);
             continue;
         }
         int64_t durable = -1;
         int err = 0;
         int64_t fail_zxid = 0;
-        for (segment_t *seg = batch; seg; seg = seg->next) {
-            if (write_segment(log, seg) < 0) {
+        for (chunk_t *chunk = batch; chunk; chunk = chunk->next) {
+            if (write_chunk(log, chunk) < 0) {
                 err = errno ? errno : EIO;
-                fail_zxid = seg->first_zxid;
+                fail_zxid = chunk->first_zxid;
                 break;
             }
-            durable = seg->last_zxid;
+            durable = chunk->last_zxid;
         }
         if (durable >= 0 && log->fd >= 0 && sync_file(log, log->fd) < 0) {
             /* After a failed fdatasync nothing written since the last good
@@ -392,7 +361,7 @@ static void *writer_main(void *arg)
             fail_zxid = batch->first_zxid;
             durable = -1;
         }
-        free_segments(batch);
+        free_chunks(batch);
         report(log, durable, err, fail_zxid);
     }
     if (log->fd >= 0) {
@@ -419,7 +388,7 @@ static void on_writer_event(loop_t *loop, int fd, unsigned events, void *arg)
     int64_t fail_zxid = log->fail_zxid;
     if (err) {
         /* Everything still queued was prepared on top of the failed txns. */
-        free_segments(log->queue_head);
+        free_chunks(log->queue_head);
         log->queue_head = log->queue_tail = NULL;
         log->fail_err = 0;
         log->failed = 0;
@@ -496,26 +465,13 @@ void txnlog_close(txnlog_t *log)
         loop_unwatch(log->loop, log->event_fd);
         close(log->event_fd);
     }
-    free_segments(log->queue_head);
+    free_chunks(log->queue_head);
     pthread_mutex_destroy(&log->mu);
     pthread_cond_destroy(&log->cv);
     free(log);
 }
 
 /* ---- reading ---- */
-
-static uint64_t get_u64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 static int all_zero(const uint8_t *p, size_t n)
 {
@@ -550,8 +506,8 @@ static int64_t parse_entry(const uint8_t *p, size_t left, txn_header_t *hdr, txn
 {
     if (left < 12)
         return all_zero(p, left) ? 0 : -1;
-    uint64_t sum = get_u64(p);
-    uint32_t len = get_u32(p + 8);
+    uint64_t sum = be64_get(p);
+    uint32_t len = be32_get(p + 8);
     if (len == 0 && sum == 0)
         return all_zero(p, left > 4096 ? 4096 : left) ? 0 : -1;
     if (len > MAX_ENTRY_LEN || (size_t)len + 13 > left)
@@ -574,7 +530,7 @@ static int replay_file(replay_ctx_t *ctx, int64_t start_zxid, int64_t next_start
 {
     int newest = next_start < 0;
     char path[600];
-    log_file_path(path, sizeof(path), ctx->dir, start_zxid);
+    file_path_of(path, sizeof(path), ctx->dir, start_zxid);
     int fd = open(path, newest ? O_RDWR | O_CLOEXEC : O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
@@ -592,7 +548,7 @@ static int replay_file(replay_ctx_t *ctx, int64_t start_zxid, int64_t next_start
     }
     int rc = 0;
     size_t off = 0;
-    if (size < TXNLOG_HEADER_LEN || get_u32(map) != TXNLOG_MAGIC || get_u32(map + 4) != TXNLOG_VERSION) {
+    if (size < TXNLOG_HEADER_LEN || be32_get(map) != TXNLOG_MAGIC || be32_get(map + 4) != TXNLOG_VERSION) {
         if (newest && (size < TXNLOG_HEADER_LEN || all_zero(map, size))) {
             /* created but never written before a crash: nothing was durable in it */
             log_warn("%s has no complete header; removing it", path);
@@ -709,7 +665,7 @@ int txnlog_purge_before(const char *dir, int64_t zxid)
     int removed = 0;
     for (size_t i = 0; i < keep_from; i++) {
         char path[600];
-        log_file_path(path, sizeof(path), dir, starts[i]);
+        file_path_of(path, sizeof(path), dir, starts[i]);
         if (unlink(path) == 0) {
             removed++;
             log_info("purged %s", path);
@@ -767,7 +723,7 @@ int txnlog_truncate_after(const char *dir, int64_t zxid, char *err, size_t errle
     int rc = 0;
     for (size_t i = count; i-- > 0 && rc == 0;) {
         char path[600];
-        log_file_path(path, sizeof(path), dir, starts[i]);
+        file_path_of(path, sizeof(path), dir, starts[i]);
         if (starts[i] > zxid) {
             if (unlink(path) < 0 && errno != ENOENT) {
                 snprintf(err, errlen, "cannot remove %s: %s", path, strerror(errno));

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -56,7 +57,7 @@ static double avg_latency(const keeper_stats_t *s)
     return s->latency_count ? (double)s->latency_total_ms / (double)s->latency_count : 0.0;
 }
 
-static void connection_line(buf_t *out, const conn_t *c, int brief)
+static void connection_line(buf_t *out, const client_conn_t *c, int brief)
 {
     unsigned interest = (c->read_paused || c->closing ? 0u : 1u) | (buf_unread(&c->out) ? 4u : 0u);
     out_printf(out, " /%s:%d[%x](queued=0,recved=%llu,sent=%llu", c->ip, c->port, interest,
@@ -79,7 +80,7 @@ static void server_stats(keeper_t *k, buf_t *out, int with_clients)
     out_printf(out, "Zookeeper version: %s, built on %s\n", KIPPER_ZK_VERSION, __DATE__);
     if (with_clients) {
         out_printf(out, "Clients:\n");
-        for (const conn_t *c = k->conns; c; c = c->next) {
+        for (const client_conn_t *c = k->clients; c; c = c->next) {
             connection_line(out, c, 1);
             out_printf(out, "\n");
         }
@@ -89,7 +90,7 @@ static void server_stats(keeper_t *k, buf_t *out, int with_clients)
                avg_latency(&k->stats), (unsigned long long)k->stats.latency_max_ms);
     out_printf(out, "Received: %llu\nSent: %llu\nConnections: %zu\nOutstanding: %zu\nZxid: 0x%llx\n",
                (unsigned long long)k->stats.packets_received, (unsigned long long)k->stats.packets_sent,
-               k->nconns, k->npending, (unsigned long long)tree_last_zxid(k->tree));
+               k->nclients, k->npending, (unsigned long long)tree_last_zxid(k->tree));
     out_printf(out, "Mode: %s\nNode count: %zu\n", server_state(k), zookeeper_node_count(k));
 }
 
@@ -120,9 +121,9 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_min_latency\t%llu\n", (unsigned long long)min_latency(&k->stats));
     out_printf(out, "zk_packets_received\t%llu\n", (unsigned long long)k->stats.packets_received);
     out_printf(out, "zk_packets_sent\t%llu\n", (unsigned long long)k->stats.packets_sent);
-    out_printf(out, "zk_num_alive_connections\t%zu\n", k->nconns);
+    out_printf(out, "zk_num_alive_connections\t%zu\n", k->nclients);
     out_printf(out, "zk_outstanding_requests\t%zu\n", k->npending);   /* in the pipeline */
-    out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(loop_wall_ms() - k->started_wall_ms));
+    out_printf(out, "zk_uptime\t%llu\n", (unsigned long long)(clock_wall_ms() - k->started_wall_ms));
     out_printf(out, "zk_znode_count\t%zu\n", zookeeper_node_count(k));
     out_printf(out, "zk_watch_count\t%zu\n", ws.watch_count);
     out_printf(out, "zk_ephemerals_count\t%zu\n", tree_ephemeral_count(k->tree));
@@ -222,13 +223,13 @@ static void dump_watch_by_path(const char *path, void *watcher, int first, void 
 {
     if (first)
         out_printf(arg, "%s\n", path);
-    out_printf(arg, "\t0x%llx\n", (unsigned long long)((conn_t *)watcher)->session_id);
+    out_printf(arg, "\t0x%llx\n", (unsigned long long)((client_conn_t *)watcher)->session_id);
 }
 
 static void dump_watch_by_session(const char *path, void *watcher, int first, void *arg)
 {
     if (first)
-        out_printf(arg, "0x%llx\n", (unsigned long long)((conn_t *)watcher)->session_id);
+        out_printf(arg, "0x%llx\n", (unsigned long long)((client_conn_t *)watcher)->session_id);
     out_printf(arg, "\t%s\n", path);
 }
 
@@ -237,7 +238,7 @@ static void dump_watch_by_session(const char *path, void *watcher, int first, vo
 static const char *const known_words[] = {"ruok", "stat", "srvr", "conf", "cons", "mntr", "wchs", "wchc", "wchp",
                                           "envi", "isro", "srst", "crst", "dump", "dirs", "gtmk", "stmk", "hash"};
 
-int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
+int fourlw_run(keeper_t *k, client_conn_t *c, const uint8_t word_bytes[4], buf_t *out)
 {
     char word[5];
     memcpy(word, word_bytes, 4);
@@ -267,7 +268,7 @@ int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
     } else if (!strcmp(word, "conf")) {
         configuration(k, out);
     } else if (!strcmp(word, "cons")) {
-        for (const conn_t *x = k->conns; x; x = x->next)
+        for (const client_conn_t *x = k->clients; x; x = x->next)
             connection_line(out, x, 0);
         out_printf(out, "\n");
     } else if (!strcmp(word, "mntr")) {
@@ -285,7 +286,7 @@ int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word_bytes[4], buf_t *out)
         k->stats.latency_min_ms = UINT64_MAX;
         out_printf(out, "Server stats reset.\n");
     } else if (!strcmp(word, "crst")) {
-        for (conn_t *x = k->conns; x; x = x->next) {
+        for (client_conn_t *x = k->clients; x; x = x->next) {
             memset(&x->stats, 0, sizeof(x->stats));
             x->stats.latency_min_ms = UINT64_MAX;
         }

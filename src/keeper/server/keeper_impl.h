@@ -20,7 +20,7 @@
 #include "keeper/data/watch.h"
 
 typedef struct keeper keeper_t;
-typedef struct conn conn_t;
+typedef struct client_conn client_conn_t;
 typedef struct leader leader_t;
 typedef struct follower follower_t;
 
@@ -34,7 +34,8 @@ typedef struct {
     uint64_t latency_min_ms, latency_max_ms;   /* min is UINT64_MAX until set */
 } keeper_stats_t;
 
-struct conn {
+/* A client's connection (ZooKeeper's ServerCnxn), served by server.c. */
+struct client_conn {
     keeper_t *keeper;
     int fd;
     char ip[64];
@@ -61,8 +62,8 @@ struct conn {
     keeper_stats_t stats;
     int dead;                /* closed; freed by the next before-sleep pass */
     int pending_write;       /* on keeper.pending_writes */
-    conn_t *next_pending;
-    conn_t *prev, *next;     /* keeper.conns, or keeper.dead_conns once dead */
+    client_conn_t *next_pending;
+    client_conn_t *prev, *next; /* keeper.clients, or keeper.dead_clients once dead */
 };
 
 /* A request in the pipeline: prepared (writes) and waiting until its
@@ -81,7 +82,7 @@ typedef enum {
 typedef struct pending pending_t;
 struct pending {
     pending_kind_t kind;
-    conn_t *conn;            /* NULL once the connection is gone */
+    client_conn_t *client;   /* NULL once the connection is gone */
     int32_t xid, type;
     int has_txn;
     txn_header_t hdr;
@@ -119,10 +120,10 @@ struct keeper {
     int64_t next_zxid;             /* zxid the next transaction gets */
     change_record_t *changes;      /* outstanding changes, oldest first */
     size_t nchanges, changes_cap;
-    conn_t *conns;
-    size_t nconns;
-    conn_t *pending_writes;        /* connections with output to flush */
-    conn_t *dead_conns;            /* closed, waiting to be freed */
+    client_conn_t *clients;
+    size_t nclients;
+    client_conn_t *pending_writes; /* connections with output to flush */
+    client_conn_t *dead_clients;   /* closed, waiting to be freed */
     keeper_stats_t stats;
     uint64_t started_wall_ms;
     loop_timer_t *tick_timer;
@@ -130,16 +131,16 @@ struct keeper {
     loop_timer_t *purge_timer;
     int stopping;
     /* durability */
-    txnlog_t *log;
+    txnlog_t *txnlog;
     char snap_dir[600];            /* dataDir/version-2 */
-    char log_dir[600];             /* dataLogDir/version-2 */
+    char txnlog_dir[600];          /* dataLogDir/version-2 */
     pending_t *pending_head, *pending_tail;
     size_t npending;
     size_t txns_since_snapshot;
     size_t snapshot_threshold;     /* snapCount/2 + a random part, as ZooKeeper */
     int snapshot_pid;              /* the forked child writing a snapshot, or 0 */
     int64_t snapshot_zxid;
-    uint64_t log_failures;         /* write batches the disk refused */
+    uint64_t txnlog_failures;      /* write batches the disk refused */
     /* the ensemble (quorum.c, peer.c, leader.c, follower.c) */
     keeper_role_t role;
     int serving;                   /* clients are accepted */
@@ -152,33 +153,33 @@ struct keeper {
     leader_t *leader;
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
-    uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (conn.walk_mark) */
+    uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
 };
 
 /* server.c */
 /* Replies are built straight into c->out (reply_begin/reply_finish);
- * conn_queued() then counts the reply and schedules the flush. */
-void conn_queued(conn_t *c);
-void conn_close(conn_t *c, const char *why);
-void conn_close_after_flush(conn_t *c);
-conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id);
+ * client_queued() then counts the reply and schedules the flush. */
+void client_queued(client_conn_t *c);
+void client_close(client_conn_t *c, const char *why);
+void client_close_after_flush(client_conn_t *c);
+client_conn_t *keeper_client_of_session(keeper_t *k, int64_t session_id);
 /* Does this keeper expire sessions and sweep containers (standalone, or
  * an established leader)? */
 int keeper_owns_sessions(const keeper_t *k);
-void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms);
+void keeper_stats_record(keeper_t *k, client_conn_t *c, uint64_t latency_ms);
 
 /* request.c: one complete request frame from a connected client. */
-void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len);
+void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t len);
 int request_is_write(int32_t type);
 int request_is_read(int32_t type);
-void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
-void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r);
+void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
+void request_reply_write(client_conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r);
 /* Start a reply frame: length placeholder + ReplyHeader. Returns the offset
  * of the length, to finish with reply_finish(). */
 size_t reply_begin(buf_t *b, int32_t xid, int64_t zxid, int32_t err);
 void reply_finish(buf_t *b, size_t start);
 /* pipeline.c: requests between prep and reply. */
-pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type);
+pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, client_conn_t *c, int32_t xid, int32_t type);
 void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len);
 /* Queue p; a prepared txn (p->has_txn set by prep, see pipeline_new) goes to the log. */
 void pipeline_submit(keeper_t *k, pending_t *p);
@@ -186,7 +187,7 @@ int pipeline_idle(const keeper_t *k);
 /* The log's report: commit and answer what is durable, refuse what failed. */
 void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t failed_zxid);
 /* A connection closed: its queued requests lose their reply target. */
-void pipeline_forget_conn(keeper_t *k, conn_t *c);
+void pipeline_forget_client(keeper_t *k, client_conn_t *c);
 /* Apply committed transactions up to zxid, answering their requests. */
 void pipeline_commit_upto(keeper_t *k, int64_t zxid);
 /* Follower: a committed txn was applied; answer the local request it belongs to. */
@@ -204,7 +205,7 @@ void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_r
 /* Expire a session through a closeSession transaction. */
 void keeper_close_session(keeper_t *k, int64_t session_id, const char *why);
 /* server.c: the new session of c is durable; answer its ConnectRequest. */
-void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok);
+void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int ok);
 
 /* persist.c: restore at start, snapshots, purging. */
 int persist_recover(keeper_t *k, char *err, size_t errlen);
@@ -260,12 +261,12 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);
 void follower_stop(keeper_t *k);
 void follower_on_durable(keeper_t *k, int64_t durable_zxid);
 /* Forward a client's write (or sync, closeSession) to the leader. */
-void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
+void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
 void follower_touch(keeper_t *k, int64_t session_id);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,
  * write its answer into out and return 1; else 0. */
-int fourlw_run(keeper_t *k, conn_t *c, const uint8_t word[4], buf_t *out);
+int fourlw_run(keeper_t *k, client_conn_t *c, const uint8_t word[4], buf_t *out);
 
 #endif

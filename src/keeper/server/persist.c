@@ -13,6 +13,7 @@
 #include "keeper/disk/snapshot.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -91,9 +92,9 @@ static int replay_one(void *arg, const txn_header_t *hdr, const txn_t *txn)
 int persist_recover(keeper_t *k, char *err, size_t errlen)
 {
     snprintf(k->snap_dir, sizeof(k->snap_dir), "%s/version-2", k->cfg.data_dir);
-    snprintf(k->log_dir, sizeof(k->log_dir), "%s/version-2", k->cfg.data_log_dir);
-    if (fs_make_dirs(k->snap_dir) < 0 || fs_make_dirs(k->log_dir) < 0) {
-        snprintf(err, errlen, "cannot create %s or %s: %s", k->snap_dir, k->log_dir, strerror(errno));
+    snprintf(k->txnlog_dir, sizeof(k->txnlog_dir), "%s/version-2", k->cfg.data_log_dir);
+    if (fs_make_dirs(k->snap_dir) < 0 || fs_make_dirs(k->txnlog_dir) < 0) {
+        snprintf(err, errlen, "cannot create %s or %s: %s", k->snap_dir, k->txnlog_dir, strerror(errno));
         return -1;
     }
     remove_stale_temporaries(k->snap_dir);
@@ -107,7 +108,7 @@ int persist_recover(keeper_t *k, char *err, size_t errlen)
     history_reset(&k->history, snap_zxid);
     txnlog_replay_result_t replayed;
     char why[700];
-    if (txnlog_replay(k->log_dir, snap_zxid, replay_one, k, &replayed, why, sizeof(why)) < 0) {
+    if (txnlog_replay(k->txnlog_dir, snap_zxid, replay_one, k, &replayed, why, sizeof(why)) < 0) {
         snprintf(err, errlen, "cannot restore a consistent state: %s", why);
         return -1;
     }
@@ -129,15 +130,15 @@ static size_t next_snapshot_threshold(const keeper_t *k)
 int persist_open_log(keeper_t *k, char *err, size_t errlen)
 {
     txnlog_options_t opts = {
-        .dir = k->log_dir,
+        .dir = k->txnlog_dir,
         .force_sync = k->cfg.force_sync,
         .prealloc_bytes = k->cfg.prealloc_bytes,
         .last_zxid = tree_last_zxid(k->tree),
     };
-    k->log = txnlog_open(k->loop, &opts, pipeline_on_durable, k, err, errlen);
-    if (!k->log)
+    k->txnlog = txnlog_open(k->loop, &opts, pipeline_on_durable, k, err, errlen);
+    if (!k->txnlog)
         return -1;
-    srandom((unsigned)(loop_wall_ms() ^ (uint64_t)getpid()));
+    srandom((unsigned)(clock_wall_ms() ^ (uint64_t)getpid()));
     k->snapshot_threshold = next_snapshot_threshold(k);
     return 0;
 }
@@ -213,7 +214,7 @@ void persist_after_append(keeper_t *k)
     }
     k->txns_since_snapshot = 0;
     k->snapshot_threshold = next_snapshot_threshold(k);
-    txnlog_roll(k->log);
+    txnlog_roll(k->txnlog);
     start_snapshot(k);
 }
 
@@ -259,7 +260,7 @@ void persist_purge(keeper_t *k)
             if (unlink(path) == 0)
                 log_info("purged %s", path);
         }
-        txnlog_purge_before(k->log_dir, zxids[keep - 1]);
+        txnlog_purge_before(k->txnlog_dir, zxids[keep - 1]);
     }
     free(zxids);
 }

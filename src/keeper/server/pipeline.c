@@ -10,20 +10,17 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid, int32_t type)
+pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, client_conn_t *c, int32_t xid, int32_t type)
 {
-    pending_t *p = calloc(1, sizeof(*p));
-    if (!p) {
-        log_error("out of memory queueing a request");
-        abort();
-    }
+    pending_t *p = xcalloc(1, sizeof(*p));
     p->kind = kind;
-    p->conn = c;
+    p->client = c;
     p->xid = xid;
     p->type = type;
     p->has_txn = kind != PENDING_READ && kind != PENDING_FORWARDED && kind != PENDING_LEARNER_SYNC;
@@ -33,11 +30,7 @@ pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, conn_t *c, int32_t xid
 
 void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len)
 {
-    p->frame = malloc(len ? len : 1);
-    if (!p->frame) {
-        log_error("out of memory queueing a request");
-        abort();
-    }
+    p->frame = xmalloc(len);
     memcpy(p->frame, frame, len);
     p->frame_len = len;
 }
@@ -50,7 +43,7 @@ int pipeline_idle(const keeper_t *k)
 void pipeline_submit(keeper_t *k, pending_t *p)
 {
     if (p->has_txn) {
-        if (txnlog_append(k->log, &p->hdr, &p->txn) < 0) {
+        if (txnlog_append(k->txnlog, &p->hdr, &p->txn) < 0) {
             log_error("out of memory appending to the transaction log");
             abort();
         }
@@ -69,11 +62,11 @@ void pipeline_submit(keeper_t *k, pending_t *p)
     k->npending++;
 }
 
-void pipeline_forget_conn(keeper_t *k, conn_t *c)
+void pipeline_forget_client(keeper_t *k, client_conn_t *c)
 {
     for (pending_t *p = k->pending_head; p; p = p->next)
-        if (p->conn == c)
-            p->conn = NULL;
+        if (p->client == c)
+            p->client = NULL;
 }
 
 void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result)
@@ -109,9 +102,9 @@ static void complete(keeper_t *k, pending_t *p)
 {
     txn_result_t result;
     int64_t session_id = p->hdr.client_id;
-    conn_t *owner = p->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, session_id) : NULL;
+    client_conn_t *owner = p->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, session_id) : NULL;
     keeper_commit(k, &p->hdr, &p->txn, &result);
-    conn_t *c = p->conn;
+    client_conn_t *c = p->client;
     switch (p->kind) {
     case PENDING_WRITE:
     case PENDING_CLOSE_SESSION:
@@ -120,7 +113,7 @@ static void complete(keeper_t *k, pending_t *p)
             request_reply_write(c, p->xid, p->type, &p->hdr, &result);
             keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
             if (p->kind == PENDING_CLOSE_SESSION)
-                conn_close_after_flush(c);
+                client_close_after_flush(c);
         }
         break;
     case PENDING_CONNECT:
@@ -130,7 +123,7 @@ static void complete(keeper_t *k, pending_t *p)
     case PENDING_SYSTEM:
     case PENDING_REMOTE:
         if (owner && p->hdr.type == OP_CLOSE_SESSION)
-            conn_close(owner, p->kind == PENDING_SYSTEM ? "session expired" : "session closed");
+            client_close(owner, p->kind == PENDING_SYSTEM ? "session expired" : "session closed");
         break;
     default:
         break;
@@ -141,7 +134,7 @@ static void complete(keeper_t *k, pending_t *p)
 /* The log refused p's transaction: tell whoever asked. */
 static void refuse(keeper_t *k, pending_t *p)
 {
-    conn_t *c = p->conn;
+    client_conn_t *c = p->client;
     if (p->hdr.type == OP_CLOSE_SESSION) {
         /* The session lives on; expiry will try again. */
         session_t *s = session_find(k->sessions, p->hdr.client_id);
@@ -155,7 +148,7 @@ static void refuse(keeper_t *k, pending_t *p)
     case PENDING_CLOSE_SESSION: {
         size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZSYSTEMERROR);
         reply_finish(&c->out, start);
-        conn_queued(c);
+        client_queued(c);
         break;
     }
     case PENDING_CONNECT:
@@ -168,7 +161,7 @@ static void refuse(keeper_t *k, pending_t *p)
 
 static void answer_read(keeper_t *k, pending_t *p)
 {
-    conn_t *c = p->conn;
+    client_conn_t *c = p->client;
     if (!c || c->dead)
         return;
     jute_in_t in;
@@ -181,8 +174,8 @@ static void answer_read(keeper_t *k, pending_t *p)
 /* p leaves the pipeline: its connection has one request less queued. */
 static void release(pending_t *p)
 {
-    if (p->conn && p->conn->in_flight)
-        p->conn->in_flight--;
+    if (p->client && p->client->in_flight)
+        p->client->in_flight--;
 }
 
 /* The head of the pipeline has been answered: remove and free it. */
@@ -229,7 +222,7 @@ static void refuse_all(keeper_t *k, int err, int64_t failed_zxid)
         }
         drop_head(k);
     }
-    k->log_failures++;
+    k->txnlog_failures++;
     prep_rollback(k, failed_zxid);
     k->last_logged_zxid = failed_zxid - 1;
     history_truncate_after(&k->history, failed_zxid - 1);
@@ -280,7 +273,7 @@ static void follower_flush(keeper_t *k)
     pending_t **pp = &k->pending_head, *prev = NULL;
     while (*pp) {
         pending_t *p = *pp;
-        conn_t *c = p->conn;
+        client_conn_t *c = p->client;
         int ready = p->kind == PENDING_READ || p->done;
         if (c && !c->dead && c->walk_mark == walk)
             ready = 0;   /* an earlier entry of this connection still waits */
@@ -303,11 +296,11 @@ static void follower_flush(keeper_t *k)
                     size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZOK);
                     jute_put_string(&c->out, p->frame ? (const char *)p->frame : "/");
                     reply_finish(&c->out, start);
-                    conn_queued(c);
+                    client_queued(c);
                 }
                 keeper_stats_record(k, c, loop_now_ms(k->loop) - p->started_ms);
                 if (p->type == OP_CLOSE_SESSION)
-                    conn_close_after_flush(c);
+                    client_close_after_flush(c);
             }
             if (p->kind != PENDING_READ && c->in_flight)
                 c->in_flight--;
@@ -370,7 +363,7 @@ void pipeline_abandon(keeper_t *k)
         if (p->has_txn) {   /* logged, maybe proposed, never applied */
             p->next = NULL;
             p->kind = PENDING_SYSTEM;
-            p->conn = NULL;
+            p->client = NULL;
             if (k->unapplied_tail)
                 k->unapplied_tail->next = p;
             else

@@ -11,6 +11,8 @@
 #include "keeper_impl.h"
 #include "keeper/data/path.h"
 #include "base/logging.h"
+#include "base/clock.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,12 +83,7 @@ static void add_change(keeper_t *k, const char *path, int64_t zxid, const node_v
     }
     if (k->nchanges == k->changes_cap) {
         size_t cap = k->changes_cap ? k->changes_cap * 2 : 16;
-        change_record_t *grown = realloc(k->changes, cap * sizeof(*grown));
-        if (!grown) {
-            log_error("out of memory recording a prepared change");
-            abort();
-        }
-        k->changes = grown;
+        k->changes = xrealloc(k->changes, cap * sizeof(*k->changes));
         k->changes_cap = cap;
     }
     k->changes[k->nchanges++] = cr;
@@ -491,11 +488,7 @@ static int parse_multi(jute_in_t *in, write_request_t **out)
 static void prep_multi(keeper_t *k, const prep_origin_t *c, txn_header_t *hdr, write_request_t *ops, int n, txn_t *txn)
 {
     txn_init(txn, OP_MULTI);
-    txn->subs = calloc((size_t)(n > 0 ? n : 1), sizeof(txn_t));
-    if (!txn->subs) {
-        log_error("out of memory preparing a multi");
-        abort();
-    }
+    txn->subs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(txn_t));
     size_t mark = k->nchanges;
     int failed = 0;
     for (int i = 0; i < n; i++) {
@@ -532,7 +525,7 @@ static void begin_txn(keeper_t *k, int64_t session_id, int32_t cxid, int32_t typ
     hdr->client_id = session_id;
     hdr->cxid = cxid;
     hdr->zxid = k->next_zxid++;
-    hdr->time = (int64_t)loop_wall_ms();
+    hdr->time = (int64_t)clock_wall_ms();
     hdr->type = type;
 }
 
@@ -609,11 +602,7 @@ static void path_list_add(path_list_t *pl, const char *path)
             return;
     if (pl->count == pl->cap) {
         pl->cap = pl->cap ? pl->cap * 2 : 8;
-        pl->paths = realloc(pl->paths, (size_t)pl->cap * sizeof(char *));
-        if (!pl->paths) {
-            log_error("out of memory listing ephemerals");
-            abort();
-        }
+        pl->paths = xrealloc(pl->paths, (size_t)pl->cap * sizeof(char *));
     }
     pl->paths[pl->count++] = strdup(path);
 }

@@ -27,11 +27,11 @@ void reply_finish(buf_t *b, size_t start)
     jute_patch_int(b, start, (int32_t)(b->len - start - 4));
 }
 
-static void reply_header_only(keeper_t *k, conn_t *c, int32_t xid, int32_t err)
+static void reply_header_only(keeper_t *k, client_conn_t *c, int32_t xid, int32_t err)
 {
     size_t start = reply_begin(&c->out, xid, tree_last_zxid(k->tree), err);
     reply_finish(&c->out, start);
-    conn_queued(c);
+    client_queued(c);
 }
 
 /* ---- replies to writes ---- */
@@ -76,7 +76,7 @@ static void put_multi_result(buf_t *b, const txn_result_t *r)
     }
 }
 
-void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r)
+void request_reply_write(client_conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r)
 {
     buf_t *b = &c->out;
     int32_t err = hdr->type == OP_ERROR ? r->err : (type == OP_MULTI ? ZOK : r->err);
@@ -107,13 +107,13 @@ void request_reply_write(conn_t *c, int32_t xid, int32_t type, const txn_header_
         }
     }
     reply_finish(b, start);
-    conn_queued(c);
+    client_queued(c);
 }
 
 /* ---- reads ---- */
 
 /* Look up a node for a read: ZNONODE, or ZNOAUTH without perm. */
-static int read_node(keeper_t *k, conn_t *c, const char *path, int32_t perm, const znode_t **out)
+static int read_node(keeper_t *k, client_conn_t *c, const char *path, int32_t perm, const znode_t **out)
 {
     const znode_t *n = path ? tree_lookup(k->tree, path) : NULL;
     *out = n;
@@ -139,7 +139,7 @@ static void put_data(buf_t *b, const znode_t *n)
 
 /* getData / getChildren as a single read or as an op of multiRead. Puts
  * the response body into b and returns ZOK, or returns the error. */
-static int read_data_or_children(keeper_t *k, conn_t *c, int32_t type, const char *path, int watch, buf_t *b)
+static int read_data_or_children(keeper_t *k, client_conn_t *c, int32_t type, const char *path, int watch, buf_t *b)
 {
     const znode_t *n;
     int err = read_node(k, c, path, PERM_READ, &n);
@@ -199,7 +199,7 @@ static int add_ephemeral(const znode_t *n, void *arg)
     return 0;
 }
 
-static int read_multi(keeper_t *k, conn_t *c, jute_in_t *in, buf_t *b)
+static int read_multi(keeper_t *k, client_conn_t *c, jute_in_t *in, buf_t *b)
 {
     for (int ops = 0;; ops++) {
         int32_t type = jute_get_int(in);
@@ -262,7 +262,7 @@ static void free_string_list(char **v, int n)
     free(v);
 }
 
-static int handle_set_watches(keeper_t *k, conn_t *c, int32_t type, jute_in_t *in)
+static int handle_set_watches(keeper_t *k, client_conn_t *c, int32_t type, jute_in_t *in)
 {
     int64_t relative_zxid = jute_get_long(in);
     char **lists[5] = {0};
@@ -282,7 +282,7 @@ static int handle_set_watches(keeper_t *k, conn_t *c, int32_t type, jute_in_t *i
 
 /* Answer one request that changes nothing; the reply body goes after the
  * header. Pings and unknown types come here too. */
-void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute_in_t *in)
+void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, jute_in_t *in)
 {
     if (type == OP_PING) {
         reply_header_only(k, c, xid, ZOK);
@@ -293,8 +293,8 @@ void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute
         log_warn("unknown request type %d from %s:%d; closing the connection", type, c->ip, c->port);
         size_t start = reply_begin(&c->out, xid, -1, ZUNIMPLEMENTED);   /* zxid -1, as ZooKeeper */
         reply_finish(&c->out, start);
-        conn_queued(c);
-        conn_close_after_flush(c);
+        client_queued(c);
+        client_close_after_flush(c);
         return;
     }
     buf_t body;
@@ -427,7 +427,7 @@ void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute
     if (err == ZOK)
         buf_append(&c->out, body.data, body.len);
     reply_finish(&c->out, start);
-    conn_queued(c);
+    client_queued(c);
     c->last_zxid = tree_last_zxid(k->tree);
     free(path);
     buf_free(&body);
@@ -435,7 +435,7 @@ void request_answer_read(keeper_t *k, conn_t *c, int32_t xid, int32_t type, jute
 
 /* ---- dispatch ---- */
 
-static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
+static void handle_auth(keeper_t *k, client_conn_t *c, int32_t xid, jute_in_t *in)
 {
     (void)jute_get_int(in);   /* AuthPacket.type, unused by ZooKeeper */
     char *scheme = jute_get_string(in);
@@ -452,10 +452,10 @@ static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
         err = ZAUTHFAILED;
     size_t start = reply_begin(&c->out, xid, 0, err);
     reply_finish(&c->out, start);
-    conn_queued(c);
+    client_queued(c);
     if (err != ZOK) {
         log_warn("authentication failed for scheme %s from %s:%d", scheme ? scheme : "(none)", c->ip, c->port);
-        conn_close_after_flush(c);
+        client_close_after_flush(c);
     }
     free(scheme);
     free(id);
@@ -464,19 +464,19 @@ static void handle_auth(keeper_t *k, conn_t *c, int32_t xid, jute_in_t *in)
 /* kipper has no SASL server. ZooKeeper without a SASL configuration answers
  * a SASL token with OK and a null token, leaving the connection open; the
  * client's SASL library then fails the handshake itself (AuthFailed). */
-static void handle_sasl(conn_t *c, int32_t xid, jute_in_t *in)
+static void handle_sasl(client_conn_t *c, int32_t xid, jute_in_t *in)
 {
     const uint8_t *token;
     int32_t token_len;
     if (jute_get_buffer(in, &token, &token_len) < 0) {
-        conn_close(c, "malformed SASL request");
+        client_close(c, "malformed SASL request");
         return;
     }
     log_debug("SASL request from %s:%d: SASL is not configured; answering with no token", c->ip, c->port);
     size_t start = reply_begin(&c->out, xid, 0, ZOK);
     jute_put_buffer(&c->out, NULL, -1);
     reply_finish(&c->out, start);
-    conn_queued(c);
+    client_queued(c);
 }
 
 static const char *op_name(int32_t type)
@@ -538,14 +538,14 @@ int request_is_read(int32_t type)
  * arrival order, and answered once their transaction is committed; anything
  * else is answered now unless this connection has writes in flight, in which
  * case it waits in the pipeline behind them. */
-void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
+void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t len)
 {
     jute_in_t in;
     jute_in_init(&in, frame, len);
     int32_t xid = jute_get_int(&in);
     int32_t type = jute_get_int(&in);
     if (in.error) {
-        conn_close(c, "request shorter than its header");
+        client_close(c, "request shorter than its header");
         return;
     }
     if (type != OP_PING && type != OP_AUTH && xid != XID_SET_WATCHES)
@@ -563,7 +563,7 @@ void request_handle(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
     /* Every other request keeps the session alive, as ZooKeeper's
      * submitRequest does; auth and SASL packets do not. */
     if (session_touch(k->sessions, c->session_id, loop_now_ms(k->loop)) < 0) {
-        conn_close(c, "request on an expired session");
+        client_close(c, "request on an expired session");
         return;
     }
     if (k->role == ROLE_FOLLOWING) {

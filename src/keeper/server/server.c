@@ -6,6 +6,8 @@
 #include "keeper_impl.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
+#include "base/clock.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,11 +21,11 @@
 /* Stop reading from a client while this much output waits for it. */
 #define OUT_HIGH_WATER (4u << 20)
 
-static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+static void client_on_io(loop_t *loop, int fd, unsigned events, void *arg);
 
 /* ---- output ---- */
 
-static void conn_update_interest(conn_t *c)
+static void client_update_interest(client_conn_t *c)
 {
     if (c->dead)
         return;
@@ -34,11 +36,11 @@ static void conn_update_interest(conn_t *c)
         ev |= LOOP_WRITABLE;
     if (ev == 0)
         ev = LOOP_READABLE;   /* keep seeing hang-ups */
-    loop_watch(c->keeper->loop, c->fd, ev, conn_on_io, c);
+    loop_watch(c->keeper->loop, c->fd, ev, client_on_io, c);
     c->want_write = (ev & LOOP_WRITABLE) != 0;
 }
 
-void conn_queued(conn_t *c)
+void client_queued(client_conn_t *c)
 {
     if (c->dead)
         return;
@@ -53,16 +55,16 @@ void conn_queued(conn_t *c)
 }
 
 /* Write what the socket takes. Returns -1 if the connection was closed. */
-static int conn_flush(conn_t *c)
+static int client_flush(client_conn_t *c)
 {
     if (net_write_buffer(c->fd, &c->out) < 0) {
-        conn_close(c, strerror(errno));
+        client_close(c, strerror(errno));
         return -1;
     }
     if (buf_unread(&c->out) == 0) {
         c->unsent_replies = 0;
         if (c->closing) {
-            conn_close(c, NULL);
+            client_close(c, NULL);
             return -1;
         }
     }
@@ -71,11 +73,11 @@ static int conn_flush(conn_t *c)
         c->unsent_replies < (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn / 2)
         c->read_paused = 0;
     if (c->want_write != (buf_unread(&c->out) > 0) || was_paused != c->read_paused)
-        conn_update_interest(c);
+        client_update_interest(c);
     return 0;
 }
 
-void conn_close_after_flush(conn_t *c)
+void client_close_after_flush(client_conn_t *c)
 {
     c->closing = 1;
     if (!c->pending_write) {
@@ -85,7 +87,7 @@ void conn_close_after_flush(conn_t *c)
     }
 }
 
-static void unlink_conn(conn_t **head, conn_t *c)
+static void unlink_client(client_conn_t **head, client_conn_t *c)
 {
     if (c->prev)
         c->prev->next = c->next;
@@ -96,7 +98,7 @@ static void unlink_conn(conn_t **head, conn_t *c)
     c->prev = c->next = NULL;
 }
 
-void conn_close(conn_t *c, const char *why)
+void client_close(client_conn_t *c, const char *why)
 {
     if (c->dead)
         return;
@@ -108,19 +110,19 @@ void conn_close(conn_t *c, const char *why)
     close(c->fd);
     c->dead = 1;
     watch_remove_watcher(k->watches, c);
-    pipeline_forget_conn(k, c);
+    pipeline_forget_client(k, c);
     if (c->session_id) {
         session_t *s = session_find(k->sessions, c->session_id);
         if (s && s->owner == c)
             s->owner = NULL;
     }
-    unlink_conn(&k->conns, c);
-    k->nconns--;
-    c->next = k->dead_conns;   /* freed in before_sleep, after every callback */
-    k->dead_conns = c;
+    unlink_client(&k->clients, c);
+    k->nclients--;
+    c->next = k->dead_clients;   /* freed in before_sleep, after every callback */
+    k->dead_clients = c;
 }
 
-static void free_conn(conn_t *c)
+static void free_client(client_conn_t *c)
 {
     buf_free(&c->in);
     buf_free(&c->out);
@@ -133,16 +135,16 @@ static void keeper_before_sleep(loop_t *loop, void *arg)
     (void)loop;
     keeper_t *k = arg;
     while (k->pending_writes) {
-        conn_t *c = k->pending_writes;
+        client_conn_t *c = k->pending_writes;
         k->pending_writes = c->next_pending;
         c->pending_write = 0;
         if (!c->dead)
-            conn_flush(c);
+            client_flush(c);
     }
-    while (k->dead_conns) {
-        conn_t *c = k->dead_conns;
-        k->dead_conns = c->next;
-        free_conn(c);
+    while (k->dead_clients) {
+        client_conn_t *c = k->dead_clients;
+        k->dead_clients = c->next;
+        free_client(c);
     }
 }
 
@@ -151,13 +153,13 @@ int keeper_owns_sessions(const keeper_t *k)
     return k->role == ROLE_STANDALONE || (k->role == ROLE_LEADING && k->serving);
 }
 
-conn_t *keeper_conn_of_session(keeper_t *k, int64_t session_id)
+client_conn_t *keeper_client_of_session(keeper_t *k, int64_t session_id)
 {
     session_t *s = session_find(k->sessions, session_id);
     return s ? s->owner : NULL;
 }
 
-void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms)
+void keeper_stats_record(keeper_t *k, client_conn_t *c, uint64_t latency_ms)
 {
     keeper_stats_t *all[2] = {&k->stats, &c->stats};
     for (int i = 0; i < 2; i++) {
@@ -170,14 +172,14 @@ void keeper_stats_record(keeper_t *k, conn_t *c, uint64_t latency_ms)
             s->latency_max_ms = latency_ms;
     }
     c->last_latency_ms = latency_ms;
-    c->last_response_wall_ms = loop_wall_ms();
+    c->last_response_wall_ms = clock_wall_ms();
 }
 
 /* ---- the connect handshake ---- */
 
 /* A client that sent the readOnly byte gets one back; an older client, whose
  * ConnectRequest ends before it, gets the older, shorter answer. */
-static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id, int valid, int with_read_only)
+static void send_connect_response(client_conn_t *c, int32_t timeout, int64_t session_id, int valid, int with_read_only)
 {
     uint8_t passwd[SESSION_PASSWORD_LEN] = {0};
     if (valid)
@@ -191,21 +193,21 @@ static void send_connect_response(conn_t *c, int32_t timeout, int64_t session_id
     if (with_read_only)
         jute_put_bool(&c->out, 0);            /* readOnly: this server is read-write */
     jute_patch_int(&c->out, start, (int32_t)(c->out.len - start - 4));
-    conn_queued(c);
+    client_queued(c);
 }
 
-static void attach_session(conn_t *c, session_t *s, int32_t timeout)
+static void attach_session(client_conn_t *c, session_t *s, int32_t timeout)
 {
-    conn_t *previous = s->owner;
+    client_conn_t *previous = s->owner;
     if (previous && previous != c)
-        conn_close(previous, "its session reconnected on another connection");
+        client_close(previous, "its session reconnected on another connection");
     s->owner = c;
     c->session_id = s->id;
     c->session_timeout = timeout;
     c->connected = 1;
 }
 
-static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t len)
+static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t len)
 {
     jute_in_t in;
     jute_in_init(&in, frame, len);
@@ -217,7 +219,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     int32_t passwd_len;
     jute_get_buffer(&in, &passwd, &passwd_len);
     if (in.error) {
-        conn_close(c, "malformed ConnectRequest");
+        client_close(c, "malformed ConnectRequest");
         return;
     }
     (void)protocol_version;
@@ -225,7 +227,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     if (with_read_only)
         (void)jute_get_bool(&in);   /* readOnly: accepted, this server is read-write */
     if (!k->serving) {   /* electing a leader or syncing: ZooKeeper refuses sessions too */
-        conn_close(c, "not serving clients until this keeper has a leader");
+        client_close(c, "not serving clients until this keeper has a leader");
         return;
     }
     int64_t our_zxid = tree_last_zxid(k->tree);
@@ -233,7 +235,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
         char why[160];
         snprintf(why, sizeof(why), "client has seen zxid 0x%llx, our last zxid is 0x%llx",
                  (unsigned long long)last_zxid_seen, (unsigned long long)our_zxid);
-        conn_close(c, why);
+        client_close(c, why);
         return;
     }
     if (timeout < k->cfg.min_session_timeout)
@@ -277,7 +279,7 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
                  c->port, s ? "wrong password" : "expired or unknown");
         send_connect_response(c, 0, 0, 0, with_read_only);
-        conn_close_after_flush(c);
+        client_close_after_flush(c);
         return;
     }
     session_touch(k->sessions, session_id, now);
@@ -286,43 +288,38 @@ static void handle_connect(keeper_t *k, conn_t *c, const uint8_t *frame, size_t 
     send_connect_response(c, timeout, session_id, 1, with_read_only);
 }
 
-static void conn_process_input(keeper_t *k, conn_t *c);
+static void client_process_input(keeper_t *k, client_conn_t *c);
 
-void keeper_finish_connect(keeper_t *k, conn_t *c, int64_t session_id, int32_t timeout, int ok)
+void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int ok)
 {
     c->connecting = 0;
     session_t *s = ok ? session_find(k->sessions, session_id) : NULL;
     if (!s) {
-        conn_close(c, ok ? "its new session vanished" : "cannot create a session: the transaction log refused it");
+        client_close(c, ok ? "its new session vanished" : "cannot create a session: the transaction log refused it");
         return;
     }
     attach_session(c, s, timeout);
     send_connect_response(c, timeout, s->id, 1, c->with_read_only);
     log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)s->id, c->ip, c->port,
               timeout);
-    conn_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
+    client_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
 }
 
 /* ---- input ---- */
 
-static int32_t frame_length(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
-static int over_outstanding_bound(const conn_t *c)
+static int over_outstanding_bound(const client_conn_t *c)
 {
     return buf_unread(&c->out) >= OUT_HIGH_WATER ||
            c->unsent_replies >= (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn;
 }
 
 /* Handle every complete frame in c->in. */
-static void conn_process_input(keeper_t *k, conn_t *c)
+static void client_process_input(keeper_t *k, client_conn_t *c)
 {
     while (!c->dead && !c->closing && !c->connecting && buf_unread(&c->in) >= 4) {
         if (over_outstanding_bound(c)) {
-            c->read_paused = 1;   /* resumed by conn_flush once the client reads */
-            conn_update_interest(c);
+            c->read_paused = 1;   /* resumed by client_flush once the client reads */
+            client_update_interest(c);
             return;
         }
         const uint8_t *p = buf_read_ptr(&c->in);
@@ -332,18 +329,18 @@ static void conn_process_input(keeper_t *k, conn_t *c)
             if (fourlw_run(k, c, p, &answer)) {
                 buf_append(&c->out, answer.data, answer.len);
                 buf_free(&answer);
-                conn_queued(c);
-                conn_close_after_flush(c);
+                client_queued(c);
+                client_close_after_flush(c);
                 return;
             }
             buf_free(&answer);
         }
-        int32_t len = frame_length(p);
+        int32_t len = (int32_t)be32_get(p);
         if (len < 0 || len > k->cfg.jute_maxbuffer) {
             char why[128];
             snprintf(why, sizeof(why), "frame length %d is outside 0..%d (jute.maxbuffer)", len,
                      k->cfg.jute_maxbuffer);
-            conn_close(c, why);
+            client_close(c, why);
             return;
         }
         if (buf_unread(&c->in) - 4 < (size_t)len)
@@ -359,42 +356,38 @@ static void conn_process_input(keeper_t *k, conn_t *c)
     }
 }
 
-static void conn_read(keeper_t *k, conn_t *c)
+static void client_read(keeper_t *k, client_conn_t *c)
 {
     /* Read at most one frame's worth beyond what is buffered, so a client
      * that floods us is held back by TCP rather than by our memory. */
     size_t limit = (size_t)k->cfg.jute_maxbuffer + 4 + READ_CHUNK;
     while (!c->dead && !c->closing && !c->read_paused && buf_unread(&c->in) < limit) {
-        buf_reserve(&c->in, READ_CHUNK);
-        ssize_t n = read(c->fd, c->in.data + c->in.len, READ_CHUNK);
+        ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            c->in.len += (size_t)n;
-            conn_process_input(k, c);
+            client_process_input(k, c);
             continue;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n < 0 && errno == EAGAIN)
             return;
-        if (n < 0 && errno == EINTR)
-            continue;
         if (n == 0) {
             if (buf_unread(&c->in) > 0)
-                conn_close(c, "client closed the connection in the middle of a request");
+                client_close(c, "client closed the connection in the middle of a request");
             else
-                conn_close(c, c->connected ? NULL : "client closed before connecting");
+                client_close(c, c->connected ? NULL : "client closed before connecting");
         } else {
-            conn_close(c, strerror(errno));
+            client_close(c, strerror(errno));
         }
         return;
     }
 }
 
-static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg)
+static void client_on_io(loop_t *loop, int fd, unsigned events, void *arg)
 {
     (void)loop;
     (void)fd;
-    conn_t *c = arg;
+    client_conn_t *c = arg;
     keeper_t *k = c->keeper;
-    if ((events & LOOP_WRITABLE) && conn_flush(c) < 0)
+    if ((events & LOOP_WRITABLE) && client_flush(c) < 0)
         return;
     if (events & LOOP_READABLE) {
         if (c->read_paused && !c->closing) {
@@ -402,11 +395,11 @@ static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg)
             char probe;
             ssize_t n = recv(c->fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
             if (n == 0)
-                conn_close(c, "client closed the connection");
+                client_close(c, "client closed the connection");
             return;
         }
         if (!c->closing)
-            conn_read(k, c);
+            client_read(k, c);
     }
 }
 
@@ -415,7 +408,7 @@ static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg)
 static size_t connections_from(const keeper_t *k, const char *ip)
 {
     size_t n = 0;
-    for (const conn_t *c = k->conns; c; c = c->next)
+    for (const client_conn_t *c = k->clients; c; c = c->next)
         if (strcmp(c->ip, ip) == 0)
             n++;
     return n;
@@ -439,7 +432,7 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
             close(cfd);
             continue;
         }
-        conn_t *c = calloc(1, sizeof(*c));
+        client_conn_t *c = calloc(1, sizeof(*c));
         if (!c) {
             log_error("out of memory accepting a connection from %s", ip);
             close(cfd);
@@ -449,7 +442,7 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         c->fd = cfd;
         snprintf(c->ip, sizeof(c->ip), "%s", ip);
         c->port = port;
-        c->established_wall_ms = loop_wall_ms();
+        c->established_wall_ms = clock_wall_ms();
         c->last_cxid = -1;
         c->last_zxid = -1;
         c->last_op = "NA";
@@ -458,13 +451,13 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         auth_set_add(&c->auth, "ip", ip);
         buf_init(&c->in);
         buf_init(&c->out);
-        c->next = k->conns;
-        if (k->conns)
-            k->conns->prev = c;
-        k->conns = c;
-        k->nconns++;
-        if (loop_watch(loop, cfd, LOOP_READABLE, conn_on_io, c) < 0)
-            conn_close(c, "cannot watch the socket");
+        c->next = k->clients;
+        if (k->clients)
+            k->clients->prev = c;
+        k->clients = c;
+        k->nclients++;
+        if (loop_watch(loop, cfd, LOOP_READABLE, client_on_io, c) < 0)
+            client_close(c, "cannot watch the socket");
     }
 }
 
@@ -520,7 +513,7 @@ static void on_container_sweep(loop_t *loop, void *arg)
     uint64_t budget = (uint64_t)k->cfg.container_max_per_minute * (uint64_t)k->cfg.container_check_interval_ms /
                       60000u;
     sw.budget = budget ? (size_t)budget : 1;
-    tree_each_expired_container(k->tree, (int64_t)loop_wall_ms(), collect_container, &sw);
+    tree_each_expired_container(k->tree, (int64_t)clock_wall_ms(), collect_container, &sw);
     for (size_t i = 0; i < sw.count; i++) {
         pending_t *p = pipeline_new(k, PENDING_SYSTEM, NULL, 0, OP_DELETE_CONTAINER);
         prep_delete_container(k, sw.paths[i], &p->hdr, &p->txn);
@@ -536,7 +529,7 @@ static void on_container_sweep(loop_t *loop, void *arg)
 static void on_watch_event(void *watcher, int32_t event_type, const char *path, void *ctx)
 {
     (void)ctx;
-    conn_t *c = watcher;
+    client_conn_t *c = watcher;
     if (c->dead)
         return;
     size_t start = reply_begin(&c->out, XID_NOTIFICATION, -1, ZOK);
@@ -544,7 +537,7 @@ static void on_watch_event(void *watcher, int32_t event_type, const char *path, 
     jute_put_int(&c->out, STATE_SYNC_CONNECTED);
     jute_put_string(&c->out, path);
     reply_finish(&c->out, start);
-    conn_queued(c);
+    client_queued(c);
 }
 
 static void on_purge(loop_t *loop, void *arg)
@@ -586,7 +579,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (k->loop)   /* before any thread starts, so SIGINT/SIGTERM come to the loop */
         loop_on_shutdown_signals(k->loop, on_shutdown_signal, k);
     k->watches = watch_manager_create(on_watch_event, k);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     if (!k->loop || !k->watches || !k->sessions) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -596,7 +589,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
         return -1;
     k->next_zxid = tree_last_zxid(k->tree) + 1;
     k->stats.latency_min_ms = UINT64_MAX;
-    k->started_wall_ms = loop_wall_ms();
+    k->started_wall_ms = clock_wall_ms();
     k->listen_fd = net_listen_tcp(k->cfg.client_port_address, k->cfg.client_port, 511, err, errlen);
     if (k->listen_fd < 0)
         return -1;
@@ -615,13 +608,13 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
 
 static void keeper_stop(keeper_t *k)
 {
-    while (k->conns)
-        conn_close(k->conns, NULL);
+    while (k->clients)
+        client_close(k->clients, NULL);
     if (k->loop)
         peer_stop(k);
     if (k->loop)
         keeper_before_sleep(k->loop, k);
-    txnlog_close(k->log);   /* what was appended is written and synced first */
+    txnlog_close(k->txnlog);   /* what was appended is written and synced first */
     persist_shutdown(k);
     while (k->pending_head) {
         pending_t *p = k->pending_head;

@@ -31,11 +31,10 @@
 #include "keeper/data/jute.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
+#include "base/alloc.h"
 
 #include <errno.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,19 +151,6 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
 
 /* ==== wire format ==== */
 
-static int64_t get_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-static int32_t get_be32(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 void election_encode_notification(buf_t *out, const election_notification_t *n, const char *config,
                                   size_t config_len)
 {
@@ -274,7 +260,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
 {
     if (len < 8)
         return 0;
-    int64_t version = get_be64(p);
+    int64_t version = (int64_t)be64_get(p);
     if (version >= 0) {   /* a server before 3.5 sends just its id */
         *sid = version;
         *consumed = 8;
@@ -286,7 +272,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
     }
     if (len < 20)
         return 0;
-    int32_t addr_len = get_be32(p + 16);
+    int32_t addr_len = (int32_t)be32_get(p + 16);
     if (addr_len <= 0 || addr_len > INITIAL_ADDRESS_MAX) {
         *why = "unreasonable address length in the initial message";
         return -1;
@@ -297,7 +283,7 @@ int election_parse_initial_message(const uint8_t *p, size_t len, int64_t *sid, s
         *why = "badly formed address in the initial message";
         return -1;
     }
-    *sid = get_be64(p + 8);
+    *sid = (int64_t)be64_get(p + 8);
     *consumed = 20 + (size_t)addr_len;
     return 1;
 }
@@ -358,11 +344,7 @@ static void cancel_timer(loop_t *loop, loop_timer_t **t)
 
 static el_conn_t *conn_new(election_t *el, int fd, conn_stage_t stage, el_peer_t *peer)
 {
-    el_conn_t *c = calloc(1, sizeof(*c));
-    if (!c) {
-        log_error("election %lld: out of memory for a connection", (long long)el->my_id);
-        abort();
-    }
+    el_conn_t *c = xcalloc(1, sizeof(*c));
     c->el = el;
     c->fd = fd;
     c->stage = stage;
@@ -496,21 +478,11 @@ static void conn_connected(el_conn_t *c)
 
 static void conn_finish_connect(el_conn_t *c)
 {
-    int err = 0;
-    socklen_t len = sizeof(err);
-    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-        err = errno;
-    if (err == 0) {
-        struct sockaddr_storage ss;
-        socklen_t sl = sizeof(ss);
-        if (getpeername(c->fd, (struct sockaddr *)&ss, &sl) < 0) {
-            if (errno == ENOTCONN)
-                return;   /* a stale wake-up: still connecting */
-            err = errno;
-        }
-    }
-    if (err) {
-        peer_dial_failed(c->peer, strerror(err));
+    int rc = net_connect_result(c->fd);
+    if (rc > 0)
+        return;   /* a stale wake-up: still connecting */
+    if (rc < 0) {
+        peer_dial_failed(c->peer, strerror(errno));
         conn_close(c, LOG_LEVEL_DEBUG, NULL);
         return;
     }
@@ -522,18 +494,10 @@ static void peer_dial(el_peer_t *p)
     election_t *el = p->el;
     p->next_dial_ms = loop_now_ms(el->loop) + p->backoff_ms;
     p->backoff_ms = p->backoff_ms * 2 > DIAL_BACKOFF_MAX_MS ? DIAL_BACKOFF_MAX_MS : p->backoff_ms * 2;
-    int fd = socket(p->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int connected;
+    int fd = net_connect_addr((struct sockaddr *)&p->addr, p->addrlen, &connected);
     if (fd < 0) {
         peer_dial_failed(p, strerror(errno));
-        peer_maybe_dial(p);
-        return;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    int rc = connect(fd, (struct sockaddr *)&p->addr, p->addrlen);
-    if (rc < 0 && errno != EINPROGRESS) {
-        peer_dial_failed(p, strerror(errno));
-        close(fd);
         peer_maybe_dial(p);
         return;
     }
@@ -541,7 +505,7 @@ static void peer_dial(el_peer_t *p)
     snprintf(c->remote, sizeof(c->remote), "to server %lld at %s:%d", (long long)p->id, p->host, p->election_port);
     p->dial = c;
     c->deadline = loop_timer_add(el->loop, CONNECT_TIMEOUT_MS, on_conn_deadline, c);
-    if (rc == 0)
+    if (connected)
         conn_connected(c);
     else
         conn_update_watch(c);
@@ -597,17 +561,12 @@ static int conn_flush(el_conn_t *c)
             p->has_pending = 0;
             put_framed_notification(&c->out, c->el, &p->last_sent);
         }
-        ssize_t n = write(c->fd, buf_read_ptr(&c->out), buf_unread(&c->out));
-        if (n > 0) {
-            buf_consume(&c->out, (size_t)n);
-            continue;
+        if (net_write_buffer(c->fd, &c->out) < 0) {
+            conn_close(c, LOG_LEVEL_INFO, strerror(errno));
+            return -1;
         }
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            break;
-        if (n < 0 && errno == EINTR)
-            continue;
-        conn_close(c, LOG_LEVEL_INFO, n < 0 ? strerror(errno) : "write returned 0");
-        return -1;
+        if (buf_unread(&c->out) > 0)
+            break;   /* the socket is full */
     }
     conn_update_watch(c);
     return 0;
@@ -667,7 +626,7 @@ static int conn_read_initial(el_conn_t *c)
 static void conn_read_messages(el_conn_t *c)
 {
     while (buf_unread(&c->in) >= 4) {
-        int32_t len = get_be32(buf_read_ptr(&c->in));
+        int32_t len = (int32_t)be32_get(buf_read_ptr(&c->in));
         if (len <= 0 || len > ELECTION_MAX_MESSAGE) {
             char why[64];
             snprintf(why, sizeof(why), "invalid message length %d", len);
@@ -689,18 +648,16 @@ static void conn_read_messages(el_conn_t *c)
 
 static void conn_read(el_conn_t *c)
 {
-    buf_reserve(&c->in, READ_CHUNK);
-    ssize_t n = read(c->fd, c->in.data + c->in.len, READ_CHUNK);
+    ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
     if (n == 0) {
         conn_close(c, c->drop_after_flush ? LOG_LEVEL_DEBUG : LOG_LEVEL_INFO, "closed by the peer");
         return;
     }
     if (n < 0) {
-        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+        if (errno != EAGAIN)
             conn_close(c, LOG_LEVEL_INFO, strerror(errno));
         return;
     }
-    c->in.len += (size_t)n;
     if (c->drop_after_flush) {   /* a connection we are about to drop has nothing to say */
         buf_clear(&c->in);
         return;
@@ -1096,23 +1053,11 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
 
 static int resolve_peer(el_peer_t *p, char *err, size_t errlen)
 {
-    struct addrinfo hints = {0}, *res = NULL;
-    char port[16];
-    snprintf(port, sizeof(port), "%d", p->election_port);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(p->host, port, &hints, &res);
-    if (rc != 0 || !res || res->ai_addrlen > sizeof(p->addr)) {
-        snprintf(err, errlen, "server.%lld: cannot resolve %s: %s", (long long)p->id, p->host,
-                 rc ? gai_strerror(rc) : "no address");
-        if (res)
-            freeaddrinfo(res);
-        return -1;
-    }
-    memcpy(&p->addr, res->ai_addr, res->ai_addrlen);
-    p->addrlen = res->ai_addrlen;
-    freeaddrinfo(res);
-    return 0;
+    char why[256];
+    if (net_resolve(p->host, p->election_port, &p->addr, &p->addrlen, why, sizeof(why)) == 0)
+        return 0;
+    snprintf(err, errlen, "server.%lld: %s", (long long)p->id, why);
+    return -1;
 }
 
 /* Our voting view as QuorumMaj.toString() writes it. Version 0, as a

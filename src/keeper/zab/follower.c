@@ -14,18 +14,14 @@
 #include "keeper/disk/snapshot.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
+#include "base/clock.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
@@ -104,7 +100,7 @@ static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t typ
     flush(f);
 }
 
-void follower_forward(keeper_t *k, conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
+void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
 {
     follower_t *f = k->follower;
     pending_t *p = pipeline_new(k, PENDING_FORWARDED, c, xid, type);
@@ -174,7 +170,7 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
                  (uint64_t)k->last_logged_zxid);
         return -1;
     }
-    if (txnlog_append(k->log, &q->hdr, &q->txn) < 0) {
+    if (txnlog_append(k->txnlog, &q->hdr, &q->txn) < 0) {
         log_error("out of memory appending to the transaction log");
         abort();
     }
@@ -202,11 +198,11 @@ static int on_commit(follower_t *f, int64_t zxid)
     if (!f->nc_head)
         f->nc_tail = NULL;
     txn_result_t result;
-    conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_conn_of_session(k, q->hdr.client_id) : NULL;
+    client_conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, q->hdr.client_id) : NULL;
     keeper_commit(k, &q->hdr, &q->txn, &result);
     pipeline_follower_applied(k, &q->hdr, &result);   /* takes the result */
     if (owner && !owner->dead && !owner->closing)   /* expired by the leader, not closed by its client */
-        conn_close(owner, "session expired");
+        client_close(owner, "session expired");
     pipeline_free_entry(q);
     return 0;
 }
@@ -217,7 +213,7 @@ static int reload_from_disk(keeper_t *k, char *err, size_t errlen)
     tree_destroy(k->tree);
     k->tree = NULL;
     session_tracker_destroy(k->sessions);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     if (!k->sessions) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -248,9 +244,9 @@ static int on_trunc(follower_t *f, int64_t zxid)
     log_info("leader %" PRId64 " says TRUNC to 0x%" PRIx64 " (this keeper logged up to 0x%" PRIx64 ")", f->leader_sid,
              (uint64_t)zxid, (uint64_t)k->last_logged_zxid);
     peer_drop_unapplied(k);
-    txnlog_close(k->log);   /* every appended record is written first */
-    k->log = NULL;
-    if (txnlog_truncate_after(k->log_dir, zxid, err, sizeof(err)) < 0 || remove_snapshots_after(k, zxid) < 0 ||
+    txnlog_close(k->txnlog);   /* every appended record is written first */
+    k->txnlog = NULL;
+    if (txnlog_truncate_after(k->txnlog_dir, zxid, err, sizeof(err)) < 0 || remove_snapshots_after(k, zxid) < 0 ||
         reload_from_disk(k, err, sizeof(err)) < 0 || persist_open_log(k, err, sizeof(err)) < 0) {
         log_error("TRUNC failed: %s", err);
         return -1;
@@ -277,7 +273,7 @@ static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t
     k->tree = tree;
     tree_set_last_zxid(tree, zxid);
     session_tracker_destroy(k->sessions);
-    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, loop_wall_ms());
+    k->sessions = session_tracker_create(k->cfg.server_id, k->cfg.tick_time, clock_wall_ms());
     for (size_t i = 0; i < n; i++)
         session_add(k->sessions, sessions[i].id, sessions[i].timeout_ms, loop_now_ms(k->loop));
     free(sessions);
@@ -288,7 +284,7 @@ static int load_snapshot(follower_t *f, const uint8_t *data, size_t len, int64_t
         log_error("cannot write the leader's snapshot: %s", err);
         return -1;
     }
-    txnlog_roll(k->log);
+    txnlog_roll(k->txnlog);
     k->last_logged_zxid = zxid;
     f->durable = zxid;
     history_reset(&k->history, zxid);
@@ -348,11 +344,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
                 return -1;
         }
         uint8_t data[4];
-        uint32_t ce = (uint32_t)k->current_epoch;
-        data[0] = (uint8_t)(ce >> 24);
-        data[1] = (uint8_t)(ce >> 16);
-        data[2] = (uint8_t)(ce >> 8);
-        data[3] = (uint8_t)ce;
+        be32_put(data, (uint32_t)k->current_epoch);
         send_packet(f, QP_ACKEPOCH, k->last_logged_zxid, data, 4, NULL);
         f->state = F_SYNCING;
         return 0;
@@ -409,10 +401,10 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     follower_t *f = arg;
     keeper_t *k = f->keeper;
     if (f->state == F_CONNECTING) {
-        int soerr = 0;
-        socklen_t sl = sizeof(soerr);
-        getsockopt(f->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-        if (soerr) {
+        int rc = net_connect_result(f->fd);
+        if (rc > 0)
+            return;   /* still connecting */
+        if (rc < 0) {
             /* The leader may not be listening yet: it decided at the same
              * moment. Try again on the next timer, until initLimit. */
             loop_unwatch(k->loop, f->fd);
@@ -436,15 +428,13 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     if (!(events & LOOP_READABLE))
         return;
     for (int rounds = 0; rounds < 64; rounds++) {
-        buf_reserve(&f->in, 65536);
-        ssize_t n = read(f->fd, f->in.data + f->in.len, 65536);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t n = net_read_into(&f->in, f->fd, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
             peer_look(k, "the leader closed the connection");
             return;
         }
         if (n < 0)
             break;
-        f->in.len += (size_t)n;
         for (;;) {
             if (f->in_snapshot) {
                 int rc = take_snapshot_stream(f);
@@ -496,31 +486,11 @@ static void on_timer(loop_t *loop, void *arg)
     f->timer = loop_timer_add(loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
 }
 
+/* The leader's quorum port; the connection completes in follower_on_io. */
 static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen)
 {
-    struct addrinfo hints = {0}, *res = NULL;
-    char port[16];
-    snprintf(port, sizeof(port), "%d", peer->quorum_port);
-    hints.ai_socktype = SOCK_STREAM;
-    int rc = getaddrinfo(peer->host, port, &hints, &res);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot resolve %s: %s", peer->host, gai_strerror(rc));
-        return -1;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
-            snprintf(err, errlen, "cannot connect to %s:%d: %s", peer->host, peer->quorum_port, strerror(errno));
-            close(fd);
-            fd = -1;
-        }
-    } else {
-        snprintf(err, errlen, "socket: %s", strerror(errno));
-    }
-    freeaddrinfo(res);
-    return fd;
+    int connected;
+    return net_connect_tcp(peer->host, peer->quorum_port, &connected, err, errlen);
 }
 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)

@@ -12,6 +12,8 @@
 #include "keeper/disk/snapshot.h"
 #include "base/logging.h"
 #include "base/net.h"
+#include "base/endian.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -213,11 +215,7 @@ static void add_session(session_t *s, void *arg)
     session_vec_t *v = arg;
     if (v->count == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 64;
-        v->items = realloc(v->items, v->cap * sizeof(*v->items));
-        if (!v->items) {
-            log_error("out of memory listing sessions");
-            abort();
-        }
+        v->items = xrealloc(v->items, v->cap * sizeof(*v->items));
     }
     v->items[v->count].id = s->id;
     v->items[v->count].timeout_ms = s->timeout_ms;
@@ -342,10 +340,7 @@ static void establish(leader_t *ld)
 static void send_leaderinfo(learner_t *l)
 {
     uint8_t data[4];
-    data[0] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 24);
-    data[1] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 16);
-    data[2] = (uint8_t)(QUORUM_PROTOCOL_VERSION >> 8);
-    data[3] = (uint8_t)QUORUM_PROTOCOL_VERSION;
+    be32_put(data, QUORUM_PROTOCOL_VERSION);
     send_packet(l, QP_LEADERINFO, zxid_make(l->leader->new_epoch, 0), data, 4);
     l->state = LEARNER_EPOCH_SENT;
     learner_flush(l);
@@ -519,16 +514,14 @@ static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     if (!(events & LOOP_READABLE))
         return;
     for (int rounds = 0; rounds < 64 && !l->dead; rounds++) {
-        buf_reserve(&l->in, 65536);
-        ssize_t n = read(l->fd, l->in.data + l->in.len, 65536);
-        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+        ssize_t n = net_read_into(&l->in, l->fd, 65536);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
             log_info("server %" PRId64 " (%s) disconnected", l->sid, l->addr);
             l->dead = 1;
             break;
         }
         if (n < 0)
             break;
-        l->in.len += (size_t)n;
         for (;;) {
             quorum_packet_t p;
             long used = quorum_packet_parse(buf_read_ptr(&l->in), buf_unread(&l->in), &p);

@@ -79,8 +79,8 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
 
 static void close_clients(keeper_t *k, const char *why)
 {
-    while (k->conns)
-        conn_close(k->conns, why);
+    while (k->clients)
+        client_close(k->clients, why);
 }
 
 void peer_look(keeper_t *k, const char *why)

@@ -3,14 +3,13 @@
 #include "quorum.h"
 #include "keeper/data/jute.h"
 #include "base/fsutil.h"
+#include "base/endian.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_AUTH_IDS 64
 
@@ -101,21 +100,10 @@ int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missin
 
 int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
 {
-    char path[700], tmp[720];
+    char path[700], text[32];
     snprintf(path, sizeof(path), "%s/%s", data_dir, name);
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    char text[32];
     int n = snprintf(text, sizeof(text), "%" PRId64, epoch);
-    int rc = write(fd, text, (size_t)n) == n && fsync(fd) == 0 ? 0 : -1;
-    close(fd);
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = -1;
-    if (rc == 0 && fs_sync_dir(data_dir) < 0)
-        rc = -1;
-    return rc;
+    return fs_write_atomic(path, text, (size_t)n);
 }
 
 /* ---- finding the end of a snapshot stream (SNAP sync) ---- */
@@ -125,18 +113,13 @@ static int scan_need(const snap_scan_t *s, size_t len, size_t n)
     return s->pos + n <= len;
 }
 
-static int32_t scan_int(const uint8_t *p)
-{
-    return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
-}
-
 /* A string or buffer at pos: 1 with its total size in *size, 0 if not all
  * here yet, -1 if its length is impossible. */
 static int scan_bytes(const snap_scan_t *s, const uint8_t *p, size_t len, size_t *size)
 {
     if (!scan_need(s, len, 4))
         return 0;
-    int32_t n = scan_int(p + s->pos);
+    int32_t n = (int32_t)be32_get(p + s->pos);
     if (n < -1 || (n > 0 && (uint32_t)n > QUORUM_MAX_DATA))
         return -1;
     size_t total = 4 + (n > 0 ? (size_t)n : 0);
@@ -159,7 +142,7 @@ int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
         case ACL_COUNT:
             if (!scan_need(s, len, 4))
                 return 0;
-            s->outer = scan_int(p + s->pos);
+            s->outer = (int32_t)be32_get(p + s->pos);
             if (s->outer < 0)
                 return -1;
             s->pos += 4;
@@ -182,7 +165,7 @@ int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len)
             }
             if (!scan_need(s, len, 12))
                 return 0;
-            s->inner = scan_int(p + s->pos + 8);
+            s->inner = (int32_t)be32_get(p + s->pos + 8);
             if (s->inner < -1)
                 return -1;
             if (s->inner < 0)
