@@ -25,8 +25,8 @@ RULES = {
     "keeper/server": ["base", "keeper/data", "keeper/disk", "keeper/zab", "keeper/keeper.h"],
     "keeper": ["base", "keeper/server"],
     "broker/wire": ["base"],
-    "broker/log": ["base"],
-    "broker/coord": ["base"],
+    "broker/log": ["base", "broker/wire/kafka_errors.h"],      # producer state answers with Kafka's codes
+    "broker/coord": ["base", "broker/wire/kafka_errors.h"],    # topic admin answers with Kafka's codes
     "broker/group": ["base", "broker/wire", "broker/coord", "broker/core"],
     "broker/repl": ["base", "broker/wire", "broker/log", "broker/coord", "broker/core"],
     "broker/core": ["base", "broker/wire", "broker/log", "broker/coord", "broker/group", "broker/repl",
