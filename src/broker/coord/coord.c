@@ -17,6 +17,7 @@ struct coord {
     mailbox_t *mailbox;
     coord_event_cb on_event;
     void *arg;
+    int closed;             /* zh is gone: what is still delivered may not call it */
 };
 
 typedef struct {
@@ -62,7 +63,8 @@ static void on_message(mailbox_t *mb, mailbox_msg_t *msg, void *arg)
     coord_msg_t *m = (coord_msg_t *)msg;
     if (m->is_event) {
         coord_event_t *e = (coord_event_t *)m;
-        co->on_event(co, e->type, e->state, e->path, co->arg);
+        if (!co->closed)   /* a watch firing as we close asks for nothing any more */
+            co->on_event(co, e->type, e->state, e->path, co->arg);
         free(e);
         return;
     }
@@ -197,13 +199,15 @@ void coord_close(coord_t *co)
     if (!co)
         return;
     zookeeper_close(co->zh);
-    mailbox_destroy(co->mailbox);
+    co->zh = NULL;
+    co->closed = 1;
+    mailbox_destroy(co->mailbox);   /* pending callbacks run now, with rc ZCLOSING */
     free(co);
 }
 
 int64_t coord_session_id(const coord_t *co)
 {
-    const clientid_t *id = zoo_client_id(co->zh);
+    const clientid_t *id = co->zh ? zoo_client_id(co->zh) : NULL;
     return id ? id->client_id : 0;
 }
 
@@ -214,6 +218,8 @@ zhandle_t *coord_handle(coord_t *co)
 
 static coord_req_t *new_req(coord_t *co, coord_cb cb, void *arg)
 {
+    if (co->closed)
+        return NULL;   /* a callback run by coord_close asking for more */
     coord_req_t *r = calloc(1, sizeof(*r));
     if (!r) {
         log_error("coordinator: out of memory for a request");
