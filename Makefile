@@ -17,7 +17,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps bench-deps test unit integration run clean bench-keeper bench-keeper-ensemble bench-broker
+.PHONY: all deps test-deps bench-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker
 
 all: deps bin/kipper
 
@@ -54,6 +54,10 @@ build/unit-tests: $(SAN_OBJ)
 
 unit: deps build/unit-tests
 	./build/unit-tests
+
+# The include rules between folders (tests/check_layers.py); make test runs it too.
+check-layers:
+	/usr/bin/python3 tests/check_layers.py
 
 integration: test-deps bin/kipper
 	./tests/run-integration.sh

@@ -18,15 +18,23 @@ if [ -z "$unit_passed" ]; then   # crashed before its summary
 fi
 [ "$unit_rc" -ne 0 ] && [ "$unit_failed" -eq 0 ] && unit_failed=1
 
+# The include rules that keep src/ layered (docs/ARCHITECTURE.md): one test.
+if /usr/bin/python3 tests/check_layers.py; then
+    layers_passed=1 layers_failed=0
+else
+    layers_passed=0 layers_failed=1
+fi
+
 ./tests/run-integration.sh
 int_rc=$?
 int_passed=$(cat build/integration.passed 2>/dev/null || echo 0)
 int_failed=$(cat build/integration.failed 2>/dev/null || echo 1)
 [ "$int_rc" -ne 0 ] && [ "$int_failed" -eq 0 ] && int_failed=1
 
-passed=$((unit_passed + int_passed))
-failed=$((unit_failed + int_failed))
+passed=$((unit_passed + layers_passed + int_passed))
+failed=$((unit_failed + layers_failed + int_failed))
 echo
-echo "unit: $unit_passed passed, $unit_failed failed; integration: $int_passed passed, $int_failed failed"
+echo "unit: $unit_passed passed, $unit_failed failed; layers: $layers_passed passed, $layers_failed failed;" \
+     "integration: $int_passed passed, $int_failed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,6 +16,11 @@ void log_set_level(log_level_t level)
     current_level = level;
 }
 
+log_level_t log_get_level(void)
+{
+    return current_level;
+}
+
 int log_level_from_name(const char *name)
 {
     static const char *names[] = {"debug", "info", "warn", "error"};

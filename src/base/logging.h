@@ -7,6 +7,7 @@
 typedef enum { LOG_LEVEL_DEBUG, LOG_LEVEL_INFO, LOG_LEVEL_WARN, LOG_LEVEL_ERROR } log_level_t;
 
 void log_set_level(log_level_t level);
+log_level_t log_get_level(void);
 /* "debug", "info", "warn", "error"; -1 if unknown. */
 int log_level_from_name(const char *name);
 /* A short tag printed on every line, e.g. "keeper.1". */

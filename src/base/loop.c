@@ -255,6 +255,14 @@ int loop_on_shutdown_signals(loop_t *loop, loop_signal_fn fn, void *arg)
     return loop_watch(loop, loop->sigfd, LOOP_READABLE, on_signalfd, NULL);
 }
 
+int loop_shutdown_pending(void)
+{
+    sigset_t pending;
+    if (sigpending(&pending) < 0)
+        return 0;
+    return sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1;
+}
+
 uint64_t loop_now_ms(loop_t *loop)
 {
     return loop->now_ms;

@@ -33,6 +33,10 @@ void loop_timer_cancel(loop_t *loop, loop_timer_t *timer);
 
 /* Deliver SIGINT and SIGTERM to fn from the loop instead of killing the process. */
 int loop_on_shutdown_signals(loop_t *loop, loop_signal_fn fn, void *arg);
+/* A SIGINT or SIGTERM arrived and waits for the loop (they are blocked once
+ * loop_on_shutdown_signals ran): start-up code that must block before the
+ * loop runs checks this to give up promptly. */
+int loop_shutdown_pending(void);
 
 /* Called once per iteration after events and timers, before waiting again:
  * the place to flush output that callbacks queued (as Redis's beforeSleep). */

@@ -164,6 +164,7 @@ static void test_config_prefix_and_unknown(void)
     /* each key once, with its winning value */
     CHECK_STR(seen, "server.2=b:2888:3888;server.1=c:2888:3888;");
     /* every key but the ones asked for is unknown (quiet: the warnings are expected) */
+    log_level_t was = log_get_level();
     log_set_level(LOG_LEVEL_ERROR);
     CHECK_EQ(config_warn_unknown(&cfg), 10);
     config_get(&cfg, "tickTime");
@@ -173,7 +174,7 @@ static void test_config_prefix_and_unknown(void)
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         config_accept(&cfg, known[i]);
     CHECK_EQ(config_warn_unknown(&cfg), 1);   /* typo.key */
-    log_set_level(LOG_LEVEL_INFO);
+    log_set_level(was);
     for (size_t i = 0; i < cfg.count; i++)
         if (strcmp(cfg.entries[i].key, "typo.key") == 0)
             CHECK_EQ(cfg.entries[i].line, 17);   /* blank lines count */

@@ -10,6 +10,7 @@
 #include "coord_admin.h"
 #include "coord_connect.h"
 #include "base/logging.h"
+#include "base/loop.h"
 #include "base/clock.h"
 
 #include <errno.h>
@@ -106,6 +107,10 @@ static zhandle_t *open_session(const char *connect, int64_t deadline, char *err,
         }
         if ((int64_t)clock_mono_ms() >= deadline) {
             snprintf(err, errlen, "no ZooKeeper session with '%s' (timed out)", connect);
+            break;
+        }
+        if (loop_shutdown_pending()) {
+            snprintf(err, errlen, "asked to stop while connecting to '%s'", connect);
             break;
         }
         nanosleep(&(struct timespec){0, 5 * 1000000}, NULL);

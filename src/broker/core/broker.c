@@ -557,9 +557,14 @@ int broker_main(int argc, char **argv)
     snprintf(tag, sizeof(tag), "broker.%d", (int)b.cfg.broker_id);
     log_set_tag(tag);
     if (broker_start(&b, err, sizeof(err)) < 0) {
-        log_error("cannot start: %s", err);
+        /* Stopped before it served anything: that is a clean stop. */
+        int asked = loop_shutdown_pending();
+        if (asked)
+            log_info("stopped during start-up (%s)", err);
+        else
+            log_error("cannot start: %s", err);
         broker_stop(&b);
-        return 1;
+        return asked ? 0 : 1;
     }
     log_info("serving Kafka clients on %s:%d, advertised as %s:%d (cluster %s, log dirs from %s)",
              b.cfg.listener.host[0] ? b.cfg.listener.host : "*", b.port, b.adv_host, b.adv_port, b.cluster_id,

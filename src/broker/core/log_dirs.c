@@ -378,15 +378,14 @@ static void write_clean_marker(const char *dir)
 {
     char path[BROKER_PATH_MAX + 64];
     snprintf(path, sizeof(path), "%s/%s", dir, CLEAN_MARKER);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || fsync(fd) < 0 || fs_sync_dir(dir) < 0)
+    if (fs_write_atomic(path, "", 0) < 0)
         log_error("cannot write %s: %s", path, strerror(errno));
-    if (fd >= 0)
-        close(fd);
 }
 
 void log_dirs_stop(broker_t *b)
 {
+    if (!b->flusher)
+        return;   /* never started (a stop during start-up): nothing was opened */
     if (b->flush_timer)
         loop_timer_cancel(b->loop, b->flush_timer);
     if (b->retention_timer)

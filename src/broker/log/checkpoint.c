@@ -1,7 +1,7 @@
 /* checkpoint.c -- Kafka's text checkpoint files, written atomically and read
  * strictly: "0", a count, then exactly that many lines of fields separated
  * by single spaces. Anything else is reported, never guessed at. */
-#include "partition_log.h"
+#include "checkpoint.h"
 #include "base/fsutil.h"
 #include "base/buf.h"
 

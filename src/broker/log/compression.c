@@ -11,7 +11,7 @@
 #include "base/logging.h"
 #include "base/endian.h"
 #include "base/alloc.h"
-#include "partition_log.h"
+#include "record_batch.h"
 
 #include <lz4frame.h>
 #include <snappy-c.h>

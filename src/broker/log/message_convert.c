@@ -9,7 +9,7 @@
 #include "base/alloc.h"
 #include "base/logging.h"   /* KIPPER_PRINTF */
 #include "compression.h"
-#include "partition_log.h"
+#include "record_batch.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -57,7 +57,7 @@
 #ifndef KIPPER_BROKER_PRODUCER_STATE_H
 #define KIPPER_BROKER_PRODUCER_STATE_H
 
-#include "partition_log.h"
+#include "record_batch.h"
 #include "broker/wire/kafka_errors.h"
 
 #include <stddef.h>

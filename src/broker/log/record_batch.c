@@ -1,7 +1,7 @@
 /* record_batch.c -- v2 record batch headers: parse, validate, patch in place.
  * Records are never decompressed here; only uncompressed batches are walked
  * record by record (for ListOffsets by timestamp). */
-#include "partition_log.h"
+#include "record_batch.h"
 #include "base/crc32c.h"
 #include "base/endian.h"
 
