@@ -247,6 +247,7 @@ req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_ar
          * (or the request's timeout does). */
         req->state = x.pw;
         req->state_free = produce_wait_free;
+        req->pipelined = 1;   /* the connection's next Produce may be appended meanwhile */
         req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)KV_INT(req->body, ProduceRequest, TimeoutMs);
         return REQ_WAIT;
     }

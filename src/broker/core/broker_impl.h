@@ -62,8 +62,16 @@ typedef struct broker_request {
     loop_timer_t *timer;
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
+    int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */
     void *state;
     void (*state_free)(void *state);
+    /* While waiting (detached): its connection's queue, in arrival order.
+     * Answered before the requests ahead of it, its response is held here
+     * until they are answered too (responses go out in request order). */
+    struct broker_request *next;
+    struct conn *conn;
+    int queued, answered;
+    buf_t held;
 } broker_request_t;
 
 typedef struct splice {
@@ -83,7 +91,13 @@ struct conn {
     uint64_t out_sent;        /* memory bytes of out sent so far */
     splice_t *splices, *splices_tail;
     int nsplices;
-    broker_request_t *pending;   /* a request waiting; no more frames until it is answered */
+    /* Requests waiting, in arrival order. A waiting request holds every
+     * later frame back (Kafka answers a connection's requests one at a
+     * time), except that while only pipelined Produce requests wait (acks=all
+     * for replication), further Produce frames are taken, up to
+     * PIPELINE_MAX in all, and answered in order. */
+    broker_request_t *waiting, *waiting_tail;
+    int nwaiting;
     broker_t *broker;
     conn_t *next;
 };
