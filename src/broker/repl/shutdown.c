@@ -85,8 +85,9 @@ static void handed_over(coord_t *co, const coord_result_t *res, void *arg)
     (void)co;
     handover_t *h = arg;
     broker_t *b = h->b;
-    if (res->rc != ZOK && res->rc != ZCLOSING)
-        log_warn("controlled shutdown: cannot hand over %s-%d: %s", h->topic, (int)h->partition, zerror(res->rc));
+    /* ZNONODE: the topic is being deleted, nothing to hand over. */
+    if (res->rc != ZOK && res->rc != ZCLOSING && res->rc != ZNONODE)
+        log_warn("cannot hand over %s-%d: %s", h->topic, (int)h->partition, zerror(res->rc));
     partition_t *p = cluster_partition(b, h->topic, h->partition);
     if (p)
         cluster_reread_partition(b, p);
