@@ -243,8 +243,8 @@ req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_ar
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     int rc = resp ? api_each_partition(ra, req->body, resp, &tree, produce_partition, &x) : -1;
     if (x.pw && !x.answering && x.pw->pending > 0 && rc == 0) {
-        /* seed 000's commitQ: answered when the HW passes every partition
-         * (or the request's timeout does). */
+        /* The commitQ (docs/replication.md): answered when the HW passes
+         * every partition (or the request's timeout does). */
         req->state = x.pw;
         req->state_free = produce_wait_free;
         req->pipelined = 1;   /* the connection's next Produce may be appended meanwhile */

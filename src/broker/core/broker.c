@@ -1,7 +1,10 @@
 /* broker.c -- `kipper broker server.properties`: one event loop that owns the
  * listener and every client connection, frames Kafka requests (a 4-byte size,
- * bounded by socket.request.max.bytes), decodes them with the table-driven
- * codec and answers ApiVersions and Metadata.
+ * bounded by socket.request.max.bytes) and hands each to the dispatch
+ * (broker/api/broker_api.c). It keeps a request that must wait, wakes it
+ * again, and writes answers with the file ranges of a Fetch sent by
+ * sendfile. It starts and stops the services in order, and a first SIGTERM
+ * starts a controlled shutdown (broker/repl/shutdown.c).
  *
  * A connection that sends something we cannot or will not answer is closed
  * with a log line saying why, as Kafka's SocketServer does; nothing a client

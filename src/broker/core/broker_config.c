@@ -214,10 +214,11 @@ static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size
 }
 
 /* Replication: Kafka's names and defaults, and two of kipper's own:
- * leader.election.wait.ms (seed 000's LeaderElectionWaitTime: how long a new
- * leader waits for the live replicas before settling its ISR) and
- * controlled.shutdown.timeout.ms (how long a SIGTERM waits for leadership to
- * move; Kafka bounds it by retries of a controller request instead). */
+ * leader.election.wait.ms (LeaderElectionWaitTime in docs/replication.md:
+ * how long a new leader waits for the live replicas before settling its ISR)
+ * and controlled.shutdown.timeout.ms (how long a SIGTERM waits for
+ * leadership to move; Kafka bounds it by retries of a controller request
+ * instead). */
 static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
     long wait, min_bytes, max_bytes, resp_max, backoff, election_wait, shutdown_timeout;

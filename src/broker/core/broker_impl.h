@@ -3,7 +3,8 @@
  * partitions) and local replicas. Not an interface for other parts: they
  * use broker.h. The functions on these live in each file's own header
  * (conn.h for broker.c, cluster.h, cluster_sync.h, replica.h, log_dirs.h,
- * broker/api/api.h for the dispatch).
+ * admin.h, broker/api/api.h for the dispatch, broker/repl/repl.h for
+ * replication).
  *
  * Ownership: one event loop owns everything below. The broker_t holds the
  * connections, the cluster view (what the coordinator says: brokers, topics,

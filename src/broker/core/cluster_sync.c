@@ -1,7 +1,8 @@
 /* cluster_sync.c -- keeps the cluster view current from the coordinator, with
- * seed 000's watches: children of /brokers/ids (live brokers), children of
- * /brokers/topics (new topics), children of each topic (new partitions), and
- * each partition's replicas (replica-change), leader (leader-change) and ISR.
+ * the watches of docs/replication.md: children of /brokers/ids (live
+ * brokers), children of /brokers/topics (new topics), children of each topic
+ * (new partitions), and each partition's replicas (replica-change), leader
+ * (leader-change) and ISR.
  * Watches are one-shot: every read that sets one is repeated when it fires.
  *
  * Start-up is blocking, as Kafka's is: the cluster id is read (or created)

@@ -197,7 +197,7 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
     if (!r)
         return;
     /* No longer assigned here: leadership goes to the rest of the ISR
-     * before the log does (seed 000's onReplicaChange). */
+     * before the log does (onReplicaChange, docs/replication.md). */
     if (delete_log && r->role == REPLICA_LEADER)
         repl_hand_over(b, r);
     repl_replica_stopping(b, r);

@@ -1,5 +1,6 @@
-/* commitq.h -- seed 000's commitQ: the produce requests (acks=all) of one
- * partition waiting for the high watermark to pass what they appended.
+/* commitq.h -- the commitQ (docs/replication.md): the produce requests
+ * (acks=all) of one partition waiting for the high watermark to pass what
+ * they appended.
  *
  * A waiter is embedded in the request's own state, so queueing allocates
  * nothing; the queue only links them. Appends come in offset order, so the

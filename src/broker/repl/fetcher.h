@@ -1,5 +1,5 @@
-/* fetcher.h -- the follower side of replication (seed 000's follower fetch,
- * Kafka's ReplicaFetcher), on the broker's loop.
+/* fetcher.h -- the follower side of replication (docs/replication.md,
+ * "Followers fetch"; Kafka's ReplicaFetcher), on the broker's loop.
  *
  * One link (TCP connection) per leader broker carries every partition this
  * broker follows from that leader. On a link, one request is out at a time:

@@ -4,10 +4,10 @@
  * the coordinator.
  *
  * Every ISR change is one conditional setData at the ISR node's version
- * (DESIGN's fenced writes): if anyone else wrote it since we read it, we are
- * no longer the leader the coordinator knows, so we stop leading at once. A
- * shrink takes effect only when that write succeeded (isr.h says why). At
- * most one write per partition is in flight. */
+ * (docs/replication.md, "Every ISR change is fenced"): if anyone else wrote
+ * it since we read it, we are no longer the leader the coordinator knows, so
+ * we stop leading at once. A shrink takes effect only when that write
+ * succeeded (isr.h says why). At most one write per partition is in flight. */
 #define _GNU_SOURCE
 #include "repl.h"
 #include "repl_internal.h"

@@ -1,5 +1,5 @@
-/* leadership.c -- a replica's role (seed 000's leaderElection,
- * becomeLeader, becomeFollower, onLeaderChange), with DESIGN's fixes.
+/* leadership.c -- a replica's role (leaderElection, becomeLeader,
+ * becomeFollower, onLeaderChange), with the fixes docs/replication.md gives.
  *
  * Election: a live ISR member creates the ephemeral leader node and, in the
  * same multi, rewrites the ISR node at its znode version with the leader

@@ -1,5 +1,5 @@
-/* repl.h -- replication (seed 000 sections 2-3, with the fixes of
- * docs/replication.md): what the rest of the broker calls.
+/* repl.h -- replication (the ISR protocol of docs/replication.md, with its
+ * fixes): what the rest of the broker calls.
  *
  * The folder's parts:
  * - isr.c, commitq.c, truncation.c: the state machines, without I/O;
