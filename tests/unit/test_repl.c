@@ -314,10 +314,16 @@ static void test_commitq(void)
     commitq_advance(&q, 40, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     CHECK_EQ(o[3].error, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     CHECK_EQ(o[2].calls, 0);
-    commitq_push(&q, &w[0], 50, record, &o[0]);
+    /* A retried batch already in the log waits at its own, lower offset. */
+    commitq_push(&q, &w[0], 70, record, &o[0]);
     commitq_push(&q, &w[1], 60, record, &o[1]);
+    commitq_advance(&q, 65, 0);
+    CHECK_EQ(o[1].calls, 2);
+    CHECK_EQ(o[0].calls, 1);
+    commitq_push(&q, &w[1], 80, record, &o[1]);
     commitq_fail_all(&q, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(o[0].calls, 2);
+    CHECK_EQ(o[0].error, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(o[1].error, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(commitq_len(&q), 0);
     CHECK(w[0].queue == NULL);

@@ -89,9 +89,9 @@ void isr_set_replicas(isr_t *s, const int32_t *ar, int nar, const int32_t *rar, 
     isr_follower_t *old = s->followers;
     int nold = s->nfollowers;
     s->nar = nar < ISR_MAX ? nar : ISR_MAX;
-    memcpy(s->ar, ar, sizeof(*ar) * (size_t)s->nar);
+    memmove(s->ar, ar, sizeof(*ar) * (size_t)s->nar);   /* the caller may pass our own lists */
     s->nrar = nrar < ISR_MAX ? nrar : ISR_MAX;
-    memcpy(s->rar, rar, sizeof(*rar) * (size_t)s->nrar);
+    memmove(s->rar, rar, sizeof(*rar) * (size_t)s->nrar);
     build_followers(s, old, nold, now_ms, 0);
     free(old);
 }

@@ -95,12 +95,25 @@ void repl_replica_stopping(broker_t *b, replica_t *r)
 
 /* ---- taking a role ---- */
 
+/* Leading already: the assigned replicas may have changed (onReplicaChange);
+ * the followers that stay keep their progress, the ISR check drops the rest. */
+static void replicas_changed(broker_t *b, replica_t *r)
+{
+    const partition_t *p = r->part;
+    if (r->isr->nar == p->nreplicas && memcmp(r->isr->ar, p->replicas, sizeof(*p->replicas) * (size_t)p->nreplicas) == 0)
+        return;
+    isr_set_replicas(r->isr, p->replicas, p->nreplicas, r->isr->rar, r->isr->nrar, loop_now_ms(b->loop));
+    repl_check_isr(b, r);
+}
+
 static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
 {
     partition_t *p = r->part;
     char name[300];
-    if (r->role == REPLICA_LEADER && r->leader_epoch == epoch && r->isr)
+    if (r->role == REPLICA_LEADER && r->leader_epoch == epoch && r->isr) {
+        replicas_changed(b, r);
         return;
+    }
     fetcher_unfollow(fetcher_of(b), r);
     stop_leading(b, r);
     partition_log_assign_epoch(r->log, epoch);
