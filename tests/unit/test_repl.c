@@ -129,6 +129,31 @@ static void test_isr_shrinks_after_lag(void)
     isr_free(&s);
 }
 
+static void test_isr_stopped_follower_stays_out(void)
+{
+    /* A quiet partition: a follower that stopped fetching leaves after the
+     * lag, and its last position (still the HW) does not bring it back. */
+    isr_t s;
+    liveness_t live = {.ndead = 0};
+    int32_t out[ISR_MAX];
+    int n;
+    lead3(&s, 0, 0);
+    isr_fetched(&s, 2, 100, 0);
+    isr_fetched(&s, 3, 100, 0);
+    for (uint64_t t = 500; t <= 2 * LAG; t += 500)
+        isr_fetched(&s, 2, 100, t);
+    CHECK(isr_plan(&s, 2 * LAG, LAG, is_live, &live, out, &n));
+    CHECK(members_are(out, n, (int32_t[]){1, 2}, 2));
+    isr_write_started(&s, out, n);
+    isr_write_done(&s, 1);
+    CHECK(!isr_plan(&s, 2 * LAG + 1, LAG, is_live, &live, out, &n));
+    /* It fetches again: it joins. */
+    isr_fetched(&s, 3, 100, 2 * LAG + 2);
+    CHECK(isr_plan(&s, 2 * LAG + 3, LAG, is_live, &live, out, &n));
+    CHECK(members_are(out, n, (int32_t[]){1, 2, 3}, 3));
+    isr_free(&s);
+}
+
 static void test_isr_caught_up_at_previous_fetch(void)
 {
     /* A follower that always fetches what we had at its previous fetch is in
@@ -407,6 +432,7 @@ void suite_repl(void)
     RUN(test_isr_leader_alone);
     RUN(test_isr_shrinks_after_lag);
     RUN(test_isr_caught_up_at_previous_fetch);
+    RUN(test_isr_stopped_follower_stays_out);
     RUN(test_isr_dead_broker_leaves_at_once);
     RUN(test_isr_expands_when_caught_up);
     RUN(test_isr_fenced_write);

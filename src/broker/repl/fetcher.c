@@ -95,17 +95,26 @@ static void arm_timer(fetcher_t *f, uint64_t at)
     f->timer = loop_timer_add(b->loop, at > now ? at - now : 0, on_timer, f);
 }
 
+/* Parts whose wait is over resume; the timer is armed again for the next
+ * one still waiting (each part's wait is its own). */
 static void on_timer(loop_t *loop, void *arg)
 {
     fetcher_t *f = arg;
-    uint64_t now = loop_now_ms(loop);
+    uint64_t now = loop_now_ms(loop), next = UINT64_MAX;
     f->timer = NULL;
     for (fetch_link_t *l = f->links; l; l = l->next) {
-        for (fetch_part_t *fp = l->parts; fp; fp = fp->next)
-            if (fp->phase == PHASE_WAITING && fp->wait_until <= now)
+        for (fetch_part_t *fp = l->parts; fp; fp = fp->next) {
+            if (fp->phase != PHASE_WAITING)
+                continue;
+            if (fp->wait_until <= now)
                 fp->phase = fp->resume;
+            else if (fp->wait_until < next)
+                next = fp->wait_until;
+        }
         link_kick(l);
     }
+    if (next != UINT64_MAX)
+        arm_timer(f, next);
 }
 
 static void part_wait(fetch_part_t *fp, uint64_t ms, fetch_phase_t resume)

@@ -203,9 +203,15 @@ static int stays(const isr_t *s, int32_t id, int settling, uint64_t now_ms, uint
     return now_ms <= f->caught_up_ms + lag_ms;
 }
 
-static int joins(const isr_t *s, const isr_follower_t *f, isr_live_fn live, void *arg)
+/* A CUR replica joins when it is live, has everything this epoch began
+ * with and the HW, and has been caught up within lag_ms: only a follower
+ * that keeps fetching, not one whose last position merely still equals the
+ * HW of a quiet partition (it would flap in and out at every check). */
+static int joins(const isr_t *s, const isr_follower_t *f, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live,
+                 void *arg)
 {
-    return isr_contains(s->ar, s->nar, f->id) && live(arg, f->id) && synced(s, f) && f->leo >= s->hw;
+    return isr_contains(s->ar, s->nar, f->id) && live(arg, f->id) && synced(s, f) && f->leo >= s->hw &&
+           f->caught_up_ms && now_ms <= f->caught_up_ms + lag_ms;
 }
 
 static int same_members(const int32_t *a, int na, const int32_t *b, int nb)
@@ -237,7 +243,7 @@ int isr_plan(isr_t *s, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live, void 
             out[n++] = s->isr[i];
     for (int i = 0; i < s->nfollowers && n < ISR_MAX; i++) {
         const isr_follower_t *f = &s->followers[i];
-        if (!isr_contains(s->isr, s->nisr, f->id) && joins(s, f, live, arg))
+        if (!isr_contains(s->isr, s->nisr, f->id) && joins(s, f, now_ms, lag_ms, live, arg))
             out[n++] = f->id;
     }
     *nout = n;
