@@ -316,6 +316,24 @@ class ReplCluster:
                 continue
         return None
 
+    def offline_replicas(self, topic):
+        """{partition: (leader, isr, offline replicas)} from Metadata v5 of a live broker."""
+        import struct
+        from kafka_wire import API_METADATA, karray, kstring
+        with self.brokers[self.live()[0]].conn(timeout=5) as k:
+            r = k.call(API_METADATA, 5, karray([kstring(topic)]) + struct.pack(">?", False))
+        r.take(">i")                                               # throttle
+        r.array(lambda r: (r.take(">i"), r.string(), r.take(">i"), r.string()))
+        r.string()
+        r.take(">i")
+
+        def part(r):
+            return (r.take(">h"), r.take(">i"), r.take(">i"), r.array(lambda r: r.take(">i")),
+                    r.array(lambda r: r.take(">i")), r.array(lambda r: r.take(">i")))
+        topics = r.array(lambda r: (r.take(">h"), r.string(), r.take(">?"), r.array(part)))
+        assert len(topics) == 1 and topics[0][0] == 0, topics
+        return {index: (leader, isr, offline) for _, index, leader, _, isr, offline in topics[0][3]}
+
     def conn(self, i, **kw):
         return KafkaConn(self.brokers[i].port, **kw)
 
