@@ -758,7 +758,7 @@ def test_controlled_shutdown_hands_over_and_leaves_the_isrs_before_exiting(make_
     assert all(c.state("handover", p)["leader"] not in (None, 1) for p in range(3))
 
 
-def test_without_controlled_shutdown_the_leader_moves_only_after_the_broker_is_gone(make_cluster):
+def test_without_controlled_shutdown_the_broker_exits_at_once_and_leadership_moves_with_its_session(make_cluster):
     """controlled.shutdown.enable=false on broker 1: SIGTERM makes it exit at once,
     without handing partition 0 over or waiting to leave the ISR of partition 2,
     whose leader (broker 3) is paused. Its leader node goes with its coordinator
