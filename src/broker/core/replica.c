@@ -276,18 +276,6 @@ static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t n
     be32_put(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
 }
 
-/* After the append: the batches now carry their offsets. */
-static void remember_producers(replica_t *r, const uint8_t *records, size_t len)
-{
-    for (size_t off = 0; off < len;) {
-        record_batch_t h;
-        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK)
-            break;
-        producer_state_apply_batch(&h, r->producers);
-        off += (size_t)record_batch_size(&h);
-    }
-}
-
 static int16_t storage_error(int rc)
 {
     switch (rc) {
@@ -348,7 +336,7 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
         *message = rc == PLOG_ERR_CORRUPT ? "record batch failed its CRC-32C check" : plog_strerror(rc);
         return storage_error(rc);
     }
-    remember_producers(r, records, len);
+    producer_state_apply_batches(r->producers, records, len);   /* the batches carry their offsets now */
     if (r->log_append_time)
         *append_time = now;
     repl_leader_appended(b, r);

@@ -27,13 +27,7 @@ int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, si
                  partition_log_end_offset(r->log), plog_strerror(rc));
         return -1;
     }
-    for (size_t off = 0; off < len;) {
-        record_batch_t h;
-        if (record_batch_parse_header(batches + off, len - off, &h) != PLOG_OK)
-            break;
-        producer_state_apply_batch(&h, r->producers);
-        off += (size_t)record_batch_size(&h);
-    }
+    producer_state_apply_batches(r->producers, batches, len);
     (void)b;
     return 0;
 }
