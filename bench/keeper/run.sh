@@ -271,7 +271,7 @@ fi
 # ---- kipper -----------------------------------------------------------------
 KDIR=$WORK/kipper
 KPORT=$(free_port)
-# forceSync is left at its default (yes), as the brief asks
+# forceSync is left at its default (yes): durable writes, as ZooKeeper's are
 write_cfg "$KDIR" "$KPORT"
 # shellcheck disable=SC2046
 $(server_taskset) "$KIPPER" keeper "$KDIR/zoo.cfg" >"$KDIR/kipper.log" 2>&1 &

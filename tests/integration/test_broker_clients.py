@@ -687,7 +687,7 @@ def test_delete_topic_with_the_longest_name(broker):
 
 def test_with_apache_zookeeper(make_broker, apache_coordinator):
     """The same produce/consume against a real Apache ZooKeeper 3.8, whose
-    znodes then hold what the seed says."""
+    znodes then hold what src/broker/coord/coord_data.h says."""
     from kazoo.client import KazooClient
     b = make_broker(coordinator=apache_coordinator)
     a = AdminClient({"bootstrap.servers": b.bootstrap})

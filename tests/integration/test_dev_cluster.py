@@ -163,10 +163,10 @@ def test_kcat_round_trip(dev_run):
     dev = dev_run()
     dev.wait_for_banner()
 
-    # The lead switches this to acks=all once replication (followers
-    # fetching, the HW following the ISR) is merged.
+    # acks=all (kcat's default, made explicit): answered once every ISR member
+    # of the three replicas has the record.
     def produced():
-        p = subprocess.run(["kcat", "-P", "-b", BOOTSTRAP, "-t", "devdemo", "-X", "acks=1", "-m", "10"],
+        p = subprocess.run(["kcat", "-P", "-b", BOOTSTRAP, "-t", "devdemo", "-X", "acks=all", "-m", "10"],
                            input=b"hello from dev\n", capture_output=True, timeout=30)
         return p.returncode == 0
     wait_until(produced, timeout=60, what="a produce through kipper dev")
@@ -182,18 +182,7 @@ def test_kcat_round_trip(dev_run):
         c = subprocess.run(["kcat", "-C", "-b", BOOTSTRAP, "-t", "devdemo", "-e", "-q", "-m", "10"],
                            capture_output=True, timeout=30)
         return c.stdout.decode().splitlines()
-    try:
-        lines = wait_until(consumed, timeout=30, what="consuming it back")
-    except TimeoutError:
-        # Until replication is merged, followers never fetch, so the high
-        # watermark of a 3-replica partition stays at 0: the record is
-        # accepted but not readable. The lead removes this with acks=all.
-        from confluent_kafka import Consumer, TopicPartition
-        c = Consumer({"bootstrap.servers": BOOTSTRAP, "group.id": "devtest"})
-        low_high = c.get_watermark_offsets(TopicPartition("devdemo", 0), timeout=10)
-        c.close()
-        assert low_high == (0, 0)
-        pytest.xfail("produced with acks=1, but the high watermark stays 0 without replication")
+    lines = wait_until(consumed, timeout=30, what="consuming it back")
     assert "hello from dev" in lines
     assert not SERVER_LINE.search(dev.text())
     assert dev.ctrl_c() == 0

@@ -1,6 +1,6 @@
-"""kipper's own promises about zoo.cfg (DESIGN.md): unknown keys are warned
-about, never silently ignored; a bad value is a clear start-up error naming
-the key.  ZooKeeper behaves differently here, so these are kipper-only."""
+"""kipper's own promises about zoo.cfg (src/base/config.h): unknown keys are
+warned about, never silently ignored; a bad value is a clear start-up error
+naming the key.  ZooKeeper behaves differently here, so these are kipper-only."""
 import shutil
 import subprocess
 
@@ -9,7 +9,7 @@ import pytest
 from harness import KIPPER, Keeper, wait_until
 
 
-@pytest.mark.kipper_only(reason="DESIGN.md: unknown zoo.cfg keys are warned about")
+@pytest.mark.kipper_only(reason="kipper's promise: unknown zoo.cfg keys are warned about")
 def test_unknown_key_is_warned_about(make_keeper):
     """An unknown zoo.cfg key is named in a warning and the keeper still serves."""
     server = make_keeper(extra={"noSuchSetting.forTesting": "1"})
@@ -17,7 +17,7 @@ def test_unknown_key_is_warned_about(make_keeper):
                what="a log line naming the unknown key")
 
 
-@pytest.mark.kipper_only(reason="DESIGN.md: a bad value is a clear error at start-up with the key named")
+@pytest.mark.kipper_only(reason="kipper's promise: a bad value is a clear error at start-up with the key named")
 @pytest.mark.parametrize("key,value", [("tickTime", "abc"), ("maxClientCnxns", "-3"),
                                        ("clientPort", "99999")])
 def test_bad_value_stops_startup_naming_the_key(key, value):

@@ -417,9 +417,9 @@ def check_trunc(e, base):
     assert_same_everywhere(e, base, must_have=after_a + ["a-committed"],
                            must_not_have=[path_a.rsplit("/", 1)[1]])
 
-    # b. The seed's case: the survivors elect a leader and commit more writes (a new
-    #    epoch) before the old leader returns; it must drop its proposal and get the new
-    #    writes. ZooKeeper 3.8 cannot TRUNC across an epoch and sends a SNAP instead.
+    # b. The survivors elect a leader and commit more writes (a new epoch) before the old
+    #    leader returns; it must drop its uncommitted proposal (docs/zab.md, TRUNC) and get
+    #    the new writes. ZooKeeper 3.8 cannot TRUNC across an epoch and sends a SNAP instead.
     old, others, path_b, cb = uncommitted_proposal(e, base, "b")
     e.start(others[0], wait=False)
     e.start(others[1], wait=False)

@@ -2,8 +2,9 @@
 manner of the ZooKeeper-based kafka-topics.sh.
 
 Brokers are faked: a kazoo client registers ephemeral /brokers/ids/N with the
-broker document, and kazoo reads back what the tool wrote (seed 000, section
-1: /brokers/topics/[topic]/[partition]/replicas, leader, ISR). Each test works
+broker document, and kazoo reads back what the tool wrote (the nodes of
+src/broker/coord/coord_data.h: /brokers/topics/[topic]/[partition]/replicas,
+leader, ISR). Each test works
 in its own chroot of the module's shared server, so the chroot handling of the
 connect string is exercised everywhere; one test uses none. Runs against
 kipper's keeper and, with KIPPER_TEST_TARGET=zookeeper, Apache ZooKeeper."""

@@ -8,14 +8,11 @@
 #include "broker/repl/commitq.h"
 #include "broker/repl/isr.h"
 #include "broker/repl/truncation.h"
+#include "broker/wire/kafka_errors.h"
 #include "suites.h"
 #include "unit.h"
 
 /* ---- ISR and HW ---- */
-
-/* Kafka's codes, as the caller passes them through. */
-#define NOT_LEADER_OR_FOLLOWER 6
-#define NOT_ENOUGH_REPLICAS_AFTER_APPEND 20
 
 #define LAG 10000
 #define WAIT 3000
@@ -129,6 +126,31 @@ static void test_isr_shrinks_after_lag(void)
     CHECK_EQ(s.hw, s.leo);
     CHECK_EQ(s.nisr, 2);
     CHECK_EQ(isr_size_for_acks(&s), 2);
+    isr_free(&s);
+}
+
+static void test_isr_stopped_follower_stays_out(void)
+{
+    /* A quiet partition: a follower that stopped fetching leaves after the
+     * lag, and its last position (still the HW) does not bring it back. */
+    isr_t s;
+    liveness_t live = {.ndead = 0};
+    int32_t out[ISR_MAX];
+    int n;
+    lead3(&s, 0, 0);
+    isr_fetched(&s, 2, 100, 0);
+    isr_fetched(&s, 3, 100, 0);
+    for (uint64_t t = 500; t <= 2 * LAG; t += 500)
+        isr_fetched(&s, 2, 100, t);
+    CHECK(isr_plan(&s, 2 * LAG, LAG, is_live, &live, out, &n));
+    CHECK(members_are(out, n, (int32_t[]){1, 2}, 2));
+    isr_write_started(&s, out, n);
+    isr_write_done(&s, 1);
+    CHECK(!isr_plan(&s, 2 * LAG + 1, LAG, is_live, &live, out, &n));
+    /* It fetches again: it joins. */
+    isr_fetched(&s, 3, 100, 2 * LAG + 2);
+    CHECK(isr_plan(&s, 2 * LAG + 3, LAG, is_live, &live, out, &n));
+    CHECK(members_are(out, n, (int32_t[]){1, 2, 3}, 3));
     isr_free(&s);
 }
 
@@ -314,14 +336,20 @@ static void test_commitq(void)
     commitq_remove(&w[2]);   /* twice is harmless */
     CHECK_EQ(commitq_len(&q), 0);
     CHECK_EQ(commitq_push(&q, &w[3], 40, record, &o[3]), 0);
-    commitq_advance(&q, 40, NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-    CHECK_EQ(o[3].error, NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    commitq_advance(&q, 40, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+    CHECK_EQ(o[3].error, KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND);
     CHECK_EQ(o[2].calls, 0);
-    commitq_push(&q, &w[0], 50, record, &o[0]);
+    /* A retried batch already in the log waits at its own, lower offset. */
+    commitq_push(&q, &w[0], 70, record, &o[0]);
     commitq_push(&q, &w[1], 60, record, &o[1]);
-    commitq_fail_all(&q, NOT_LEADER_OR_FOLLOWER);
+    commitq_advance(&q, 65, 0);
+    CHECK_EQ(o[1].calls, 2);
+    CHECK_EQ(o[0].calls, 1);
+    commitq_push(&q, &w[1], 80, record, &o[1]);
+    commitq_fail_all(&q, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(o[0].calls, 2);
-    CHECK_EQ(o[1].error, NOT_LEADER_OR_FOLLOWER);
+    CHECK_EQ(o[0].error, KERR_NOT_LEADER_OR_FOLLOWER);
+    CHECK_EQ(o[1].error, KERR_NOT_LEADER_OR_FOLLOWER);
     CHECK_EQ(commitq_len(&q), 0);
     CHECK(w[0].queue == NULL);
 }
@@ -404,6 +432,7 @@ void suite_repl(void)
     RUN(test_isr_leader_alone);
     RUN(test_isr_shrinks_after_lag);
     RUN(test_isr_caught_up_at_previous_fetch);
+    RUN(test_isr_stopped_follower_stays_out);
     RUN(test_isr_dead_broker_leaves_at_once);
     RUN(test_isr_expands_when_caught_up);
     RUN(test_isr_fenced_write);

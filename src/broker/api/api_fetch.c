@@ -13,6 +13,7 @@
 #include "api_handlers.h"
 #include "api_util.h"
 #include "base/logging.h"
+#include "broker/repl/repl.h"
 
 #include <string.h>
 
@@ -38,26 +39,50 @@ typedef struct {
     fetch_totals_t tot;
 } fetch_ctx_t;
 
+/* The slice's file range goes into the response as external records (sent
+ * with sendfile after the encoded bytes). */
+static void attach_slice(fetch_ctx_t *x, kafka_value_t *out, const plog_slice_t *slice)
+{
+    fetch_slice_t *fs = kafka_arena_alloc(x->ra, sizeof(*fs));
+    if (!fs)
+        return;
+    fs->ext.len = (uint32_t)slice->length;
+    fs->ext.owner = fs;
+    fs->fd = slice->fd;
+    fs->pos = slice->position;
+    KV_SET_EXTERNAL_RECORDS(out, FetchPartitionData, Records, &fs->ext);
+    x->tot.found += slice->length;
+    x->tot.bytes_left -= slice->length;
+    x->tot.first_data = 0;
+}
+
+static void fetch_failed(fetch_ctx_t *x, kafka_value_t *out, int16_t error)
+{
+    KV_SET_INT(out, FetchPartitionData, ErrorCode, error);
+    x->tot.any_error = 1;
+}
+
 static void fetch_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
 {
     fetch_ctx_t *x = arg;
-    broker_t *b = x->b;
     const broker_request_t *req = x->req;
-    kafka_arena_t *ra = x->ra;
-    fetch_totals_t *tot = &x->tot;
     int32_t index = (int32_t)KV_INT(in, FetchPartition, Partition);
     int64_t offset = KV_INT(in, FetchPartition, FetchOffset);
-    int replica_fetch = KV_INT(req->body, FetchRequest, ReplicaId) >= 0;
+    int32_t replica_id = (int32_t)KV_INT(req->body, FetchRequest, ReplicaId);
     int16_t error;
     KV_SET_INT(out, FetchPartitionData, PartitionIndex, index);
     KV_SET_INT(out, FetchPartitionData, HighWatermark, -1);
     KV_SET_INT(out, FetchPartitionData, LastStableOffset, -1);
     KV_SET_INT(out, FetchPartitionData, LogStartOffset, -1);
     KV_SET_BYTES(out, FetchPartitionData, Records, "", 0);
-    replica_t *r = api_leader_replica(b, topic, index, (int32_t)KV_INT(in, FetchPartition, CurrentLeaderEpoch), &error);
+    replica_t *r = api_leader_replica(x->b, topic, index, (int32_t)KV_INT(in, FetchPartition, CurrentLeaderEpoch),
+                                      &error);
+    /* A follower's fetch offset is its log end: the leader's ISR and HW
+     * move with it (repl.h). */
+    if (!error && replica_id >= 0)
+        error = repl_follower_fetched(x->b, r, replica_id, offset);
     if (error) {
-        KV_SET_INT(out, FetchPartitionData, ErrorCode, error);
-        tot->any_error = 1;
+        fetch_failed(x, out, error);
         return;
     }
     int64_t hw = partition_log_high_watermark(r->log);
@@ -65,36 +90,23 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     KV_SET_INT(out, FetchPartitionData, LastStableOffset, hw);
     KV_SET_INT(out, FetchPartitionData, LogStartOffset, partition_log_start_offset(r->log));
     int64_t max = KV_INT(in, FetchPartition, PartitionMaxBytes);
-    if (max > tot->bytes_left)
-        max = tot->bytes_left;
+    if (max > x->tot.bytes_left)
+        max = x->tot.bytes_left;
     plog_slice_t slice = {.length = 0};
     int64_t leo = partition_log_end_offset(r->log);
-    int64_t upto = replica_fetch ? leo : hw;
+    int64_t upto = replica_id >= 0 ? leo : hw;   /* followers read to the log end, consumers to the HW */
     int rc = PLOG_OK;
     if (offset < partition_log_start_offset(r->log) || offset > leo)
-        rc = PLOG_ERR_OUT_OF_RANGE;
+        rc = PLOG_ERR_OUT_OF_RANGE;   /* the log start goes with the error: a follower starts over there */
     else if (offset < upto)
-        rc = partition_log_read(r->log, offset, upto, max, tot->first_data && req->api_version >= 3, &slice);
+        rc = partition_log_read(r->log, offset, upto, max, x->tot.first_data && req->api_version >= 3, &slice);
     if (rc != PLOG_OK) {
-        error = rc == PLOG_ERR_OUT_OF_RANGE ? KERR_OFFSET_OUT_OF_RANGE : KERR_KAFKA_STORAGE_ERROR;
-        KV_SET_INT(out, FetchPartitionData, ErrorCode, error);
-        tot->any_error = 1;
+        fetch_failed(x, out, rc == PLOG_ERR_OUT_OF_RANGE ? KERR_OFFSET_OUT_OF_RANGE : KERR_KAFKA_STORAGE_ERROR);
         return;
     }
     KV_SET_INT(out, FetchPartitionData, ErrorCode, KERR_NONE);
-    if (slice.length <= 0)
-        return;
-    fetch_slice_t *fs = kafka_arena_alloc(ra, sizeof(*fs));
-    if (!fs)
-        return;
-    fs->ext.len = (uint32_t)slice.length;
-    fs->ext.owner = fs;
-    fs->fd = slice.fd;
-    fs->pos = slice.position;
-    KV_SET_EXTERNAL_RECORDS(out, FetchPartitionData, Records, &fs->ext);
-    tot->found += slice.length;
-    tot->bytes_left -= slice.length;
-    tot->first_data = 0;
+    if (slice.length > 0)
+        attach_slice(x, out, &slice);
 }
 
 /* Queues the file ranges of every partition that returned data. */

@@ -1,5 +1,5 @@
-/* coord_admin.h -- topic administration in the coordinator (seed 000,
- * section 4), with the ZooKeeper C client's synchronous API.
+/* coord_admin.h -- topic administration in the coordinator (the nodes of
+ * coord_data.h), with the ZooKeeper C client's synchronous API.
  *
  * Used by `kipper topics` and by the broker (CreateTopics, CreatePartitions,
  * DeleteTopics), which calls these on a helper thread with its own connected

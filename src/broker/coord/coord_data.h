@@ -1,7 +1,8 @@
 /* coord_data.h -- the cluster state the brokers keep in the coordinator
- * (seed 000, section 1): the paths, the small JSON documents stored at them,
- * and the pure functions both the broker and `kipper topics` use to build and
- * read them. Nothing here talks to the coordinator.
+ * (docs/replication.md, "The cluster state in the coordinator"): the paths,
+ * the small JSON documents stored at them, and the pure functions both the
+ * broker and `kipper topics` use to build and read them. Nothing here talks
+ * to the coordinator.
  *
  * Paths (relative to the chroot of zookeeper.connect):
  *   /cluster/id                          {"version":"1","id":"<cluster id>"}

@@ -1,7 +1,10 @@
 /* broker.c -- `kipper broker server.properties`: one event loop that owns the
  * listener and every client connection, frames Kafka requests (a 4-byte size,
- * bounded by socket.request.max.bytes), decodes them with the table-driven
- * codec and answers ApiVersions and Metadata.
+ * bounded by socket.request.max.bytes) and hands each to the dispatch
+ * (broker/api/broker_api.c). It keeps a request that must wait, wakes it
+ * again, and writes answers with the file ranges of a Fetch sent by
+ * sendfile. It starts and stops the services in order, and a first SIGTERM
+ * starts a controlled shutdown (broker/repl/shutdown.c).
  *
  * A connection that sends something we cannot or will not answer is closed
  * with a log line saying why, as Kafka's SocketServer does; nothing a client
@@ -16,7 +19,9 @@
 #include "log_dirs.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
+#include "base/alloc.h"
 #include "base/logging.h"
+#include "broker/repl/repl.h"
 #include "base/loop.h"
 #include "base/net.h"
 #include "base/endian.h"
@@ -38,15 +43,27 @@
 #define MAX_SPLICES 4096
 /* Input read ahead while a request waits. */
 #define PENDING_READ_MAX (1u << 20)
+/* Produce requests of one connection in flight at once while acks=all ones
+ * wait for replication (librdkafka's idempotent producer sends up to 5). */
+#define PIPELINE_MAX 5
+
+/* What a request holds beyond its held answer: its state, decode and frame. */
+static void request_strip(broker_request_t *r)
+{
+    if (r->state && r->state_free)
+        r->state_free(r->state);
+    r->state = NULL;
+    kafka_arena_free(&r->arena);
+    free(r->frame);
+    r->frame = NULL;
+}
 
 static void request_free(broker_request_t *r)
 {
     if (!r)
         return;
-    if (r->state && r->state_free)
-        r->state_free(r->state);
-    kafka_arena_free(&r->arena);
-    free(r->frame);
+    request_strip(r);
+    buf_free(&r->held);
     free(r);
 }
 
@@ -73,25 +90,76 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     loop_unwatch(b->loop, c->fd);
     close(c->fd);
     c->closed = 1;
-    if (c->pending) {
-        if (c->pending->timer)
-            loop_timer_cancel(b->loop, c->pending->timer);
-        request_free(c->pending);
-        c->pending = NULL;
+    while (c->waiting) {
+        broker_request_t *r = c->waiting;
+        c->waiting = r->next;
+        if (r->timer)
+            loop_timer_cancel(b->loop, r->timer);
+        request_free(r);
     }
+    c->waiting_tail = NULL;
+    c->nwaiting = 0;
     splices_free(c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
     b->n_conns--;
 }
 
+static void queue_waiting(conn_t *c, broker_request_t *r)
+{
+    r->next = NULL;
+    r->conn = c;
+    r->queued = 1;
+    if (c->waiting_tail)
+        c->waiting_tail->next = r;
+    else
+        c->waiting = r;
+    c->waiting_tail = r;
+    c->nwaiting++;
+}
+
+/* Where r's answer goes: the output, unless requests ahead of it still
+ * wait; then it is held (in r itself when r waits, else in a placeholder
+ * queued behind them) until they are answered. */
+static buf_t *answer_buffer(conn_t *c, const broker_request_t *r)
+{
+    if (!c->waiting || c->waiting == r)
+        return &c->out;
+    broker_request_t *q = (broker_request_t *)(uintptr_t)r;
+    if (!r->queued) {
+        q = xcalloc(1, sizeof(*q));
+        q->id = r->id;
+        q->api = r->api;
+        queue_waiting(c, q);
+    }
+    q->answered = 1;
+    return &q->held;
+}
+
 int broker_reply(conn_t *c, const broker_request_t *r, const kafka_value_t *body)
 {
-    if (!body || kafka_response_encode(&c->out, r->api, r->api_version, r->correlation_id, body) != KAFKA_OK) {
+    if (!body || kafka_response_encode(answer_buffer(c, r), r->api, r->api_version, r->correlation_id, body) !=
+                     KAFKA_OK) {
         log_error("cannot encode %s v%d response for %s:%d", r->api->name, r->api_version, c->ip, c->port);
         return -1;
     }
     return 0;
+}
+
+/* The answered requests at the head of the queue leave it, their held
+ * answers going out in order. */
+static void drain_answered(conn_t *c)
+{
+    while (c->waiting && c->waiting->answered) {
+        broker_request_t *r = c->waiting;
+        c->waiting = r->next;
+        if (!c->waiting)
+            c->waiting_tail = NULL;
+        c->nwaiting--;
+        if (buf_unread(&r->held))
+            buf_append(&c->out, buf_read_ptr(&r->held), buf_unread(&r->held));
+        request_free(r);
+    }
 }
 
 void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
@@ -181,10 +249,27 @@ static int conn_backed_up(const conn_t *c)
     return buf_unread(&c->out) >= OUT_HIGH_WATER || c->nsplices >= MAX_SPLICES;
 }
 
+/* Whether the frame at p (4-byte size, then the header) may be taken now:
+ * always when nothing waits; while only pipelined requests wait, another
+ * Produce up to PIPELINE_MAX (librdkafka's idempotent producer keeps 5 in
+ * flight, all appended in order; their answers go out in order). */
+static int may_take_frame(const conn_t *c, const uint8_t *p, size_t avail)
+{
+    if (!c->waiting)
+        return 1;
+    if (c->nwaiting >= PIPELINE_MAX || avail < 6 || be16_get(p + 4) != KAFKA_API_PRODUCE)
+        return 0;
+    for (const broker_request_t *r = c->waiting; r; r = r->next)
+        if (!r->answered && !r->pipelined)
+            return 0;
+    return 1;
+}
+
 /* Answers every whole frame in c->in; -1 when the connection was closed. */
 static int conn_process(broker_t *b, conn_t *c)
 {
-    while (!c->closed && !c->pending && buf_unread(&c->in) >= 4 && !conn_backed_up(c)) {
+    while (!c->closed && buf_unread(&c->in) >= 4 && !conn_backed_up(c) &&
+           may_take_frame(c, buf_read_ptr(&c->in), buf_unread(&c->in))) {
         uint8_t *p = buf_read_ptr(&c->in);
         int32_t size = (int32_t)be32_get(p);
         if (size < 0 || size > b->cfg.socket_request_max_bytes) {
@@ -209,22 +294,24 @@ static int conn_process(broker_t *b, conn_t *c)
 
 static void on_request_timeout(loop_t *loop, void *arg);
 
-static void request_finish(broker_t *b, conn_t *c, req_status_t st)
+static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_status_t st)
 {
-    broker_request_t *r = c->pending;
     if (st == REQ_WAIT)
         return;
-    c->pending = NULL;
     if (r->timer)
         loop_timer_cancel(b->loop, r->timer);
-    int closed_for = st == REQ_CLOSE;
-    char why[128];
-    snprintf(why, sizeof(why), "cannot answer %s v%d", r->api->name, r->api_version);
-    request_free(r);
-    if (closed_for) {
+    r->timer = NULL;
+    if (st == REQ_CLOSE) {
+        char why[128];
+        snprintf(why, sizeof(why), "cannot answer %s v%d", r->api->name, r->api_version);
         broker_conn_close(b, c, why);
         return;
     }
+    /* Answered: it leaves the queue with those answered behind it, or (with
+     * requests still waiting ahead) keeps only its held answer. */
+    r->answered = 1;
+    request_strip(r);
+    drain_answered(c);
     /* Frames that arrived meanwhile are next. */
     conn_process(b, c);
     conn_flush(b, c);
@@ -232,24 +319,25 @@ static void request_finish(broker_t *b, conn_t *c, req_status_t st)
         conn_rewatch(b, c);
 }
 
-static void request_run(broker_t *b, conn_t *c)
+static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
 {
     kafka_arena_t ra;
     kafka_arena_init(&ra, 0);
-    req_status_t st = broker_dispatch(b, c, c->pending, &ra);
+    req_status_t st = broker_dispatch(b, c, r, &ra);
     kafka_arena_free(&ra);
-    request_finish(b, c, st);
+    request_finish(b, c, r, st);
 }
 
 static void on_request_timeout(loop_t *loop, void *arg)
 {
     (void)loop;
-    conn_t *c = arg;
-    if (c->closed || !c->pending)
+    broker_request_t *r = arg;
+    conn_t *c = r->conn;
+    r->timer = NULL;
+    if (c->closed || r->answered)
         return;
-    c->pending->timer = NULL;
-    c->pending->timed_out = 1;
-    request_run(c->broker, c);
+    r->timed_out = 1;
+    request_run(c->broker, c, r);
 }
 
 /* The handler asked to wait: keep a private copy of the request. */
@@ -272,21 +360,55 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     }
     d->body = req.body;
     d->client_id = req.client_id;
-    c->pending = d;
+    buf_init(&d->held);
+    queue_waiting(c, d);
     if (d->deadline_ms) {
         uint64_t now = loop_now_ms(b->loop);
-        d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, c);
+        d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);
     }
     return 0;
 }
 
+struct wake {
+    uint64_t conn_id, request_id;
+};
+
+void broker_wake_later(broker_t *b, uint64_t conn_id, uint64_t request_id)
+{
+    if (b->nwakes == b->wakes_cap) {
+        b->wakes_cap = b->wakes_cap ? b->wakes_cap * 2 : 64;
+        b->wakes = xrealloc(b->wakes, b->wakes_cap * sizeof(*b->wakes));
+    }
+    b->wakes[b->nwakes++] = (struct wake){conn_id, request_id};
+}
+
+/* The wake-ups queued by this iteration's callbacks, in order; those they
+ * queue in turn run in the next pass. */
+static void run_wakes(broker_t *b)
+{
+    while (b->nwakes > 0) {
+        struct wake *batch = b->wakes;
+        size_t n = b->nwakes;
+        b->wakes = NULL;
+        b->nwakes = b->wakes_cap = 0;
+        for (size_t i = 0; i < n; i++)
+            broker_wake_request(b, batch[i].conn_id, batch[i].request_id);
+        free(batch);
+    }
+}
+
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id)
 {
-    for (conn_t *c = b->conns; c; c = c->next)
-        if (c->id == conn_id && !c->closed && c->pending && c->pending->id == request_id) {
-            request_run(b, c);
-            return;
-        }
+    for (conn_t *c = b->conns; c; c = c->next) {
+        if (c->id != conn_id || c->closed)
+            continue;
+        for (broker_request_t *r = c->waiting; r; r = r->next)
+            if (r->id == request_id && !r->answered) {
+                request_run(b, c, r);
+                return;
+            }
+        return;
+    }
 }
 
 /* Fetches waiting for data run again from the before-sleep hook, once per
@@ -299,9 +421,17 @@ void broker_wake_data_waiters(broker_t *b)
 static void run_data_waiters(broker_t *b)
 {
     b->data_arrived = 0;
-    for (conn_t *c = b->conns; c; c = c->next)
-        if (!c->closed && c->pending && c->pending->wants_data)
-            request_run(b, c);
+    for (conn_t *c = b->conns; c; c = c->next) {
+        if (c->closed)
+            continue;
+        /* At most one per connection waits for data: such a request is
+         * never pipelined, so nothing after it was taken. */
+        for (broker_request_t *r = c->waiting; r; r = r->next)
+            if (r->wants_data && !r->answered) {
+                request_run(b, c, r);
+                break;
+            }
+    }
 }
 
 static void conn_read(broker_t *b, conn_t *c)
@@ -309,7 +439,7 @@ static void conn_read(broker_t *b, conn_t *c)
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
         ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            if (conn_process(b, c) < 0 || conn_backed_up(c) || c->pending)
+            if (conn_process(b, c) < 0 || conn_backed_up(c))
                 return;
             continue;
         }
@@ -349,7 +479,7 @@ static void conn_rewatch(broker_t *b, conn_t *c)
     /* A waiting request holds the connection's later frames back (Kafka
      * answers one request per connection at a time), but we keep reading so
      * a hang-up is noticed; conn_read stops at the buffer's bound. */
-    if (!conn_backed_up(c) && (!c->pending || buf_unread(&c->in) < PENDING_READ_MAX))
+    if (!conn_backed_up(c) && (!c->waiting || buf_unread(&c->in) < PENDING_READ_MAX))
         ev |= LOOP_READABLE;
     if (conn_has_output(c))
         ev |= LOOP_WRITABLE;
@@ -399,6 +529,7 @@ static void before_sleep(loop_t *loop, void *arg)
 {
     (void)loop;
     broker_t *b = arg;
+    run_wakes(b);
     if (b->data_arrived)
         run_data_waiters(b);
     for (conn_t **pp = &b->conns; *pp;) {
@@ -415,11 +546,24 @@ static void before_sleep(loop_t *loop, void *arg)
     }
 }
 
+static void shutdown_done(broker_t *b)
+{
+    loop_stop(b->loop);
+}
+
+/* The first signal starts a controlled shutdown (leadership handed over,
+ * the ISRs left); a second one stops at once. */
 static void on_signal(loop_t *loop, int signo, void *arg)
 {
-    (void)arg;
-    log_info("%s received, shutting down", signo == SIGINT ? "SIGINT" : "SIGTERM");
-    loop_stop(loop);
+    broker_t *b = arg;
+    const char *name = signo == SIGINT ? "SIGINT" : "SIGTERM";
+    if (b->shutting_down || !b->repl) {
+        log_info("%s received again, stopping now", name);
+        loop_stop(loop);
+        return;
+    }
+    log_info("%s received, shutting down", name);
+    repl_controlled_shutdown(b, shutdown_done);
 }
 
 /* The host clients are told to connect to: advertised.listeners, else the
@@ -453,6 +597,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     resolve_advertised(b);
     /* The coordinator first (cluster id, then meta.properties), then the
      * log dirs; replicas open as the coordinator's state arrives. */
+    if (repl_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting replication");
+        return -1;
+    }
     if (group_service_start(b) < 0) {
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
@@ -475,6 +623,8 @@ static void broker_stop(broker_t *b)
         before_sleep(b->loop, b);
     if (b->listen_fd >= 0)
         close(b->listen_fd);
+    /* No more fetching or ISR checks: the replicas are freed next. */
+    repl_stop(b);
     /* Logs flushed and marked clean first; then the session goes, and with
      * it our leader nodes, so other replicas can take over. */
     log_dirs_stop(b);
@@ -484,6 +634,7 @@ static void broker_stop(broker_t *b)
     cluster_stop(b);
     /* After the coordinator link: its last callbacks still find the groups. */
     group_service_stop(b);
+    free(b->wakes);
     if (b->loop)
         loop_destroy(b->loop);
 }

@@ -22,10 +22,11 @@ static const char *const accepted_without_effect[] = {
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type", "auto.leader.rebalance.enable", "replica.lag.time.max.ms",
+    "compression.type", "auto.leader.rebalance.enable",
     "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
-    "num.replica.fetchers", "replica.fetch.max.bytes", "controlled.shutdown.enable",
+    "num.replica.fetchers", /* one fetch connection per leader broker instead */
+    "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
 };
 
 static int get_num(config_t *cfg, const char *key, long def, long min, long max, long *out, char *err,
@@ -212,6 +213,43 @@ static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size
     return 0;
 }
 
+/* Replication: Kafka's names and defaults, and two of kipper's own:
+ * leader.election.wait.ms (LeaderElectionWaitTime in docs/replication.md:
+ * how long a new leader waits for the live replicas before settling its ISR)
+ * and controlled.shutdown.timeout.ms (how long a SIGTERM waits for
+ * leadership to move; Kafka bounds it by retries of a controller request
+ * instead). */
+static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long wait, min_bytes, max_bytes, resp_max, backoff, election_wait, shutdown_timeout;
+    if (get_num(cfg, "replica.fetch.wait.max.ms", 500, 0, INT32_MAX, &wait, err, errlen) < 0 ||
+        get_num(cfg, "replica.fetch.min.bytes", 1, 1, INT32_MAX, &min_bytes, err, errlen) < 0 ||
+        get_num(cfg, "replica.fetch.max.bytes", 1048576, 0, INT32_MAX, &max_bytes, err, errlen) < 0 ||
+        get_num(cfg, "replica.fetch.response.max.bytes", 10485760, 0, INT32_MAX, &resp_max, err, errlen) < 0 ||
+        get_num(cfg, "replica.fetch.backoff.ms", 1000, 0, INT32_MAX, &backoff, err, errlen) < 0 ||
+        get_num(cfg, "leader.election.wait.ms", 3000, 0, INT32_MAX, &election_wait, err, errlen) < 0 ||
+        get_num(cfg, "controlled.shutdown.timeout.ms", 15000, 0, INT32_MAX, &shutdown_timeout, err, errlen) < 0)
+        return -1;
+    if (wait > bc->replica_lag_time_max_ms) {
+        /* A follower waiting that long for data would be dropped from the ISR. */
+        snprintf(err, errlen, "replica.fetch.wait.max.ms (%ld) must not be larger than replica.lag.time.max.ms (%lld)",
+                 wait, (long long)bc->replica_lag_time_max_ms);
+        return -1;
+    }
+    bc->replica_fetch_wait_max_ms = (int32_t)wait;
+    bc->replica_fetch_min_bytes = (int32_t)min_bytes;
+    bc->replica_fetch_max_bytes = (int32_t)max_bytes;
+    bc->replica_fetch_response_max_bytes = (int32_t)resp_max;
+    bc->replica_fetch_backoff_ms = (int32_t)backoff;
+    bc->leader_election_wait_ms = (int32_t)election_wait;
+    bc->controlled_shutdown_timeout_ms = (int32_t)shutdown_timeout;
+    if (config_get_bool(cfg, "controlled.shutdown.enable", 1, &bc->controlled_shutdown) < 0) {
+        snprintf(err, errlen, "%s", cfg->error);
+        return -1;
+    }
+    return 0;
+}
+
 /* The group coordinator's keys, with Kafka's defaults. */
 static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
@@ -261,7 +299,7 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
-        read_group_settings(cfg, bc, err, errlen) < 0)
+        read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

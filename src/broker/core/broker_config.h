@@ -36,6 +36,14 @@ typedef struct {
     int32_t socket_request_max_bytes;
     int unclean_leader_election;  /* unclean.leader.election.enable */
     int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
+    int32_t replica_fetch_wait_max_ms;        /* a follower's fetch long-polls this long */
+    int32_t replica_fetch_min_bytes;
+    int32_t replica_fetch_max_bytes;          /* per partition */
+    int32_t replica_fetch_response_max_bytes; /* per fetch */
+    int32_t replica_fetch_backoff_ms;         /* after a partition's fetch error */
+    int32_t leader_election_wait_ms;          /* LeaderElectionWaitTime (kipper's key) */
+    int controlled_shutdown;                  /* controlled.shutdown.enable */
+    int32_t controlled_shutdown_timeout_ms;   /* kipper's key */
     int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
     int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */
     int64_t log_roll_ms;          /* log.roll.ms / log.roll.hours */

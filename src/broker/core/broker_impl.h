@@ -3,7 +3,8 @@
  * partitions) and local replicas. Not an interface for other parts: they
  * use broker.h. The functions on these live in each file's own header
  * (conn.h for broker.c, cluster.h, cluster_sync.h, replica.h, log_dirs.h,
- * broker/api/api.h for the dispatch).
+ * admin.h, broker/api/api.h for the dispatch, broker/repl/repl.h for
+ * replication).
  *
  * Ownership: one event loop owns everything below. The broker_t holds the
  * connections, the cluster view (what the coordinator says: brokers, topics,
@@ -28,6 +29,8 @@
 #include "broker/wire/kafka_errors.h"
 #include "broker/log/partition_log.h"
 #include "broker/log/producer_state.h"
+#include "broker/repl/commitq.h"
+#include "broker/repl/isr.h"
 
 typedef struct broker broker_t;
 typedef struct conn conn_t;
@@ -60,8 +63,16 @@ typedef struct broker_request {
     loop_timer_t *timer;
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
+    int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */
     void *state;
     void (*state_free)(void *state);
+    /* While waiting (detached): its connection's queue, in arrival order.
+     * Answered before the requests ahead of it, its response is held here
+     * until they are answered too (responses go out in request order). */
+    struct broker_request *next;
+    struct conn *conn;
+    int queued, answered;
+    buf_t held;
 } broker_request_t;
 
 typedef struct splice {
@@ -81,7 +92,13 @@ struct conn {
     uint64_t out_sent;        /* memory bytes of out sent so far */
     splice_t *splices, *splices_tail;
     int nsplices;
-    broker_request_t *pending;   /* a request waiting; no more frames until it is answered */
+    /* Requests waiting, in arrival order. A waiting request holds every
+     * later frame back (Kafka answers a connection's requests one at a
+     * time), except that while only pipelined Produce requests wait (acks=all
+     * for replication), further Produce frames are taken, up to
+     * PIPELINE_MAX in all, and answered in order. */
+    broker_request_t *waiting, *waiting_tail;
+    int nwaiting;
     broker_t *broker;
     conn_t *next;
 };
@@ -123,6 +140,7 @@ struct topic {
 /* ---- local replicas (replica.c) ---- */
 
 typedef enum { REPLICA_NONE, REPLICA_LEADER, REPLICA_FOLLOWER } replica_role_t;
+typedef struct fetch_part fetch_part_t;
 
 struct replica {
     partition_t *part;
@@ -131,8 +149,12 @@ struct replica {
     partition_log_t *log;     /* NULL when the log could not be opened (storage error) */
     replica_role_t role;
     int32_t leader_epoch;     /* epoch we lead or follow at */
-    /* The leader's view (seed 000): AR is part->replicas; ISR is part->isr;
-     * CUR = AR - ISR; RAR = replicas being reassigned (next issue). */
+    /* Leading: AR, ISR, CUR, RAR, the followers' LEOs and the HW (repl/isr.h),
+     * and the acks=all requests waiting for the HW (repl/commitq.h). */
+    isr_t *isr;
+    commitq_t commitq;
+    /* Following: the fetcher's entry (repl/fetcher.c). */
+    fetch_part_t *fetch;
     producer_state_t *producers;
     int flushing;             /* a flush job is on the flusher thread */
     int log_append_time;      /* message.timestamp.type=LogAppendTime */
@@ -159,6 +181,7 @@ struct broker {
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
     int stopping;             /* shutting down: no new replicas */
+    int shutting_down;        /* controlled shutdown: stand for no election */
 
     /* coordinator link and cluster view */
     coord_t *coord;
@@ -184,6 +207,10 @@ struct broker {
     admin_t *admin;           /* the admin service (admin.c) */
 
     group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
+
+    struct repl *repl;        /* replication: the fetcher, ISR checks (broker/repl) */
+    struct wake *wakes;       /* requests to run again from the before-sleep hook */
+    size_t nwakes, wakes_cap;
 };
 
 #endif

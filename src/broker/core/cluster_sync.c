@@ -1,7 +1,8 @@
 /* cluster_sync.c -- keeps the cluster view current from the coordinator, with
- * seed 000's watches: children of /brokers/ids (live brokers), children of
- * /brokers/topics (new topics), children of each topic (new partitions), and
- * each partition's replicas (replica-change), leader (leader-change) and ISR.
+ * the watches of docs/replication.md: children of /brokers/ids (live
+ * brokers), children of /brokers/topics (new topics), children of each topic
+ * (new partitions), and each partition's replicas (replica-change), leader
+ * (leader-change) and ISR.
  * Watches are one-shot: every read that sets one is repeated when it fires.
  *
  * Start-up is blocking, as Kafka's is: the cluster id is read (or created)
@@ -18,6 +19,7 @@
 #include "broker/coord/coord_admin.h"
 #include "base/logging.h"
 #include "base/clock.h"
+#include "broker/repl/repl.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -128,7 +130,7 @@ static void on_session(broker_t *b, int state)
                  (uint64_t)b->session_id);
         b->registered = 0;
         b->session_id = 0;
-        replicas_stop_leading(b, "coordinator session expired");
+        repl_stop_leading_all(b, "coordinator session expired");
         group_service_view_changed(b);
         /* Not from inside the coordinator's own callback. */
         if (!b->reconnect_timer)
@@ -184,6 +186,8 @@ static void registered(coord_t *co, const coord_result_t *res, void *arg)
 static void register_broker(broker_t *b)
 {
     char path[64], doc[1024];
+    if (b->shutting_down)
+        return;   /* controlled shutdown deregistered us on purpose */
     coord_path_broker(path, sizeof(path), b->cfg.broker_id);
     int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, (int64_t)clock_wall_ms());
     if (n < 0 || coord_create(b->coord, path, doc, n, ZOO_EPHEMERAL, registered, b) < 0)
@@ -230,6 +234,7 @@ static void broker_data_read(coord_t *co, const coord_result_t *res, void *arg)
             qsort(b->brokers, (size_t)b->nbrokers, sizeof(*b->brokers), cmp_broker);
             log_info("broker %d is live at %s:%d", (int)br->id, ep.host, (int)ep.port);
             group_service_view_changed(b);   /* groups may move to it */
+            repl_brokers_changed(b, br->id);
             reconcile_all(b);
         }
     }
@@ -253,12 +258,14 @@ static void brokers_listed(coord_t *co, const coord_result_t *res, void *arg)
         return;
     }
     int removed = 0;
+    int32_t gone_id = -1;
     for (int i = 0; i < b->nbrokers;) {
         if (has_child(res, b->brokers[i].id)) {
             i++;
             continue;
         }
         log_info("broker %d is gone", (int)b->brokers[i].id);
+        gone_id = b->brokers[i].id;
         memmove(&b->brokers[i], &b->brokers[i + 1], sizeof(*b->brokers) * (size_t)(b->nbrokers - i - 1));
         b->nbrokers--;
         removed = 1;
@@ -272,7 +279,9 @@ static void brokers_listed(coord_t *co, const coord_result_t *res, void *arg)
         coord_path_broker(path, sizeof(path), id);
         if (br) {
             *br = (broker_read_t){b, id};
-            if (coord_get(co, path, 0, broker_data_read, br) < 0)
+            /* Watched: a broker that restarts deletes and re-creates its
+             * node, maybe between two of our listings; the event tells us. */
+            if (coord_get(co, path, 1, broker_data_read, br) < 0)
                 free(br);
         }
     }
@@ -284,6 +293,7 @@ static void brokers_listed(coord_t *co, const coord_result_t *res, void *arg)
     }
     if (removed) {
         group_service_view_changed(b);   /* groups may move here */
+        repl_brokers_changed(b, gone_id);   /* the ISRs we lead drop the dead at once */
         reconcile_all(b);
     }
 }
@@ -555,8 +565,28 @@ static int split_topic_path(const char *path, char *topic, size_t tlen, int32_t 
     return 3;
 }
 
+/* /brokers/ids/[id] of another broker was deleted or changed: that
+ * incarnation is gone (a restarted broker is a new one, which must catch up
+ * before it is in sync again); the listing brings back whoever is there. */
+static void broker_node_event(broker_t *b, int32_t id)
+{
+    for (int i = 0; i < b->nbrokers; i++) {
+        if (b->brokers[i].id != id)
+            continue;
+        log_info("broker %d's registration changed", (int)id);
+        memmove(&b->brokers[i], &b->brokers[i + 1], sizeof(*b->brokers) * (size_t)(b->nbrokers - i - 1));
+        b->nbrokers--;
+        group_service_view_changed(b);
+        repl_brokers_changed(b, id);
+        reconcile_all(b);
+        break;
+    }
+    read_brokers(b);
+}
+
 static void on_node_event(broker_t *b, int type, const char *path)
 {
+    static const char ids_prefix[] = "/brokers/ids/";
     char topic[COORD_TOPIC_NAME_MAX + 1], leaf[16], own[64];
     int32_t partition = -1;
     coord_path_broker(own, sizeof(own), b->cfg.broker_id);
@@ -565,6 +595,10 @@ static void on_node_event(broker_t *b, int type, const char *path)
     } else if (strcmp(path, own) == 0) {
         if (type == ZOO_DELETED_EVENT && !b->registered)
             register_broker(b);
+    } else if (strncmp(path, ids_prefix, sizeof(ids_prefix) - 1) == 0) {
+        int32_t id = coord_parse_broker_id_name(path + sizeof(ids_prefix) - 1);
+        if (id >= 0)
+            broker_node_event(b, id);
     } else if (strcmp(path, "/brokers/topics") == 0) {
         read_topics(b);
     } else {
@@ -586,6 +620,33 @@ static void on_event(coord_t *co, int type, int state, const char *path, void *a
         on_session(b, state);
     else if (type != ZOO_NOTWATCHING_EVENT)
         on_node_event(b, type, path);
+}
+
+/* ---- asked for by replication ---- */
+
+void cluster_reread_partition(broker_t *b, partition_t *p)
+{
+    read_leaf(b, p->topic->name, p->id, "ISR");
+    read_leaf(b, p->topic->name, p->id, "leader");
+}
+
+static void deregistered(coord_t *co, const coord_result_t *res, void *arg)
+{
+    (void)co;
+    (void)arg;
+    if (res->rc != ZOK && res->rc != ZNONODE && res->rc != ZCLOSING)
+        log_warn("cannot delete our registration: %s", zerror(res->rc));
+}
+
+void cluster_deregister(broker_t *b)
+{
+    char path[64];
+    coord_path_broker(path, sizeof(path), b->cfg.broker_id);
+    b->registered = 0;
+    if (coord_delete(b->coord, path, -1, deregistered, b) < 0)
+        log_warn("cannot delete our registration %s", path);
+    else
+        log_info("deregistered %s", path);
 }
 
 /* ---- start and stop ---- */

@@ -16,6 +16,9 @@ void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64
 /* Run a waiting request's handler again (data arrived, or its async work
  * finished). Safe to call for any connection id; a gone one is ignored. */
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id);
+/* The same from the before-sleep hook: for callers inside another
+ * request's handler, where running a second one at once is not safe. */
+void broker_wake_later(broker_t *b, uint64_t conn_id, uint64_t request_id);
 /* Wake every request waiting for data (after an append). */
 void broker_wake_data_waiters(broker_t *b);
 /* From broker_handle_frame: keep a private copy of a request that waits. */

@@ -1,8 +1,8 @@
 /* log_dirs.c -- the broker's log dirs: which dir holds which partition, the
- * per-dir checkpoints (recovery points, and the high watermarks that are
- * seed 000's HW checkpoint), the clean-shutdown marker, and the background
- * work: periodic fsync of every log on the flusher thread followed by the
- * checkpoints, and retention.
+ * per-dir checkpoints (recovery points, and the high watermarks: the HW
+ * checkpoint of docs/replication.md), the clean-shutdown marker, and the
+ * background work: periodic fsync of every log on the flusher thread
+ * followed by the checkpoints, and retention.
  *
  * The marker `.kafka_cleanshutdown` is written last at a clean stop and
  * removed at start, so a crash at any point after start means the next

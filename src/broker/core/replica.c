@@ -1,14 +1,9 @@
 /* replica.c -- this broker's replicas of the partitions assigned to it:
- * opening their logs, seed 000's leader election through the coordinator,
- * becoming leader or follower, the leader's append path, and stopping.
- *
- * Election (seed 000 leaderElection, with DESIGN.md's fixes): a live replica
- * in the ISR creates the ephemeral leader node and, in the same multi,
- * rewrites the ISR node at its znode version with the leader epoch bumped.
- * Only one candidate can win, and a deposed leader can never overwrite
- * newer state. A brand-new partition (no ISR node yet) is started by its
- * first live assigned replica with ISR = the live assigned replicas and
- * epoch 0. An empty or dead ISR waits, unless unclean.leader.election.enable. */
+ * opening their logs (in the log dir that holds them, checked against the
+ * topic id), the leader's append path, and stopping. Which role a replica
+ * has -- election, leading, following -- is broker/repl's (repl.h): a
+ * replica assigned here is handed to repl_reconcile whenever its partition's
+ * coordinator state changes. */
 #define _GNU_SOURCE
 #include "replica.h"
 #include "cluster.h"
@@ -16,6 +11,7 @@
 #include "log_dirs.h"
 #include "broker/log/compression.h"
 #include "broker/log/message_convert.h"
+#include "broker/repl/repl.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/endian.h"
@@ -149,158 +145,6 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     return r;
 }
 
-/* ---- roles ---- */
-
-static void update_high_watermark(broker_t *b, replica_t *r)
-{
-    partition_t *p = r->part;
-    /* The HW is the smallest LEO of the ISR; with ourselves the only member
-     * that is our LEO. Followers' LEOs come with replication. */
-    if (r->log && p->nisr == 1 && p->isr[0] == b->cfg.broker_id)
-        partition_log_set_high_watermark(r->log, partition_log_end_offset(r->log));
-}
-
-static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
-{
-    char name[300];
-    if (r->role == REPLICA_LEADER && r->leader_epoch == epoch)
-        return;
-    r->role = REPLICA_LEADER;
-    r->leader_epoch = epoch;
-    update_high_watermark(b, r);
-    log_info("leading %s at epoch %d (ISR size %d)", pname(r->part, name, sizeof(name)), (int)epoch, r->part->nisr);
-}
-
-static void become_follower(replica_t *r, int32_t leader, int32_t epoch)
-{
-    char name[300];
-    if (r->role == REPLICA_FOLLOWER && r->leader_epoch == epoch)
-        return;
-    r->role = REPLICA_FOLLOWER;
-    r->leader_epoch = epoch;
-    log_info("following broker %d for %s at epoch %d", (int)leader, pname(r->part, name, sizeof(name)), (int)epoch);
-}
-
-void replicas_stop_leading(broker_t *b, const char *why)
-{
-    char name[300];
-    for (int i = 0; i < b->ntopics; i++)
-        for (int k = 0; k < b->topics[i]->nparts; k++) {
-            partition_t *p = b->topics[i]->parts[k];
-            if (p && p->replica && p->replica->role == REPLICA_LEADER) {
-                p->replica->role = REPLICA_NONE;
-                log_warn("no longer leading %s: %s", pname(p, name, sizeof(name)), why);
-            }
-        }
-}
-
-/* ---- leader election (through the coordinator) ---- */
-
-typedef struct {
-    broker_t *b;
-    char topic[COORD_TOPIC_NAME_MAX + 1];
-    int32_t partition;
-    int32_t epoch;
-} leader_election_t;
-
-static void leader_election_done(coord_t *co, const coord_result_t *res, void *arg)
-{
-    (void)co;
-    leader_election_t *e = arg;
-    partition_t *p = cluster_partition(e->b, e->topic, e->partition);
-    if (p) {
-        p->electing = 0;
-        if (res->rc == ZOK)
-            log_info("elected leader of %s-%d at epoch %d", e->topic, (int)e->partition, (int)e->epoch);
-        else if (res->rc != ZNODEEXISTS && res->rc != ZBADVERSION && res->rc != ZCLOSING)
-            log_warn("leader election for %s-%d failed: %s", e->topic, (int)e->partition, zerror(res->rc));
-        /* Either way the leader and ISR watches bring the outcome. */
-    }
-    free(e);
-}
-
-static int first_live_replica(const broker_t *b, const partition_t *p)
-{
-    for (int i = 0; i < p->nreplicas; i++)
-        if (cluster_broker_live(b, p->replicas[i]) || p->replicas[i] == b->cfg.broker_id)
-            return p->replicas[i];
-    return -1;
-}
-
-static int any_live(const broker_t *b, const int32_t *ids, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (cluster_broker_live(b, ids[i]))
-            return 1;
-    return 0;
-}
-
-/* The ISR the winner writes, and its epoch; 0 when this broker should not
- * stand now. */
-static int leader_election_plan(broker_t *b, partition_t *p, int32_t *isr, int *nisr, int32_t *epoch, int *create_isr)
-{
-    int32_t me = b->cfg.broker_id;
-    char name[300];
-    *create_isr = p->isr_state == 1;
-    if (*create_isr) {
-        if (first_live_replica(b, p) != me)
-            return 0;
-        *nisr = 0;
-        for (int i = 0; i < p->nreplicas; i++)
-            if (p->replicas[i] == me || cluster_broker_live(b, p->replicas[i]))
-                isr[(*nisr)++] = p->replicas[i];
-        *epoch = 0;
-        return 1;
-    }
-    if (contains(p->isr, p->nisr, me)) {
-        memcpy(isr, p->isr, sizeof(*isr) * (size_t)p->nisr);
-        *nisr = p->nisr;
-        *epoch = p->isr_epoch + 1;
-        return 1;
-    }
-    if (any_live(b, p->isr, p->nisr) || !b->cfg.unclean_leader_election)
-        return 0;
-    log_warn("%s: no replica of the ISR is alive; unclean.leader.election.enable lets this out-of-sync replica "
-             "lead, and messages only the lost replicas had may be lost",
-             pname(p, name, sizeof(name)));
-    isr[0] = me;
-    *nisr = 1;
-    *epoch = p->isr_epoch + 1;
-    return 1;
-}
-
-static void elect(broker_t *b, partition_t *p)
-{
-    int32_t isr[COORD_MAX_REPLICAS], epoch;
-    int nisr, create_isr;
-    if (p->electing || !leader_election_plan(b, p, isr, &nisr, &epoch, &create_isr))
-        return;
-    char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64];
-    char isr_doc[1024], leader_doc[256];
-    coord_path_partition_leaf(isr_path, sizeof(isr_path), p->topic->name, p->id, "ISR");
-    coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
-    int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
-    int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
-    leader_election_t *e = calloc(1, sizeof(*e));
-    if (!e || isr_len < 0 || leader_len < 0) {
-        free(e);
-        return;
-    }
-    *e = (leader_election_t){.b = b, .partition = p->id, .epoch = epoch};
-    snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
-    coord_op_t ops[2] = {
-        {.type = create_isr ? COORD_OP_CREATE : COORD_OP_SET, .path = isr_path, .data = isr_doc, .len = isr_len,
-         .version = p->isr_version},
-        {.type = COORD_OP_CREATE, .path = leader_path, .data = leader_doc, .len = leader_len,
-         .flags = ZOO_EPHEMERAL},
-    };
-    if (coord_multi(b->coord, ops, 2, leader_election_done, e) < 0) {
-        free(e);
-        return;
-    }
-    p->electing = 1;
-}
-
 /* ---- reconcile: the partition's coordinator state changed ---- */
 
 void replica_reconcile(broker_t *b, partition_t *p)
@@ -319,23 +163,7 @@ void replica_reconcile(broker_t *b, partition_t *p)
         return;   /* the topic id is needed for partition.metadata */
     if (!p->replica && !(p->replica = replica_create(b, p)))
         return;
-    replica_t *r = p->replica;
-    if (!b->registered || !p->have_leader || p->isr_state == 0 || !r->log)
-        return;
-    if (p->leader < 0) {
-        if (r->role == REPLICA_LEADER)
-            r->role = REPLICA_NONE;
-        elect(b, p);
-    } else if (p->leader == me) {
-        if (p->leader_owner == b->session_id)
-            become_leader(b, r, p->leader_epoch);
-        else if (r->role == REPLICA_LEADER)
-            r->role = REPLICA_NONE;   /* a previous session's node: wait for it to expire */
-    } else {
-        become_follower(r, p->leader, p->leader_epoch);
-    }
-    if (r->role == REPLICA_LEADER)
-        update_high_watermark(b, r);
+    repl_reconcile(b, p);
 }
 
 /* ---- stopping ---- */
@@ -352,6 +180,10 @@ static void free_job_arg(void *arg)
 
 void replica_free(replica_t *r)
 {
+    if (r->isr) {
+        isr_free(r->isr);
+        free(r->isr);
+    }
     if (r->log)
         partition_log_close(r->log);
     producer_state_free(r->producers);
@@ -364,6 +196,11 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
     char name[300];
     if (!r)
         return;
+    /* No longer assigned here: leadership goes to the rest of the ISR
+     * before the log does (onReplicaChange, docs/replication.md). */
+    if (delete_log && r->role == REPLICA_LEADER)
+        repl_hand_over(b, r);
+    repl_replica_stopping(b, r);
     p->replica = NULL;
     log_info("replica of %s stopped%s", pname(p, name, sizeof(name)), delete_log ? "; deleting its log" : "");
     char *doomed = NULL;
@@ -439,18 +276,6 @@ static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t n
     be32_put(batch + BATCH_OFF_CRC, record_batch_compute_crc(batch, (size_t)record_batch_size(h)));
 }
 
-/* After the append: the batches now carry their offsets. */
-static void remember_producers(replica_t *r, const uint8_t *records, size_t len)
-{
-    for (size_t off = 0; off < len;) {
-        record_batch_t h;
-        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK)
-            break;
-        producer_state_apply_batch(&h, r->producers);
-        off += (size_t)record_batch_size(&h);
-    }
-}
-
 static int16_t storage_error(int rc)
 {
     switch (rc) {
@@ -461,7 +286,7 @@ static int16_t storage_error(int rc)
 }
 
 static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
-                              int64_t *base_offset, int64_t *append_time, const char **message)
+                              append_info_t *info, int64_t *append_time, const char **message)
 {
     int64_t now = (int64_t)clock_wall_ms();
     int nbatches = 0;
@@ -488,8 +313,10 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
             return check.error;
         }
         if (check.dup_offset >= 0) {
-            /* A retry of a batch already written: answer with its offset. */
-            *base_offset = check.dup_offset;
+            /* A retry of a batch already written: answer with its offsets
+             * (acks=all still waits for them to be committed). */
+            info->first_offset = check.dup_offset;
+            info->last_offset = check.dup_offset + h.last_offset_delta;
             return len == (size_t)record_batch_size(&h) ? KERR_NONE : KERR_INVALID_RECORD;
         }
         if (r->log_append_time) {
@@ -503,18 +330,16 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
         off += (size_t)record_batch_size(&h);
     }
     *err_batch = -1;
-    append_info_t info;
-    int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, &info);
+    int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, info);
     if (rc != PLOG_OK) {
         *err_batch = -1;
         *message = rc == PLOG_ERR_CORRUPT ? "record batch failed its CRC-32C check" : plog_strerror(rc);
         return storage_error(rc);
     }
-    remember_producers(r, records, len);
-    *base_offset = info.first_offset;
+    producer_state_apply_batches(r->producers, records, len);   /* the batches carry their offsets now */
     if (r->log_append_time)
         *append_time = now;
-    update_high_watermark(b, r);
+    repl_leader_appended(b, r);
     broker_wake_data_waiters(b);
     return KERR_NONE;
 }
@@ -523,11 +348,11 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
  * clients) are up-converted to one v2 batch first, as Kafka's LogValidator
  * does for a log of format v2; that batch is appended instead. */
 int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
-                       int64_t *base_offset, int64_t *append_time, const char **message)
+                       append_info_t *info, int64_t *append_time, const char **message)
 {
     static char why[256];
     if (!message_set_is_legacy(records, len))
-        return append_batches(b, r, records, len, err_batch, base_offset, append_time, message);
+        return append_batches(b, r, records, len, err_batch, info, append_time, message);
     *append_time = -1;
     *message = NULL;
     *err_batch = -1;
@@ -544,7 +369,7 @@ int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, 
         default: return KERR_CORRUPT_MESSAGE;
         }
     }
-    int16_t err = append_batches(b, r, batch, batch_len, err_batch, base_offset, append_time, message);
+    int16_t err = append_batches(b, r, batch, batch_len, err_batch, info, append_time, message);
     free(batch);
     return err;
 }

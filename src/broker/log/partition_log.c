@@ -1312,6 +1312,14 @@ int partition_log_truncate_to(partition_log_t *log, int64_t offset)
     return PLOG_OK;
 }
 
+int partition_log_restart_at(partition_log_t *log, int64_t offset, int64_t now_ms)
+{
+    if (offset < 0)
+        return PLOG_ERR_INVALID;
+    log->truncations++;
+    return truncate_fully(log, offset, now_ms);
+}
+
 /* Segment i may go when it is not the active one and the HW has passed it. */
 static int deletable(const partition_log_t *log, size_t i)
 {

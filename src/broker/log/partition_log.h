@@ -113,6 +113,9 @@ int partition_log_scan_batches(partition_log_t *log, int64_t from,
 /* Remove every offset >= offset (replica divergence). No-op if >= LEO;
  * offset < log start truncates everything and restarts the log at offset. */
 int partition_log_truncate_to(partition_log_t *log, int64_t offset);
+/* Remove everything and start the log over at offset (a follower whose
+ * leader's log start has moved past its log end). */
+int partition_log_restart_at(partition_log_t *log, int64_t offset, int64_t now_ms);
 /* Delete whole old segments past retention.ms / retention.bytes, never the
  * active one and never data at or above the HW. Returns the number deleted
  * (>= 0) or an error. */

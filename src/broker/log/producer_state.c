@@ -285,6 +285,17 @@ int producer_state_apply_batch(const record_batch_t *batch, void *arg)
     return 0;
 }
 
+void producer_state_apply_batches(producer_state_t *ps, const uint8_t *buf, size_t len)
+{
+    for (size_t off = 0; off < len;) {
+        record_batch_t h;
+        if (record_batch_parse_header(buf + off, len - off, &h) != PLOG_OK)
+            break;
+        producer_state_apply_batch(&h, ps);
+        off += (size_t)record_batch_size(&h);
+    }
+}
+
 /* now - last >= limit, for limit >= 0, without overflowing on odd timestamps. */
 static int idle_for(int64_t last, int64_t now, int64_t limit)
 {

@@ -109,6 +109,9 @@ void producer_state_update(producer_state_t *ps, int64_t pid, int16_t epoch, int
  * skipping batches without a producer id and control batches. Shaped as a
  * partition_log_scan_batches callback: arg is the producer_state_t; returns 0. */
 int producer_state_apply_batch(const record_batch_t *batch, void *arg);
+/* producer_state_apply_batch for each whole batch in buf[0..len), as just
+ * written (a leader's append, or what a follower took from its leader). */
+void producer_state_apply_batches(producer_state_t *ps, const uint8_t *buf, size_t len);
 
 /* Forget producers whose last batch's max timestamp is expiration_ms or more
  * before now_ms (a negative expiration_ms counts as 0). Returns how many. */

@@ -80,3 +80,19 @@ void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch)
 {
     be32_put(batch + BATCH_OFF_LEADER_EPOCH, (uint32_t)epoch);
 }
+
+size_t record_batches_prefix(const uint8_t *p, size_t len, int *count)
+{
+    size_t off = 0;
+    int n = 0;
+    while (len - off >= BATCH_LOG_OVERHEAD) {
+        int32_t blen = (int32_t)be32_get(p + off + BATCH_OFF_LENGTH);
+        if (blen < 0 || (size_t)blen > len - off - BATCH_LOG_OVERHEAD)
+            break;
+        off += (size_t)blen + BATCH_LOG_OVERHEAD;
+        n++;
+    }
+    if (count)
+        *count = n;
+    return off;
+}

@@ -85,5 +85,9 @@ int record_batch_validate(const uint8_t *p, size_t avail, record_batch_t *out);
 uint32_t record_batch_compute_crc(const uint8_t *batch, size_t batch_size);
 void record_batch_set_base_offset(uint8_t *batch, int64_t base_offset);
 void record_batch_set_leader_epoch(uint8_t *batch, int32_t epoch);
+/* The whole batches at the start of p[0..len): their length in bytes, and
+ * (count not NULL) how many. Only the length fields are read: a fetch may
+ * end in the middle of a batch, a produce must not. */
+size_t record_batches_prefix(const uint8_t *p, size_t len, int *count);
 
 #endif

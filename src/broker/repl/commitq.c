@@ -16,13 +16,22 @@ int commitq_push(commitq_t *q, commit_waiter_t *w, int64_t offset, commit_done_f
     w->done = done;
     w->arg = arg;
     w->queue = q;
-    w->next = NULL;
-    w->prev = q->tail;
-    if (q->tail)
-        q->tail->next = w;
+    /* After the last waiter that needs no more than w: the tail, except for
+     * an idempotent producer's retry of a batch already in the log, which
+     * waits for its original (lower) offsets. */
+    commit_waiter_t *after = q->tail;
+    while (after && after->offset > offset)
+        after = after->prev;
+    w->prev = after;
+    w->next = after ? after->next : q->head;
+    if (w->next)
+        w->next->prev = w;
+    else
+        q->tail = w;
+    if (after)
+        after->next = w;
     else
         q->head = w;
-    q->tail = w;
     q->n++;
     return 0;
 }

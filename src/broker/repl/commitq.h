@@ -1,9 +1,11 @@
-/* commitq.h -- seed 000's commitQ: the produce requests (acks=all) of one
- * partition waiting for the high watermark to pass what they appended.
+/* commitq.h -- the commitQ (docs/replication.md): the produce requests
+ * (acks=all) of one partition waiting for the high watermark to pass what
+ * they appended.
  *
  * A waiter is embedded in the request's own state, so queueing allocates
- * nothing; the queue only links them. Appends come in offset order, so the
- * queue is too, and a HW advance completes a prefix. Nothing here blocks or
+ * nothing; the queue only links them. It is kept in offset order (appends
+ * come in offset order; a retried batch already in the log goes in at its
+ * original place), so a HW advance completes a prefix. Nothing here blocks or
  * wakes anyone: the done callback records the outcome, and the caller wakes
  * the request later from its loop (never from inside the callback's caller,
  * which may be another request's handler).

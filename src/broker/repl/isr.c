@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/logging.h"
 
 int isr_contains(const int32_t *ids, int n, int32_t id)
@@ -31,11 +32,7 @@ const isr_follower_t *isr_follower(const isr_t *s, int32_t id)
  * old. */
 static void build_followers(isr_t *s, const isr_follower_t *old, int nold, uint64_t now_ms, int fresh_in_isr)
 {
-    s->followers = calloc((size_t)(s->nar + s->nrar) + 1, sizeof(*s->followers));
-    if (!s->followers) {
-        log_error("out of memory for a partition's follower table");
-        abort();
-    }
+    s->followers = xcalloc((size_t)(s->nar + s->nrar) + 1, sizeof(*s->followers));
     s->nfollowers = 0;
     for (int pass = 0; pass < 2; pass++) {
         const int32_t *ids = pass == 0 ? s->ar : s->rar;
@@ -92,9 +89,9 @@ void isr_set_replicas(isr_t *s, const int32_t *ar, int nar, const int32_t *rar, 
     isr_follower_t *old = s->followers;
     int nold = s->nfollowers;
     s->nar = nar < ISR_MAX ? nar : ISR_MAX;
-    memcpy(s->ar, ar, sizeof(*ar) * (size_t)s->nar);
+    memmove(s->ar, ar, sizeof(*ar) * (size_t)s->nar);   /* the caller may pass our own lists */
     s->nrar = nrar < ISR_MAX ? nrar : ISR_MAX;
-    memcpy(s->rar, rar, sizeof(*rar) * (size_t)s->nrar);
+    memmove(s->rar, rar, sizeof(*rar) * (size_t)s->nrar);
     build_followers(s, old, nold, now_ms, 0);
     free(old);
 }
@@ -206,9 +203,15 @@ static int stays(const isr_t *s, int32_t id, int settling, uint64_t now_ms, uint
     return now_ms <= f->caught_up_ms + lag_ms;
 }
 
-static int joins(const isr_t *s, const isr_follower_t *f, isr_live_fn live, void *arg)
+/* A CUR replica joins when it is live, has everything this epoch began
+ * with and the HW, and has been caught up within lag_ms: only a follower
+ * that keeps fetching, not one whose last position merely still equals the
+ * HW of a quiet partition (it would flap in and out at every check). */
+static int joins(const isr_t *s, const isr_follower_t *f, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live,
+                 void *arg)
 {
-    return isr_contains(s->ar, s->nar, f->id) && live(arg, f->id) && synced(s, f) && f->leo >= s->hw;
+    return isr_contains(s->ar, s->nar, f->id) && live(arg, f->id) && synced(s, f) && f->leo >= s->hw &&
+           f->caught_up_ms && now_ms <= f->caught_up_ms + lag_ms;
 }
 
 static int same_members(const int32_t *a, int na, const int32_t *b, int nb)
@@ -240,7 +243,7 @@ int isr_plan(isr_t *s, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live, void 
             out[n++] = s->isr[i];
     for (int i = 0; i < s->nfollowers && n < ISR_MAX; i++) {
         const isr_follower_t *f = &s->followers[i];
-        if (!isr_contains(s->isr, s->nisr, f->id) && joins(s, f, live, arg))
+        if (!isr_contains(s->isr, s->nisr, f->id) && joins(s, f, now_ms, lag_ms, live, arg))
             out[n++] = f->id;
     }
     *nout = n;

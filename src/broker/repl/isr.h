@@ -1,4 +1,4 @@
-/* isr.h -- the leader's view of one partition it leads (seed 000, section 2):
+/* isr.h -- the leader's view of one partition it leads (docs/replication.md):
  * AR (assigned replicas), ISR (in sync), CUR (catching up: AR minus ISR), RAR
  * (being reassigned in), each follower's LEO and when it last caught up, and
  * the high watermark. A pure state machine: no I/O, the clock is a parameter,

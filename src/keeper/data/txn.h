@@ -1,5 +1,6 @@
 /* txn.h -- ZooKeeper transactions: the one form in which a change reaches the
- * data tree (and, later, the transaction log and the quorum).
+ * data tree, the transaction log (keeper/disk/txnlog.h) and the other members
+ * of an ensemble (PROPOSAL packets, keeper/zab).
  *
  * A txn is produced by prep (prep.c) from a validated client request, with
  * every non-deterministic input resolved (final sequential path, time,

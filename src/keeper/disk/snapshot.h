@@ -1,7 +1,7 @@
 /* snapshot.h -- snapshots of the data tree and the live sessions, in
  * ZooKeeper's own layout (FileSnap / SerializeUtils.serializeSnapshot /
- * DataTree.serialize), so the same serializer can later feed a follower's
- * SNAP sync.
+ * DataTree.serialize); the same serializer feeds a leader's SNAP sync of a
+ * follower (keeper/zab/leader.c).
  *
  * File: dataDir/version-2/snapshot.<last zxid in hex>, written as
  * snapshot.<zxid>.tmp, fsynced, renamed, and the folder fsynced. Layout:

@@ -1,7 +1,10 @@
-/* keeper_impl.h -- the keeper's internal state, shared by its .c files
- * (server.c: sockets and sessions; request.c: request handling; prep.c:
- * requests to transactions; fourlw.c: four-letter words). Nothing outside
- * src/keeper includes this. */
+/* keeper_impl.h -- the keeper's internal state, shared by the files of
+ * keeper/server (server.c: sockets and sessions; request.c: request
+ * handling; prep.c: requests to transactions; pipeline.c: requests between
+ * prep and reply; persist.c: restore, snapshots, purging; fourlw.c:
+ * four-letter words) and keeper/zab (peer.c, leader.c, follower.c: the
+ * ensemble roles). The lower folders keeper/data and keeper/disk never
+ * include it, and nothing outside src/keeper does (tests/check_layers.py). */
 #ifndef KIPPER_KEEPER_IMPL_H
 #define KIPPER_KEEPER_IMPL_H
 

@@ -1,12 +1,17 @@
 /* pipeline.c -- requests between prep and reply (ZooKeeper's
- * SyncRequestProcessor + FinalRequestProcessor for one server).
+ * SyncRequestProcessor + FinalRequestProcessor, and on a follower its
+ * CommitProcessor).
  *
  * Every write is prepared on arrival and its transaction handed to the log;
- * the request then waits here, in arrival order, until the log reports its
- * zxid durable. Only then is it applied to the tree and answered, so no
- * client ever sees, or is told of, a change a crash could take back. A read
- * arriving while writes are in flight waits behind them, which keeps every
- * client's replies in the order of its requests. */
+ * the request then waits here, in arrival order, until its zxid is
+ * committed: durable in this keeper's log when standalone, durable on a
+ * quorum when leading (leader.c tells us). Only then is it applied to the
+ * tree and answered, so no client ever sees, or is told of, a change a crash
+ * could take back. A read arriving while its own connection has writes in
+ * flight is queued behind them (request.c), which keeps every client's
+ * replies in the order of its requests. On a follower the entries are
+ * requests forwarded to the leader, answered once the leader's COMMIT is
+ * applied here, each connection's in its order (docs/zab.md). */
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"

@@ -546,7 +546,7 @@ void prep_write(keeper_t *k, const prep_origin_t *c, int32_t type, int32_t cxid,
         return;
     }
     if (type == OP_RECONFIG) {
-        make_error(hdr, txn, ZRECONFIGDISABLED);   /* standalone: reconfig is off */
+        make_error(hdr, txn, ZRECONFIGDISABLED);   /* reconfigEnabled=false, as ZooKeeper's default */
         return;
     }
     if (type == OP_MULTI) {

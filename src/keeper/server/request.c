@@ -367,7 +367,7 @@ void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t typ
             err = ZMARSHALLINGERROR;
             break;
         }
-        jute_put_string(&body, path);   /* standalone: everything is already in sync */
+        jute_put_string(&body, path);   /* standalone or leading: nothing to wait for */
         break;
     case OP_SET_WATCHES:
     case OP_SET_WATCHES2:

@@ -1,13 +1,13 @@
-/* follower.c -- following the leader (ZooKeeper's Follower/Learner, seed
- * 001's followLeader): connect to the leader's quorum port; agree on the
- * epoch (FOLLOWERINFO -> LEADERINFO -> ACKEPOCH); take the leader's sync
- * (DIFF: proposals and commits; TRUNC: cut the log and reload; SNAP: the
- * whole tree); ACK NEWLEADER once everything is durable; serve clients from
- * UPTODATE on. Then: log each PROPOSAL and ACK it when durable, apply each
- * COMMIT in order and answer the local client it belongs to, forward this
- * keeper's clients' writes and syncs to the leader, and answer PINGs with
- * the sessions its clients touched. A leader silent for syncLimit ticks
- * sends this keeper back to LOOKING. */
+/* follower.c -- following the leader (ZooKeeper's Follower/Learner and its
+ * followLeader; docs/zab.md says why each step is there): connect to the
+ * leader's quorum port; agree on the epoch (FOLLOWERINFO -> LEADERINFO ->
+ * ACKEPOCH); take the leader's sync (DIFF: proposals and commits; TRUNC: cut
+ * the log and reload; SNAP: the whole tree); ACK NEWLEADER once everything
+ * is durable; serve clients from UPTODATE on. Then: log each PROPOSAL and
+ * ACK it when durable, apply each COMMIT in order and answer the local
+ * client it belongs to, forward this keeper's clients' writes and syncs to
+ * the leader, and answer PINGs with the sessions its clients touched. A
+ * leader silent for syncLimit ticks sends this keeper back to LOOKING. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"

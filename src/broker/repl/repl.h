@@ -1,0 +1,82 @@
+/* repl.h -- replication (the ISR protocol of docs/replication.md, with its
+ * fixes): what the rest of the broker calls.
+ *
+ * The folder's parts:
+ * - isr.c, commitq.c, truncation.c: the state machines, without I/O;
+ * - leadership.c: leader election through the coordinator, becomeLeader,
+ *   becomeFollower, stopping leading (session expiry, a fenced write);
+ * - isr_sync.c: the leader's side while leading: followers' fetch positions,
+ *   the HW and the commitQ, ISR changes written to the coordinator (fenced);
+ * - follow.c and fetcher.c: the follower's side: its log operations, and the
+ *   fetcher that drives them over one connection per leader;
+ * - shutdown.c: controlled shutdown (leadership handed over before leaving).
+ *
+ * Threading: everything runs on the broker's loop and owns no thread. */
+#ifndef KIPPER_BROKER_REPL_REPL_H
+#define KIPPER_BROKER_REPL_REPL_H
+
+#include <stdint.h>
+
+#include "broker/core/broker_impl.h"
+#include "broker/repl/commitq.h"
+
+/* The fetcher and the ISR check timer. 0, or -1 out of memory. */
+int repl_start(broker_t *b);
+void repl_stop(broker_t *b);
+
+/* ---- roles (leadership.c) ---- */
+
+/* The coordinator's state of p changed (replicas, leader or ISR node, or the
+ * live brokers): stand for election, become leader or follower, or stop
+ * leading a replica no longer assigned. */
+void repl_reconcile(broker_t *b, partition_t *p);
+/* Session expired: every replica stops leading at once (waiting produce
+ * requests get NOT_LEADER_OR_FOLLOWER). */
+void repl_stop_leading_all(broker_t *b, const char *why);
+/* r is about to go (unassigned, deleted, broker stopping): no longer leads
+ * or follows. */
+void repl_replica_stopping(broker_t *b, replica_t *r);
+/* The live brokers changed: the ISRs we lead drop the dead at once; the
+ * fetcher reconnects to leaders that moved. */
+void repl_brokers_changed(broker_t *b, int32_t id);
+
+/* ---- the leader while leading (isr_sync.c) ---- */
+
+/* api_fetch: follower id fetched r from offset. 0, or the Kafka error to
+ * answer that partition with (id is not one of its replicas). */
+int16_t repl_follower_fetched(broker_t *b, replica_t *r, int32_t id, int64_t offset);
+/* After a leader append: the HW may move (an ISR of this replica alone). */
+void repl_leader_appended(broker_t *b, replica_t *r);
+/* acks=all before the append: NOT_ENOUGH_REPLICAS when the ISR is smaller
+ * than the partition's min.insync.replicas, else 0. */
+int16_t repl_acks_all_check(broker_t *b, replica_t *r);
+/* acks=all after the append: 1 when the HW already passed offset (error
+ * set to the outcome), 0 when w was queued on the commitQ (done runs later,
+ * from the loop, never inside this call), -1 when the commitQ is full. */
+int repl_await_commit(broker_t *b, replica_t *r, commit_waiter_t *w, int64_t offset, commit_done_fn done,
+                      void *arg, int16_t *error);
+
+/* ---- the follower's log (follow.c; the fetcher calls these) ---- */
+
+/* Appends batches the leader sent (offsets and epochs kept). 0, or -1 when
+ * they do not continue our log or fail their CRC. */
+int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, size_t len);
+/* HW = min(the leader's HW, our LEO). */
+void replica_follower_high_watermark(broker_t *b, replica_t *r, int64_t leader_hw);
+/* becomeFollower's cut: everything from offset on goes. 0 or -1. */
+int replica_truncate(broker_t *b, replica_t *r, int64_t offset);
+/* The leader's log starts past our end: start over at offset. 0 or -1. */
+int replica_restart_at(broker_t *b, replica_t *r, int64_t offset);
+
+/* ---- controlled shutdown (shutdown.c) ---- */
+
+/* On SIGTERM: hand each partition we lead to another live ISR member and
+ * leave the ISRs of the others, then call done (at once when there is
+ * nothing to hand over, or after controlled.shutdown timeouts). */
+void repl_controlled_shutdown(broker_t *b, void (*done)(broker_t *b));
+/* r leads, and goes (unassigned here, or the broker stopping): one fenced
+ * multi writes the ISR without us and deletes our leader node, so the rest
+ * of the ISR elects one of themselves at once. r then has no role. */
+void repl_hand_over(broker_t *b, replica_t *r);
+
+#endif

@@ -1,0 +1,30 @@
+/* repl_internal.h -- what the files of broker/repl share and nobody else
+ * uses: the replication state the broker holds (b->repl), and the calls
+ * between leadership.c, isr_sync.c, shutdown.c and the fetcher. */
+#ifndef KIPPER_BROKER_REPL_INTERNAL_H
+#define KIPPER_BROKER_REPL_INTERNAL_H
+
+#include "broker/core/broker_impl.h"
+#include "broker/repl/fetcher.h"
+
+struct repl {
+    fetcher_t *fetcher;
+    loop_timer_t *isr_timer;
+    uint64_t isr_check_ms;
+    /* controlled shutdown in progress (shutdown.c) */
+    void (*shutdown_done)(broker_t *b);
+    loop_timer_t *shutdown_timer;
+    uint64_t shutdown_deadline;
+    int handovers;            /* leader handovers in flight */
+};
+
+/* isr_sync.c */
+void repl_check_isr(broker_t *b, replica_t *r);
+void repl_isr_check_all(broker_t *b);
+void repl_isr_timer_start(broker_t *b);
+
+/* leadership.c: a write of ours was fenced; stop leading r at once and read
+ * its coordinator state again. */
+void repl_fenced(broker_t *b, replica_t *r, const char *why);
+
+#endif
