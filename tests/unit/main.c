@@ -54,6 +54,7 @@ int main(int argc, char **argv)
     suite_broker_config();
     suite_coord_data();
     suite_compression();
+    suite_batch_validate();
     suite_message_convert();
     suite_producer_state();
     suite_group();

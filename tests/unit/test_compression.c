@@ -433,8 +433,10 @@ static void test_compression_large_record(void)
     bytes_free(&b);
 }
 
-/* Every strict prefix of the compressed payload is rejected, as CORRUPT,
- * for every codec; finding a timestamp never crashes on one. */
+/* Every strict prefix of the compressed payload is rejected: as CORRUPT
+ * where the codec's framing says the stream ends early, as INVALID where it
+ * ends cleanly with records missing (uncompressed, or xerial snappy cut
+ * between blocks); finding a timestamp never crashes on one. */
 static void test_compression_truncations(void)
 {
     bytes_t records = {0}, payload = {0}, b = {0};
@@ -445,14 +447,16 @@ static void test_compression_truncations(void)
         int bad = 0;
         for (size_t cut = 0; cut < payload.len; cut++) {
             wrap_batch(&b, variant_codec[v], payload.p, cut, 6, 50);
-            if (validate(&b, MIB) != COMPRESSION_ERR_CORRUPT) {
+            int rc = validate(&b, MIB);
+            int clean_end = v == V_NONE || v == V_SNAPPY_XERIAL;
+            if (rc != COMPRESSION_ERR_CORRUPT && !(clean_end && rc == COMPRESSION_ERR_INVALID)) {
                 if (!bad++)
                     fprintf(stderr, "    %s cut at %zu of %zu: \"%s\"\n", variant_names[v], cut,
                             payload.len, err);
             }
             int64_t off, ts;
-            int rc = find(&b, T0 + 1000, &off, &ts);
-            CHECK(rc == COMPRESSION_ERR_CORRUPT || rc == PLOG_ERR_NOT_FOUND);
+            rc = find(&b, T0 + 1000, &off, &ts);
+            CHECK(rc == COMPRESSION_ERR_CORRUPT || rc == COMPRESSION_ERR_INVALID || rc == PLOG_ERR_NOT_FOUND);
         }
         CHECK_EQ(bad, 0);
         wrap_batch(&b, variant_codec[v], payload.p, payload.len, 6, 50);
@@ -480,14 +484,14 @@ static void test_compression_flipped_bytes(void)
                 wrap_batch(&b, variant_codec[v], payload.p, payload.len, 6, 50);
                 int rc = validate(&b, MIB);
                 CHECK(rc == COMPRESSION_OK || rc == COMPRESSION_ERR_CORRUPT ||
-                      rc == COMPRESSION_ERR_TOO_LARGE);
+                      rc == COMPRESSION_ERR_INVALID || rc == COMPRESSION_ERR_TOO_LARGE);
                 CHECK(rc == COMPRESSION_OK || err[0] != 0);
                 rejected += rc != COMPRESSION_OK;
                 tries++;
                 int64_t off, ts;
                 rc = find(&b, T0 + 25, &off, &ts);
-                CHECK(rc == COMPRESSION_OK || rc == PLOG_ERR_NOT_FOUND ||
-                      rc == COMPRESSION_ERR_CORRUPT || rc == COMPRESSION_ERR_TOO_LARGE);
+                CHECK(rc == COMPRESSION_OK || rc == PLOG_ERR_NOT_FOUND || rc == COMPRESSION_ERR_CORRUPT ||
+                      rc == COMPRESSION_ERR_INVALID || rc == COMPRESSION_ERR_TOO_LARGE);
                 payload.p[at] ^= masks[m];
             }
         /* Checksummed: gzip, lz4 (content checksum), streamed zstd. */
@@ -507,15 +511,15 @@ static void test_compression_counts(void)
     for (int v = 0; v < V_COUNT; v++) {
         make_batch(&b, (variant_t)v, &records, 5, 40);
         set_counts(&b, 6, 5);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT,
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID,
                          "batch declares 6 records, the data holds 5"));
         set_counts(&b, 4, 3);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT,
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID,
                          "data continues after the 4 records the batch declares"));
         set_counts(&b, 5, 6);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "last offset delta 6 with 5 records"));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, "last offset delta 6 with 5 records"));
         set_counts(&b, 0, -1);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "batch declares 0 records"));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, "batch declares 0 records"));
         set_counts(&b, 5, 4);
         CHECK_EQ(validate(&b, MIB), COMPRESSION_OK);
     }
@@ -539,11 +543,11 @@ static void test_compression_deltas_and_trailing(void)
     put_fill(&trailing, 0, 3);
     for (int v = 0; v < V_COUNT; v++) {
         make_batch(&b, (variant_t)v, &skip, 5, 4);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "record 2: offset delta 3, expected 2"));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, "record 2: offset delta 3, expected 2"));
         make_batch(&b, (variant_t)v, &repeat, 5, 4);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "record 1: offset delta 0, expected 1"));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, "record 1: offset delta 0, expected 1"));
         make_batch(&b, (variant_t)v, &trailing, 5, 40);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "data continues after the 5 records"));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, "data continues after the 5 records"));
         int64_t off, ts; /* finding stops at the answer, so it does not mind */
         CHECK_EQ(find(&b, T0 + 10, &off, &ts), COMPRESSION_OK);
         CHECK(off == BASE + 1 && ts == T0 + 10);
@@ -564,9 +568,9 @@ static void check_bad_record(const bytes_t *body, int64_t declared_len, const ch
     static const variant_t variants[] = {V_NONE, V_GZIP, V_ZSTD_STREAM};
     for (size_t i = 0; i < sizeof(variants) / sizeof(variants[0]); i++) {
         make_batch(&b, variants[i], &records, 1, 0);
-        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, want));
+        CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID, want));
         int64_t off, ts;
-        CHECK_EQ(find(&b, T0, &off, &ts), COMPRESSION_ERR_CORRUPT);
+        CHECK_EQ(find(&b, T0, &off, &ts), COMPRESSION_ERR_INVALID);
     }
     bytes_free(&records);
     bytes_free(&b);
@@ -717,6 +721,47 @@ static void test_compression_bomb(void)
     bytes_free(&b);
 }
 
+/* A record longer than the caller allows is refused as soon as its length
+ * is read: the streaming codecs have decompressed one window of it then, and
+ * the decompressed bytes are reported (none for an uncompressed batch). */
+static void test_compression_record_limit(void)
+{
+    const int64_t value_len = (int64_t)(4 * MIB);
+    bytes_t body = {0}, records = {0}, b = {0};
+    put_byte(&body, 0);
+    put_varint(&body, 0);
+    put_varint(&body, 0);
+    put_varint(&body, -1);
+    put_varint(&body, value_len);
+    put_fill(&body, 0, (size_t)value_len);
+    put_varint(&body, 0);
+    put_varint(&records, (int64_t)body.len);
+    put(&records, body.p, body.len);
+    xerial_block_size = 32 * 1024;
+    for (int v = 0; v < V_COUNT; v++) {
+        make_batch(&b, (variant_t)v, &records, 1, 0);
+        batch_limits_t lim = {.max_decompressed = 8 * MIB, .max_record = MIB};
+        size_t used = 7;
+        err[0] = 0;
+        int rc = batch_validate_records_within(b.p, b.len, &lim, &used, err, sizeof(err));
+        CHECK_EQ(rc, COMPRESSION_ERR_TOO_LARGE);
+        CHECK(strstr(err, "record 0 is ") && strstr(err, "bytes, more than 1048576"));
+        if (v == V_NONE)
+            CHECK_EQ(used, 0);
+        else if (v == V_SNAPPY_RAW) /* one block, decoded whole */
+            CHECK(used == records.len);
+        else
+            CHECK(used > 0 && used <= COMPRESSION_WINDOW_BYTES);
+        lim.max_record = body.len;
+        CHECK_EQ(batch_validate_records_within(b.p, b.len, &lim, &used, err, sizeof(err)), COMPRESSION_OK);
+        CHECK_EQ(used, v == V_NONE ? 0 : records.len);
+    }
+    xerial_block_size = 1000;
+    bytes_free(&body);
+    bytes_free(&records);
+    bytes_free(&b);
+}
+
 /* Several gzip members, lz4 frames, zstd frames or xerial streams back to
  * back read as one. */
 static void test_compression_concatenated(void)
@@ -858,7 +903,7 @@ static void test_compression_zstd_window_limit(void)
                            0x01, 0x00, 0x00};
         wrap_batch(&b, COMPRESSION_ZSTD, frame, sizeof(frame), 1, 0);
         if (window_log <= 27)
-            CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT,
+            CHECK(fails_with(&b, MIB, COMPRESSION_ERR_INVALID,
                              "batch declares 1 records, the data holds 0"));
         else
             CHECK(fails_with(&b, MIB, COMPRESSION_ERR_CORRUPT, "zstd: "));
@@ -878,6 +923,7 @@ void suite_compression(void)
     RUN(test_compression_malformed_records);
     RUN(test_compression_unsupported_codec);
     RUN(test_compression_bomb);
+    RUN(test_compression_record_limit);
     RUN(test_compression_concatenated);
     RUN(test_compression_codec_errors);
     RUN(test_compression_lz4_frame_options);

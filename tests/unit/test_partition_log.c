@@ -916,6 +916,54 @@ static void test_partition_log_epochs(void)
     teardown();
 }
 
+/* A follower takes the leader's batches as they are, but only batches that
+ * continue its log and whose offsets are their records: a header claiming
+ * 2^31-1 offsets for one record, or starting past the log end, would make
+ * the log end jump. */
+static void test_partition_log_replica_cannot_jump(void)
+{
+    setup();
+    partition_log_config_t cfg;
+    small_config(&cfg);
+    partition_log_t *log = open_log(&cfg, 0, 0);
+    uint8_t b[4096];
+    size_t len = make_batch(b, 3, T0, 10, 1);
+    record_batch_set_leader_epoch(b, 4);
+    CHECK_EQ(partition_log_append_replica(log, b, len, T0, NULL), PLOG_OK);
+    CHECK_EQ(partition_log_end_offset(log), 3);
+    len = make_batch(b, 1, T0, 10, 2);
+    record_batch_set_base_offset(b, 3);
+    record_batch_set_leader_epoch(b, 4);
+    be32_put(b + BATCH_OFF_LAST_OFFSET_DELTA, INT32_MAX - 1);
+    be32_put(b + BATCH_OFF_CRC, record_batch_compute_crc(b, len));
+    CHECK_EQ(partition_log_append_replica(log, b, len, T0, NULL), PLOG_ERR_CORRUPT);
+    CHECK_EQ(partition_log_end_offset(log), 3);
+    /* Count and delta agree, but an uncompressed batch of 77 bytes cannot
+     * hold 2^31-1 records (each takes at least 7 bytes). */
+    be32_put(b + BATCH_OFF_RECORD_COUNT, INT32_MAX);
+    be32_put(b + BATCH_OFF_CRC, record_batch_compute_crc(b, len));
+    CHECK_EQ(partition_log_append_replica(log, b, len, T0, NULL), PLOG_ERR_CORRUPT);
+    CHECK_EQ(partition_log_end_offset(log), 3);
+    /* A gap: the batch starts past the log end. */
+    len = make_batch(b, 2, T0, 10, 3);
+    record_batch_set_base_offset(b, 10);
+    record_batch_set_leader_epoch(b, 4);
+    CHECK_EQ(partition_log_append_replica(log, b, len, T0, NULL), PLOG_ERR_OUT_OF_RANGE);
+    CHECK_EQ(partition_log_end_offset(log), 3);
+    record_batch_set_base_offset(b, 3);
+    CHECK_EQ(partition_log_append_replica(log, b, len, T0, NULL), PLOG_OK);
+    CHECK_EQ(partition_log_end_offset(log), 5);
+    /* The leader's append holds its batches to the same. */
+    len = make_batch(b, 1, T0, 10, 4);
+    be32_put(b + BATCH_OFF_RECORD_COUNT, INT32_MAX);
+    be32_put(b + BATCH_OFF_LAST_OFFSET_DELTA, INT32_MAX - 1);
+    be32_put(b + BATCH_OFF_CRC, record_batch_compute_crc(b, len));
+    CHECK_EQ(partition_log_append(log, b, len, 5, T0, NULL), PLOG_ERR_CORRUPT);
+    CHECK_EQ(partition_log_end_offset(log), 5);
+    partition_log_close(log);
+    teardown();
+}
+
 static void test_partition_log_offset_for_time(void)
 {
     setup();
@@ -1075,6 +1123,7 @@ void suite_partition_log(void)
     RUN(test_partition_log_hostile_files);
     RUN(test_partition_log_checkpoints);
     RUN(test_partition_log_bad_epoch_file);
+    RUN(test_partition_log_replica_cannot_jump);
     RUN(test_partition_log_retention);
     RUN(test_partition_log_truncate_to);
     RUN(test_partition_log_epochs);

@@ -17,6 +17,7 @@
 #include "cluster_sync.h"
 #include "conn.h"
 #include "log_dirs.h"
+#include "records_check.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
 #include "base/alloc.h"
@@ -296,8 +297,18 @@ static void on_request_timeout(loop_t *loop, void *arg);
 
 static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_status_t st)
 {
-    if (st == REQ_WAIT)
+    if (st == REQ_WAIT) {
+        /* Waiting again, but now pipelined (a Produce whose records were
+         * checked off the loop has appended and waits for replication):
+         * the Produce frames held behind it may go on. */
+        if (r->pipelined && !c->closed) {
+            conn_process(b, c);
+            conn_flush(b, c);
+            if (!c->closed)
+                conn_rewatch(b, c);
+        }
         return;
+    }
     if (r->timer)
         loop_timer_cancel(b->loop, r->timer);
     r->timer = NULL;
@@ -605,6 +616,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
     }
+    if (records_check_start(b) < 0) {
+        snprintf(err, errlen, "cannot start the thread that checks produced records");
+        return -1;
+    }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
     if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
@@ -621,6 +636,8 @@ static void broker_stop(broker_t *b)
         broker_conn_close(b, c, NULL);
     if (b->loop)
         before_sleep(b->loop, b);
+    /* Every request is gone with its connection: the checks left are skipped. */
+    records_check_stop(b);
     if (b->listen_fd >= 0)
         close(b->listen_fd);
     /* No more fetching or ISR checks: the replicas are freed next. */

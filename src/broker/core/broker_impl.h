@@ -9,10 +9,11 @@
  * Ownership: one event loop owns everything below. The broker_t holds the
  * connections, the cluster view (what the coordinator says: brokers, topics,
  * partitions), and for each partition this broker is assigned a replica_t
- * (its log and, when leading, the leader's state). Slow work runs on two
- * helper threads: `flusher` (fsync, checkpoints; owned by log_dirs.c) and
+ * (its log and, when leading, the leader's state). Slow work runs on three
+ * helper threads: `flusher` (fsync, checkpoints; owned by log_dirs.c),
  * `admin` (blocking coordinator calls of topic administration; owned by the
- * admin service, admin.c). */
+ * admin service, admin.c) and `records-check` (produced records decompressed
+ * and validated; records_check.c). */
 #ifndef KIPPER_BROKER_BROKER_IMPL_H
 #define KIPPER_BROKER_BROKER_IMPL_H
 
@@ -205,6 +206,8 @@ struct broker {
     loop_timer_t *flush_timer, *retention_timer;
 
     admin_t *admin;           /* the admin service (admin.c) */
+
+    struct records_check_service *rcheck;   /* produced records checked off the loop (records_check.c) */
 
     group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
 

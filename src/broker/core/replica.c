@@ -9,8 +9,7 @@
 #include "cluster.h"
 #include "conn.h"
 #include "log_dirs.h"
-#include "broker/log/compression.h"
-#include "broker/log/message_convert.h"
+#include "broker/log/batch_validate.h"
 #include "broker/repl/repl.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
@@ -228,47 +227,55 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
 
 /* ---- the leader's append ---- */
 
-typedef struct {
-    int16_t error;
-    const char *message;
-    int64_t dup_offset;   /* >= 0: a retried batch already in the log */
-} batch_check_t;
+/* Bounds on what a producer's records may cost to check (batch_validate.h).
+ * Kafka bounds only the compressed batch (max.message.bytes); the bounds on
+ * what it decompresses to are kipper's, chosen from what clients build:
+ *  - a record: max.message.bytes, the largest record a producer at its
+ *    defaults sends (librdkafka's message.max.bytes, the Java client's
+ *    max.request.size, both 1 MB, bound each record's uncompressed size), so
+ *    a bomb of one huge record is refused after that many bytes;
+ *  - a batch: 16 x max.message.bytes decompressed. librdkafka fills a
+ *    batch to at most message.max.bytes uncompressed; the Java client closes
+ *    one when its estimated compressed size reaches batch.size (16 KiB by
+ *    default), so 16 x leaves room for a Java producer tuned to a 1 MiB
+ *    batch.size with data that compresses 16:1;
+ *  - a request: 64 x message.max.bytes over all its partitions, which is
+ *    also what one legacy batch could decompress to before.
+ * The larger of the broker's and the topic's max.message.bytes counts, as a
+ * topic may raise it. */
+#define RECORDS_BATCH_DECOMPRESSED_FACTOR 16
+#define RECORDS_REQUEST_DECOMPRESSED_FACTOR 64
 
-static void check_batch(broker_t *b, replica_t *r, uint8_t *p, size_t avail, const record_batch_t *h,
-                        batch_check_t *out)
+void replica_records_limits(const broker_t *b, const topic_t *t, records_limits_t *lim)
 {
-    static char why[256];
-    out->error = KERR_NONE;
-    out->message = NULL;
-    out->dup_offset = -1;
-    int codec = h->attributes & BATCH_ATTR_COMPRESSION_MASK;
-    if (h->attributes & (BATCH_ATTR_TRANSACTIONAL | BATCH_ATTR_CONTROL)) {
-        out->error = KERR_INVALID_RECORD;
-        out->message = "transactional and control batches are not supported";
-        return;
-    }
-    if (codec != 0) {
-        size_t max = (size_t)b->cfg.message_max_bytes * 64 + (1u << 20);
-        int rc = batch_validate_records(p, avail, max, why, sizeof(why));
-        if (rc != 0) {
-            out->error = rc == COMPRESSION_ERR_UNSUPPORTED ? KERR_UNSUPPORTED_COMPRESSION_TYPE : KERR_CORRUPT_MESSAGE;
-            out->message = why;
-            return;
-        }
-    }
+    partition_log_config_t cfg;
+    log_dirs_config_for(b, t, &cfg);
+    size_t mmb = (size_t)(cfg.max_batch_bytes > b->cfg.message_max_bytes ? cfg.max_batch_bytes
+                                                                          : b->cfg.message_max_bytes);
+    lim->max_batch_bytes = cfg.max_batch_bytes;
+    lim->max_record = mmb;
+    lim->max_batch_decompressed = mmb * RECORDS_BATCH_DECOMPRESSED_FACTOR;
+    lim->max_decompressed = (size_t)b->cfg.message_max_bytes * RECORDS_REQUEST_DECOMPRESSED_FACTOR;
+}
+
+/* A retried batch of an idempotent producer: the offset it was written at,
+ * or -1; an error when its sequence cannot be taken. */
+static int16_t check_sequence(replica_t *r, const record_batch_t *h, int64_t *dup_offset)
+{
+    *dup_offset = -1;
     if (h->producer_id < 0)
-        return;
+        return KERR_NONE;
     producer_dup_t dup;
     int rc = producer_state_check(r->producers, h->producer_id, h->producer_epoch, h->base_sequence,
                                   producer_state_last_seq(h->base_sequence, h->last_offset_delta), &dup);
     if (rc == PRODUCER_DUPLICATE)
-        out->dup_offset = dup.first_offset;
-    else if (rc < 0)
-        out->error = (int16_t)-rc;
+        *dup_offset = dup.first_offset;
+    return rc < 0 ? (int16_t)-rc : KERR_NONE;
 }
 
 /* LogAppendTime: the broker's clock in max timestamp and the attribute; the
- * CRC covers both, so it is recomputed (no records are touched). */
+ * CRC covers both, so it is recomputed (no records are touched). The
+ * client's CRC was checked first, by records_validate. */
 static void stamp_append_time(uint8_t *batch, const record_batch_t *h, int64_t now)
 {
     be16_put(batch + BATCH_OFF_ATTRIBUTES, (uint16_t)h->attributes | BATCH_ATTR_LOG_APPEND_TIME);
@@ -285,55 +292,36 @@ static int16_t storage_error(int rc)
     }
 }
 
+/* Validated batches: the idempotent producers' sequences, LogAppendTime,
+ * then the log. */
 static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
                               append_info_t *info, int64_t *append_time, const char **message)
 {
     int64_t now = (int64_t)clock_wall_ms();
     int nbatches = 0;
-    *append_time = -1;
-    *message = NULL;
     for (size_t off = 0; off < len; nbatches++) {
         record_batch_t h;
+        record_batch_parse_header(records + off, len - off, &h);
         *err_batch = nbatches;
-        if (len - off > BATCH_OFF_MAGIC && records[off + BATCH_OFF_MAGIC] != 2) {
-            /* Legacy entries after v2 batches: Kafka refuses mixed magics. */
-            *message = records[off + BATCH_OFF_MAGIC] < 2 ? "message sets of magic 0/1 mixed with record batches v2"
-                                                          : "unknown record batch magic";
-            return records[off + BATCH_OFF_MAGIC] < 2 ? KERR_INVALID_RECORD : KERR_CORRUPT_MESSAGE;
-        }
-        /* The CRC is checked once, by partition_log_append. */
-        if (record_batch_parse_header(records + off, len - off, &h) != PLOG_OK) {
-            *message = "record batch is corrupt (bad length or magic)";
-            return KERR_CORRUPT_MESSAGE;
-        }
-        batch_check_t check;
-        check_batch(b, r, records + off, (size_t)record_batch_size(&h), &h, &check);
-        if (check.error) {
-            *message = check.message;
-            return check.error;
-        }
-        if (check.dup_offset >= 0) {
+        int64_t dup_offset;
+        int16_t error = check_sequence(r, &h, &dup_offset);
+        if (error)
+            return error;
+        if (dup_offset >= 0) {
             /* A retry of a batch already written: answer with its offsets
              * (acks=all still waits for them to be committed). */
-            info->first_offset = check.dup_offset;
-            info->last_offset = check.dup_offset + h.last_offset_delta;
+            info->first_offset = dup_offset;
+            info->last_offset = dup_offset + h.last_offset_delta;
             return len == (size_t)record_batch_size(&h) ? KERR_NONE : KERR_INVALID_RECORD;
         }
-        if (r->log_append_time) {
-            /* Stamping rewrites the CRC: check the client's first. */
-            if (record_batch_validate(records + off, len - off, &h) != PLOG_OK) {
-                *message = "record batch failed its CRC-32C check";
-                return KERR_CORRUPT_MESSAGE;
-            }
+        if (r->log_append_time)
             stamp_append_time(records + off, &h, now);
-        }
         off += (size_t)record_batch_size(&h);
     }
     *err_batch = -1;
     int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, info);
     if (rc != PLOG_OK) {
-        *err_batch = -1;
-        *message = rc == PLOG_ERR_CORRUPT ? "record batch failed its CRC-32C check" : plog_strerror(rc);
+        *message = plog_strerror(rc);
         return storage_error(rc);
     }
     producer_state_apply_batches(r->producers, records, len);   /* the batches carry their offsets now */
@@ -344,32 +332,19 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
     return KERR_NONE;
 }
 
-/* Legacy message sets (magic 0/1, Produce v0-v2 from Kafka 0.8-0.10
- * clients) are up-converted to one v2 batch first, as Kafka's LogValidator
- * does for a log of format v2; that batch is appended instead. */
-int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,
-                       append_info_t *info, int64_t *append_time, const char **message)
+int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, const records_verdict_t *v,
+                       int32_t *err_batch, append_info_t *info, int64_t *append_time, const char **message)
 {
-    static char why[256];
-    if (!message_set_is_legacy(records, len))
-        return append_batches(b, r, records, len, err_batch, info, append_time, message);
     *append_time = -1;
     *message = NULL;
     *err_batch = -1;
-    uint8_t *batch = NULL;
-    size_t batch_len = 0;
-    size_t max = (size_t)b->cfg.message_max_bytes * 64 + (1u << 20);
-    int rc = message_set_upconvert(records, len, max, &batch, &batch_len, why, sizeof(why));
-    if (rc != MSGCONV_OK) {
-        *message = why;
-        switch (rc) {
-        case MSGCONV_ERR_INVALID: return KERR_INVALID_RECORD;
-        case MSGCONV_ERR_TOO_LARGE: return KERR_MESSAGE_TOO_LARGE;
-        case MSGCONV_ERR_UNSUPPORTED: return KERR_UNSUPPORTED_COMPRESSION_TYPE;
-        default: return KERR_CORRUPT_MESSAGE;
-        }
+    if (v->error) {
+        *err_batch = v->batch;
+        *message = v->message;
+        return v->error;
     }
-    int16_t err = append_batches(b, r, batch, batch_len, err_batch, info, append_time, message);
-    free(batch);
-    return err;
+    /* Legacy message sets were up-converted to one v2 batch, appended instead. */
+    if (v->converted)
+        return append_batches(b, r, v->converted, v->converted_len, err_batch, info, append_time, message);
+    return append_batches(b, r, records, len, err_batch, info, append_time, message);
 }

@@ -29,6 +29,7 @@ const char *compression_strerror(int err)
     case COMPRESSION_ERR_CORRUPT: return "corrupt records";
     case COMPRESSION_ERR_UNSUPPORTED: return "unsupported compression type";
     case COMPRESSION_ERR_TOO_LARGE: return "records decompress beyond the bound";
+    case COMPRESSION_ERR_INVALID: return "invalid records";
     default: return plog_strerror(err);
     }
 }
@@ -372,6 +373,7 @@ typedef struct {
     record_stream_t *s;
     int32_t index;  /* the record being read, for error text */
     int64_t left;   /* bytes of it not read yet */
+    size_t max_record; /* a record's length at most */
 } record_reader_t;
 
 typedef struct {
@@ -383,11 +385,11 @@ typedef struct {
 static int record_byte(record_reader_t *r, uint8_t *out)
 {
     if (r->left == 0)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: its fields run past its length",
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: its fields run past its length",
                     (int)r->index);
     int rc = stream_fill(r->s);
     if (rc == 0)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: the data ends inside it",
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: the data ends inside it",
                     (int)r->index);
     if (rc < 0)
         return rc;
@@ -403,7 +405,7 @@ static int record_skip(record_reader_t *r, int64_t n)
     while (n > 0) {
         int rc = stream_fill(r->s);
         if (rc == 0)
-            return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: the data ends inside it",
+            return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: the data ends inside it",
                         (int)r->index);
         if (rc < 0)
             return rc;
@@ -435,7 +437,7 @@ static int read_zigzag(record_reader_t *r, int max_bytes, const char *what, int6
         *out = (raw & 1) ? -(int64_t)(raw >> 1) - 1 : (int64_t)(raw >> 1);
         return COMPRESSION_OK;
     }
-    return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: %s varint longer than %d bytes",
+    return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: %s varint longer than %d bytes",
                 (int)r->index, what, max_bytes);
 }
 
@@ -447,10 +449,10 @@ static int skip_sized(record_reader_t *r, const char *what, int nullable)
     if (rc != COMPRESSION_OK)
         return rc;
     if (n < (nullable ? -1 : 0))
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: %s length %lld", (int)r->index,
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: %s length %lld", (int)r->index,
                     what, (long long)n);
     if (n > r->left)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT,
+        return fail(r->s, COMPRESSION_ERR_INVALID,
                     "record %d: %s of %lld bytes, only %lld left in the record", (int)r->index,
                     what, (long long)n, (long long)r->left);
     return n > 0 ? record_skip(r, n) : COMPRESSION_OK;
@@ -467,14 +469,14 @@ static int skip_record_body(record_reader_t *r)
         return rc;
     /* A header takes at least two bytes (two one-byte lengths). */
     if (nheaders < 0 || nheaders > r->left / 2)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: %lld headers in %lld bytes",
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: %lld headers in %lld bytes",
                     (int)r->index, (long long)nheaders, (long long)r->left);
     for (int64_t i = 0; i < nheaders; i++)
         if ((rc = skip_sized(r, "header key", 0)) != COMPRESSION_OK ||
             (rc = skip_sized(r, "header value", 1)) != COMPRESSION_OK)
             return rc;
     if (r->left != 0)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: %lld bytes left after its fields",
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: %lld bytes left after its fields",
                     (int)r->index, (long long)r->left);
     return COMPRESSION_OK;
 }
@@ -484,7 +486,7 @@ static int read_record(record_reader_t *r, int32_t declared, record_head_t *head
 {
     int rc = stream_fill(r->s);
     if (rc == 0)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "batch declares %d records, the data holds %d",
+        return fail(r->s, COMPRESSION_ERR_INVALID, "batch declares %d records, the data holds %d",
                     (int)declared, (int)r->index);
     if (rc < 0)
         return rc;
@@ -494,8 +496,14 @@ static int read_record(record_reader_t *r, int32_t declared, record_head_t *head
     if ((rc = read_zigzag(r, 5, "length", &len)) != COMPRESSION_OK)
         return rc;
     if (len < 0)
-        return fail(r->s, COMPRESSION_ERR_CORRUPT, "record %d: length %lld", (int)r->index,
+        return fail(r->s, COMPRESSION_ERR_INVALID, "record %d: length %lld", (int)r->index,
                     (long long)len);
+    /* Refused before its body is decompressed, so a bomb of one huge record
+     * costs one window (raw snappy's single block is decoded whole first,
+     * within the batch's bound). */
+    if ((uint64_t)len > r->max_record)
+        return fail(r->s, COMPRESSION_ERR_TOO_LARGE, "record %d is %lld bytes, more than %zu",
+                    (int)r->index, (long long)len, r->max_record);
     r->left = len;
     if ((rc = record_byte(r, &attributes)) != COMPRESSION_OK ||
         (rc = read_zigzag(r, 10, "timestamp delta", &head->timestamp_delta)) != COMPRESSION_OK ||
@@ -511,7 +519,7 @@ static int expect_end(record_stream_t *s, int32_t declared)
 {
     int rc = stream_fill(s);
     if (rc > 0)
-        return fail(s, COMPRESSION_ERR_CORRUPT,
+        return fail(s, COMPRESSION_ERR_INVALID,
                     "data continues after the %d records the batch declares", (int)declared);
     return rc;
 }
@@ -534,42 +542,51 @@ static int open_batch(const uint8_t *batch, size_t size, size_t limit, record_ba
                        (size_t)record_batch_size(b) - BATCH_HEADER_LEN, limit, err, errlen);
 }
 
-static int validate_records(record_stream_t *s, const record_batch_t *b)
+static int validate_records(record_stream_t *s, const record_batch_t *b, size_t max_record)
 {
     if (b->record_count < 1)
-        return fail(s, COMPRESSION_ERR_CORRUPT, "batch declares %d records", (int)b->record_count);
+        return fail(s, COMPRESSION_ERR_INVALID, "batch declares %d records", (int)b->record_count);
     if (b->last_offset_delta != b->record_count - 1)
-        return fail(s, COMPRESSION_ERR_CORRUPT, "last offset delta %d with %d records",
+        return fail(s, COMPRESSION_ERR_INVALID, "last offset delta %d with %d records",
                     (int)b->last_offset_delta, (int)b->record_count);
-    record_reader_t r = {.s = s};
+    record_reader_t r = {.s = s, .max_record = max_record};
     for (r.index = 0; r.index < b->record_count; r.index++) {
         record_head_t head;
         int rc = read_record(&r, b->record_count, &head);
         if (rc != COMPRESSION_OK)
             return rc;
         if (head.offset_delta != r.index)
-            return fail(s, COMPRESSION_ERR_CORRUPT, "record %d: offset delta %d, expected %d",
+            return fail(s, COMPRESSION_ERR_INVALID, "record %d: offset delta %d, expected %d",
                         (int)r.index, (int)head.offset_delta, (int)r.index);
     }
     return expect_end(s, b->record_count);
 }
 
-int batch_validate_records(const uint8_t *batch, size_t size, size_t max_decompressed,
-                           char *err, size_t errlen)
+int batch_validate_records_within(const uint8_t *batch, size_t size, const batch_limits_t *lim,
+                                  size_t *decompressed, char *err, size_t errlen)
 {
     record_batch_t b;
     record_stream_t s;
-    int rc = open_batch(batch, size, max_decompressed, &b, &s, err, errlen);
+    int rc = open_batch(batch, size, lim->max_decompressed, &b, &s, err, errlen);
     if (rc == COMPRESSION_OK)
-        rc = validate_records(&s, &b);
+        rc = validate_records(&s, &b, lim->max_record);
+    if (decompressed)
+        *decompressed = s.codec == COMPRESSION_NONE ? 0 : s.delivered;
     stream_close(&s);
     return rc;
+}
+
+int batch_validate_records(const uint8_t *batch, size_t size, size_t max_decompressed,
+                           char *err, size_t errlen)
+{
+    batch_limits_t lim = {.max_decompressed = max_decompressed, .max_record = SIZE_MAX};
+    return batch_validate_records_within(batch, size, &lim, NULL, err, errlen);
 }
 
 static int find_in_records(record_stream_t *s, const record_batch_t *b, int64_t ts,
                            int64_t *offset, int64_t *timestamp)
 {
-    record_reader_t r = {.s = s};
+    record_reader_t r = {.s = s, .max_record = SIZE_MAX};
     for (r.index = 0; r.index < b->record_count; r.index++) {
         record_head_t head;
         int rc = read_record(&r, b->record_count, &head);
@@ -577,7 +594,7 @@ static int find_in_records(record_stream_t *s, const record_batch_t *b, int64_t 
             return rc;
         if (head.offset_delta < 0 || head.offset_delta > b->last_offset_delta ||
             b->base_offset < 0 || b->base_offset > INT64_MAX - head.offset_delta)
-            return fail(s, COMPRESSION_ERR_CORRUPT, "record %d: offset delta %d", (int)r.index,
+            return fail(s, COMPRESSION_ERR_INVALID, "record %d: offset delta %d", (int)r.index,
                         (int)head.offset_delta);
         /* Under LogAppendTime every record carries the batch's max timestamp;
          * deltas wrap as Java's long arithmetic does. */

@@ -39,16 +39,23 @@ typedef enum {
 } compression_codec_t;
 
 /* Results. The values stay clear of plog_err_t (partition_log.h), since
- * batch_find_timestamp_any also returns PLOG_ERR_NOT_FOUND.
- * COMPRESSION_ERR_CORRUPT -> CORRUPT_MESSAGE (2),
+ * batch_find_timestamp_any also returns PLOG_ERR_NOT_FOUND. Kafka draws the
+ * line between its two errors where these do: a batch whose bytes cannot be
+ * read (here: the codec's stream) is a CorruptRecordException, records that
+ * do not parse or do not match the header are an InvalidRecordException
+ * (DefaultRecord.readFrom, DefaultRecordBatch's iterators, LogValidator).
+ * COMPRESSION_ERR_CORRUPT -> CORRUPT_MESSAGE (2): the codec's data is damaged,
+ * COMPRESSION_ERR_INVALID -> INVALID_RECORD (87): the records inside,
  * COMPRESSION_ERR_UNSUPPORTED -> UNSUPPORTED_COMPRESSION_TYPE (76),
- * COMPRESSION_ERR_TOO_LARGE -> the decompressed size exceeds the caller's
- * bound. */
+ * COMPRESSION_ERR_TOO_LARGE -> MESSAGE_TOO_LARGE (10): the records
+ * decompress beyond the caller's bound, or one record is larger than it
+ * allows. */
 typedef enum {
     COMPRESSION_OK = 0,
     COMPRESSION_ERR_CORRUPT = -20,
     COMPRESSION_ERR_UNSUPPORTED = -21,
-    COMPRESSION_ERR_TOO_LARGE = -22
+    COMPRESSION_ERR_TOO_LARGE = -22,
+    COMPRESSION_ERR_INVALID = -23
 } compression_err_t;
 
 #define COMPRESSION_WINDOW_BYTES (64 * 1024)
@@ -60,21 +67,35 @@ typedef enum {
 
 const char *compression_strerror(int err);
 
+/* What batch_validate_records_within allows. */
+typedef struct {
+    size_t max_decompressed; /* the records of a compressed batch, decompressed */
+    size_t max_record;       /* one record: the value of its length varint */
+} batch_limits_t;
+
 /* Validate the records inside one whole v2 batch (batch points at its base
  * offset, size is at least the whole batch) whose header and CRC the caller
- * has already checked. As Kafka's LogValidator, the header must declare at
- * least one record and last_offset_delta must be record_count - 1. The
- * records are decompressed (at most max_decompressed bytes, else
- * COMPRESSION_ERR_TOO_LARGE; an uncompressed batch is its own records and is
- * not held to the bound) and each must parse: varint length, attributes
- * int8, varlong timestamp delta, varint offset delta, varint key length
- * (-1 null) and key, varint value length (-1 null) and value, varint header
- * count, headers of varint key length (>= 0) and key, varint value length
- * (-1 null) and value, exactly filling the length. Varints are at most 5
- * bytes, varlongs 10, as Kafka reads them. The offset deltas must run
- * 0, 1, 2, ..., there must be exactly record_count records and nothing after
- * the last, and the codec's own checks (gzip CRC, lz4 and zstd checksums)
- * must pass. Returns COMPRESSION_OK or a COMPRESSION_ERR_*. */
+ * has already checked, compressed or not. As Kafka's LogValidator, the
+ * header must declare at least one record and last_offset_delta must be
+ * record_count - 1. The records are decompressed (at most
+ * lim->max_decompressed bytes, else COMPRESSION_ERR_TOO_LARGE; an
+ * uncompressed batch is its own records and is not held to that bound) and
+ * each must parse: varint length (at most lim->max_record, else
+ * COMPRESSION_ERR_TOO_LARGE), attributes int8, varlong timestamp delta,
+ * varint offset delta, varint key length (-1 null) and key, varint value
+ * length (-1 null) and value, varint header count, headers of varint key
+ * length (>= 0) and key, varint value length (-1 null) and value, exactly
+ * filling the length. Varints are at most 5 bytes, varlongs 10, as Kafka
+ * reads them. The offset deltas must run 0, 1, 2, ..., there must be
+ * exactly record_count records and nothing after the last
+ * (COMPRESSION_ERR_INVALID otherwise), and the codec's own checks (gzip CRC,
+ * lz4 and zstd checksums) must pass (COMPRESSION_ERR_CORRUPT). The
+ * decompressed bytes read (0 for an uncompressed batch) go to *decompressed
+ * when it is not NULL, whatever the result. Returns COMPRESSION_OK or a
+ * COMPRESSION_ERR_*. */
+int batch_validate_records_within(const uint8_t *batch, size_t size, const batch_limits_t *lim,
+                                  size_t *decompressed, char *err, size_t errlen);
+/* The same with records of any size, the decompressed bytes not reported. */
 int batch_validate_records(const uint8_t *batch, size_t size, size_t max_decompressed,
                            char *err, size_t errlen);
 

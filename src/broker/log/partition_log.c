@@ -846,9 +846,26 @@ void partition_log_set_high_watermark(partition_log_t *log, int64_t hw)
 
 /* ---- Append ------------------------------------------------------------------ */
 
-/* Validate every batch in buf before anything is written. Leaders need
- * producer-shaped batches (records present, deltas matching counts);
- * replicas need offsets that move forward from LEO. */
+/* The smallest v2 record: length, attributes, timestamp delta, offset
+ * delta, key and value lengths (-1), header count, one byte each. */
+#define MIN_RECORD_BYTES 7
+
+/* Whether an uncompressed batch is large enough for the records it
+ * declares (a compressed one cannot be told without decompressing it). */
+static int room_for_records(const record_batch_t *b)
+{
+    if (b->attributes & BATCH_ATTR_COMPRESSION_MASK)
+        return 1;
+    return b->record_count <= (record_batch_size(b) - BATCH_HEADER_LEN) / MIN_RECORD_BYTES;
+}
+
+/* Validate every batch in buf before anything is written. Every batch must
+ * account for its offsets with records (at least one, the last offset delta
+ * count - 1), so a header alone cannot move the log end: the leader's
+ * records were checked against their header before they reached us (the
+ * leader's append path), and a follower takes the leader's batches as they
+ * are. Replicas also need batches that continue the log from LEO without a
+ * gap: kipper compacts nothing, so a leader's log has none. */
 static int check_batches(partition_log_t *log, const uint8_t *buf, size_t len, int leader,
                          append_info_t *info)
 {
@@ -864,9 +881,9 @@ static int check_batches(partition_log_t *log, const uint8_t *buf, size_t len, i
             return rc;
         if (leader && record_batch_size(&b) > log->cfg.max_batch_bytes)
             return PLOG_ERR_TOO_LARGE;
-        if (leader && (b.record_count < 1 || b.last_offset_delta != b.record_count - 1))
+        if (b.record_count < 1 || b.last_offset_delta != b.record_count - 1 || !room_for_records(&b))
             return PLOG_ERR_CORRUPT;
-        if (!leader && b.base_offset < expect)
+        if (!leader && b.base_offset != expect)
             return PLOG_ERR_OUT_OF_RANGE;
         int64_t base = leader ? expect : b.base_offset;
         if (base > INT64_MAX - b.last_offset_delta - 1)
