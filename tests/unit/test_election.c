@@ -577,6 +577,63 @@ out:
     free(cl);
 }
 
+/* A stranger names itself server 3 (a larger id, so its connection is
+ * kept) and sends a LOOKING notification whose round, zxid and epoch are
+ * INT64_MAX. Servers 1 and 2 follow it, as ZooKeeper's would: nothing in
+ * FastLeaderElection bounds a round. Their next election must still work:
+ * ZooKeeper's AtomicLong round wraps to Long.MIN_VALUE, and so must ours,
+ * without signed overflow (UBSan aborts the unit tests on one). */
+static void test_election_forged_max_values(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[0] || !cl->el[1])
+        goto out;
+    int fds[2];
+    for (int i = 0; i < 2; i++) {
+        fds[i] = dial_loopback(cl->cfg[i].peers[i].election_port);
+        CHECK(fds[i] >= 0);
+    }
+    cluster_pause(cl, 50);
+    election_notification_t forged = {PEER_LOOKING, {2, INT64_MAX, INT64_MAX, INT64_MAX}, 2};
+    buf_t msg;
+    buf_init(&msg);
+    put_initial(&msg, -65536, 3, "127.0.0.1:1");
+    jute_put_int(&msg, (int32_t)(44 + strlen(config_text)));
+    election_encode_notification(&msg, &forged, config_text, strlen(config_text));
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            CHECK_EQ(send(fds[i], buf_read_ptr(&msg), buf_unread(&msg), MSG_NOSIGNAL), (ssize_t)buf_unread(&msg));
+    buf_free(&msg);
+    cluster_pause(cl, 50);
+    cluster_look(cl, 0, 0x100000001LL, 1);
+    cluster_look(cl, 1, 0x100000001LL, 1);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    CHECK_EQ(cl->vote[0].election_epoch, INT64_MAX);
+    CHECK_EQ(cl->vote[1].election_epoch, INT64_MAX);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+
+    /* The leader goes away and comes back: a new round for both. */
+    cluster_settle(cl, 2);
+    cluster_look(cl, 0, 0x200000001LL, 2);
+    cluster_look(cl, 1, 0x200000001LL, 2);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    check_agreement(cl, 2, 0x200000001LL, 2);
+    CHECK_EQ(cl->vote[0].election_epoch, INT64_MIN);   /* Long.MAX_VALUE + 1 in Java */
+    CHECK_EQ(election_logical_clock(cl->el[1]), INT64_MIN);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 void suite_election(void)
 {
     RUN(test_election_vote_order);
@@ -587,4 +644,5 @@ void suite_election(void)
     RUN(test_election_three);
     RUN(test_election_five);
     RUN(test_election_hostile_peers);
+    RUN(test_election_forged_max_values);
 }

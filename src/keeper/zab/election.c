@@ -1146,6 +1146,16 @@ void election_destroy(election_t *el)
     free(el);
 }
 
+/* The round after r. Any voter may move our round to any value (a LOOKING
+ * notification of a later round is adopted as it is, in ZooKeeper too), so
+ * r may be INT64_MAX. ZooKeeper's round is an AtomicLong, whose increment
+ * wraps to Long.MIN_VALUE; we wrap the same way, without C's undefined
+ * signed overflow, so a mixed ensemble still agrees on the round. */
+static int64_t next_round(int64_t r)
+{
+    return r == INT64_MAX ? INT64_MIN : r + 1;
+}
+
 void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, election_done_fn done, void *arg)
 {
     cancel_timer(el->loop, &el->done_timer);
@@ -1156,7 +1166,7 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
     el->state = PEER_LOOKING;
     el->in_round = 1;
     el->finalizing = 0;
-    el->logical_clock++;
+    el->logical_clock = next_round(el->logical_clock);
     el->init_zxid = last_zxid;
     el->init_epoch = current_epoch;
     el->proposal = (vote_t){el->my_id, last_zxid, -1, current_epoch};
