@@ -10,8 +10,10 @@
 
 #include <stdint.h>
 
+#include "base/accept_backoff.h"
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/ratelimit.h"
 #include "keeper/data/acl.h"
 #include "keeper/zab/election.h"
 #include "keeper/disk/history.h"
@@ -117,6 +119,8 @@ struct keeper {
     keeper_config_t cfg;
     int listen_fd;
     int port;
+    accept_backoff_t client_accept; /* the client port's listener, paused when descriptors run out */
+    ratelimit_t refusal_log;       /* lines about connections refused (maxClientCnxns) */
     tree_t *tree;
     watch_manager_t *watches;
     session_tracker_t *sessions;

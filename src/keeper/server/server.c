@@ -423,12 +423,16 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         int port;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
         if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_warn("accept: %s", strerror(errno));
-            return;
+            if (accept_backoff_failed(&k->client_accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
+            continue;
         }
+        accept_backoff_accepted(&k->client_accept);
         if (k->cfg.max_client_cnxns > 0 && connections_from(k, ip) >= (size_t)k->cfg.max_client_cnxns) {
-            log_warn("too many connections from %s - max is %d", ip, k->cfg.max_client_cnxns);
+            uint64_t missed;
+            if (ratelimit_allow(&k->refusal_log, loop_now_ms(loop), &missed))
+                log_warn("too many connections from %s - max is %d (%llu more refused since the last line)", ip,
+                         k->cfg.max_client_cnxns, (unsigned long long)missed);
             close(cfd);
             continue;
         }
@@ -596,7 +600,13 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (peer_start(k, err, errlen) < 0)
         return -1;
     k->port = net_local_port(k->listen_fd);
-    loop_watch(k->loop, k->listen_fd, LOOP_READABLE, on_accept, k);
+    char name[48];
+    snprintf(name, sizeof(name), "client port %d", k->port);
+    ratelimit_init(&k->refusal_log, 1000, 5);
+    if (accept_backoff_start(&k->client_accept, k->loop, k->listen_fd, on_accept, k, name) < 0) {
+        snprintf(err, errlen, "cannot watch the client port");
+        return -1;
+    }
     loop_set_before_sleep(k->loop, keeper_before_sleep, k);
     k->tick_timer = loop_timer_add(k->loop, (uint64_t)k->cfg.tick_time, on_tick, k);
     k->container_timer =
@@ -624,6 +634,7 @@ static void keeper_stop(keeper_t *k)
         free(p->frame);
         free(p);
     }
+    accept_backoff_stop(&k->client_accept);
     if (k->listen_fd > 0)
         close(k->listen_fd);
     for (size_t i = 0; i < k->nchanges; i++) {

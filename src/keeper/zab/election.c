@@ -33,6 +33,7 @@
 #include "base/net.h"
 #include "base/endian.h"
 #include "base/alloc.h"
+#include "base/accept_backoff.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -121,6 +122,7 @@ struct election {
     size_t config_len;
     char my_address[300];                /* "host:port" of our InitialMessage */
     int listen_fd;
+    accept_backoff_t accept;             /* the listener, paused when descriptors run out */
     el_conn_t *conns;                    /* every connection, any stage */
     int nhandshaking;
     uint64_t handshake_timeout_ms;
@@ -692,10 +694,11 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         int port = 0;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
         if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
-                log_warn("election %lld: accept: %s", (long long)el->my_id, strerror(errno));
-            return;
+            if (accept_backoff_failed(&el->accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
+            continue;
         }
+        accept_backoff_accepted(&el->accept);
         if (el->nhandshaking >= MAX_HANDSHAKING) {
             log_warn("election %lld: refusing a connection from %s:%d: %d connections have not named themselves yet",
                      (long long)el->my_id, ip, port, el->nhandshaking);
@@ -1112,7 +1115,9 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
                                    ? (uint64_t)cfg->tick_time * (uint64_t)cfg->sync_limit
                                    : CONNECT_TIMEOUT_MS;
     el->listen_fd = net_listen_tcp(el->self->host, el->self->election_port, 64, err, errlen);
-    if (el->listen_fd < 0 || loop_watch(loop, el->listen_fd, LOOP_READABLE, on_accept, el) < 0) {
+    char name[64];
+    snprintf(name, sizeof(name), "election %lld: election port %d", (long long)el->my_id, el->self->election_port);
+    if (el->listen_fd < 0 || accept_backoff_start(&el->accept, loop, el->listen_fd, on_accept, el, name) < 0) {
         if (el->listen_fd >= 0) {
             snprintf(err, errlen, "cannot watch the election port");
             close(el->listen_fd);
@@ -1140,7 +1145,7 @@ void election_destroy(election_t *el)
     cancel_timer(el->loop, &el->finalize_timer);
     cancel_timer(el->loop, &el->done_timer);
     if (el->listen_fd >= 0) {
-        loop_unwatch(el->loop, el->listen_fd);
+        accept_backoff_stop(&el->accept);
         close(el->listen_fd);
     }
     free(el);

@@ -14,6 +14,7 @@
 #include "base/net.h"
 #include "base/endian.h"
 #include "base/alloc.h"
+#include "base/accept_backoff.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +57,7 @@ typedef struct {
 struct leader {
     keeper_t *keeper;
     int listen_fd;
+    accept_backoff_t accept;   /* the quorum port's listener, paused when descriptors run out */
     learner_t *learners;
     int64_t new_epoch;
     int epoch_set;
@@ -549,8 +551,12 @@ static void on_quorum_accept(loop_t *loop, int fd, unsigned events, void *arg)
         char ip[64];
         int port;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
-        if (cfd < 0)
-            return;
+        if (cfd < 0) {
+            if (accept_backoff_failed(&ld->accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
+            continue;
+        }
+        accept_backoff_accepted(&ld->accept);
         learner_t *l = calloc(1, sizeof(*l));
         if (!l) {
             close(cfd);
@@ -655,7 +661,10 @@ int leader_start(keeper_t *k, char *err, size_t errlen)
     ld->started_ms = loop_now_ms(k->loop);
     ld->max_accepted_epoch = k->accepted_epoch;
     sid_add(&ld->info_from, k->cfg.server_id);
-    loop_watch(k->loop, ld->listen_fd, LOOP_READABLE, on_quorum_accept, ld);
+    char name[48];
+    snprintf(name, sizeof(name), "quorum port %d", me->quorum_port);
+    if (accept_backoff_start(&ld->accept, k->loop, ld->listen_fd, on_quorum_accept, ld, name) < 0)
+        log_error("cannot watch the quorum port");   /* followers time out; initLimit sends us LOOKING */
     ld->ping_timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1),
                                     on_ping_timer, ld);
     election_set_state(k->election, PEER_LEADING, &k->vote);
@@ -675,7 +684,7 @@ void leader_stop(keeper_t *k)
     }
     if (ld->ping_timer)
         loop_timer_cancel(k->loop, ld->ping_timer);
-    loop_unwatch(k->loop, ld->listen_fd);
+    accept_backoff_stop(&ld->accept);
     close(ld->listen_fd);
     free(ld);
     k->leader = NULL;
