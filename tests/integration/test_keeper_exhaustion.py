@@ -8,12 +8,13 @@ and logs each one; it has no byte bound on outstanding requests), so kipper only
 import os
 import resource
 import socket
+import threading
 import time
 
 import pytest
 
 from harness import wait_until
-from zkwire import WireClient
+from zkwire import OP, Reader, WireClient, Writer, enc_connect, enc_set_data, frame
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -81,10 +82,45 @@ def test_out_of_descriptors_on_the_client_port(make_keeper):
     # served, and so is a new client.
     try:
         waiting.settimeout(10)
-        from zkwire import enc_connect, frame
         waiting.sendall(frame(enc_connect()))
         assert len(waiting.recv(4)) == 4
     finally:
         waiting.close()
     wait_until(lambda: served(server.port), timeout=10, what="a new client to be served")
     resource.prlimit(pid, resource.RLIMIT_NOFILE, (soft, hard))
+
+
+FLOOD_WRITES = 200
+FLOOD_BYTES = 1000 * 1000          # data per setData: a frame just under jute.maxbuffer
+RSS_CEILING_MB = 48
+
+
+@pytest.mark.kipper_only(reason="issue 11: every outstanding request and its bytes count against kipper's bounds")
+def test_pipelined_write_flood_keeps_memory_bounded(make_keeper):
+    """200 setData of ~1 MB each, sent back to back on one connection faster than the log
+    takes them, are all answered in order while the keeper's peak RSS stays under
+    48 MB: the connection is not read while its requests (and their bytes) waiting for
+    the log are over the bounds. The pipelined data would be 200 MB."""
+    server = make_keeper()
+    c = WireClient(server.port, timeout=60)
+    try:
+        c.connect()
+        c.create("/flood", b"")
+        data = b"f" * FLOOD_BYTES
+        packets = b"".join(
+            frame(Writer().int(xid).int(OP.SET_DATA).raw(enc_set_data("/flood", data)).bytes())
+            for xid in range(100, 100 + FLOOD_WRITES))
+        sender = threading.Thread(target=c.sock.sendall, args=(packets,), daemon=True)
+        sender.start()
+        for i in range(FLOOD_WRITES):
+            hdr, body = c.read_reply(100 + i, timeout=120)
+            assert hdr.err == 0
+            assert Reader(body).stat().version == i + 1
+        sender.join(timeout=30)
+        assert not sender.is_alive()
+        peak = peak_rss_mb(server.proc.pid)
+        print("\npeak RSS after %d x %d-byte setData pipelined: %.1f MB" % (FLOOD_WRITES, FLOOD_BYTES, peak))
+        assert peak < RSS_CEILING_MB, "peak RSS %.1f MB" % peak
+    finally:
+        c.close()
+    assert served(server.port)
