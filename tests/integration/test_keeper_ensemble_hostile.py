@@ -1,14 +1,21 @@
-"""A 3-member keeper ensemble under hostile or careless load (issue 11): a flood of
-pipelined writes to a leader that cannot commit (its followers are stopped):
-globalOutstandingLimit holds, and everything is answered once they return.
+"""A 3-member keeper ensemble against strangers and floods (issue 11), as an attacker
+on the same network could do without quorum authentication:
+
+- silent connections holding every member's election port while the leader is
+  killed: a new leader is still elected;
+- a flood of pipelined writes to a leader that cannot commit (its followers are
+  stopped): globalOutstandingLimit holds, and everything is answered once they return.
 
 These test kipper's own bounds, so kipper only."""
 import os
+import socket
+import threading
+import time
 
 import pytest
 
 import conftest
-from ensemble import Ensemble
+from ensemble import Ensemble, close_client
 from harness import wait_until
 from zkwire import OP, Writer, WireClient, enc_set_data, frame
 
@@ -41,6 +48,73 @@ def ens(ensemble3):
         yield ensemble3
     finally:
         ensemble3.close_clients()
+
+
+class Holders:
+    """Silent connections to some ports, reopened whenever they are let go."""
+
+    def __init__(self, ports, per_port):
+        self.ports, self.per_port = ports, per_port
+        self.socks = {}
+        self.stop_flag = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _open(self, port):
+        s = socket.socket()
+        s.setblocking(False)
+        s.connect_ex(("127.0.0.1", port))
+        return s
+
+    def _alive(self, s):
+        try:
+            return s.recv(4096, socket.MSG_DONTWAIT) != b""
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+
+    def _run(self):
+        while not self.stop_flag.is_set():
+            for port in self.ports:
+                for i in range(self.per_port):
+                    s = self.socks.get((port, i))
+                    if s is None or not self._alive(s):
+                        if s is not None:
+                            s.close()
+                        self.socks[(port, i)] = self._open(port)
+            self.stop_flag.wait(0.1)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_flag.set()
+        self.thread.join(10)
+        for s in self.socks.values():
+            s.close()
+
+
+@pytest.mark.kipper_only(reason="issue 11: kipper's election port bounds unnamed connections per address and in time")
+class TestHeldPorts:
+    def test_new_leader_elected_while_election_ports_are_held(self, ens):
+        """A hundred silent connections per member hold every election port (reopened
+        whenever they are dropped) while the leader is killed and a follower restarts, so
+        the two left must connect to each other anew: they still elect a leader and
+        serve writes."""
+        old = ens.leader()
+        restarted = ens.followers()[0]
+        with Holders([m.election_port for m in ens], 100):
+            time.sleep(1.0)   # let the holders fill the ports
+            ens.kill(old)
+            ens.kill(restarted)
+            ens.start(restarted, wait=False)
+            new = ens.wait_ready(timeout=30)
+            assert new is not old
+            c = ens.client(new)
+            c.create("/after-held-election", b"ok")
+            close_client(c)
+        ens.start(old)
 
 
 @pytest.mark.kipper_only(reason="issue 11: globalOutstandingLimit counts the writes waiting for the quorum")
