@@ -3,12 +3,16 @@ on the same network could do without quorum authentication:
 
 - silent connections holding every member's election port while the leader is
   killed: a new leader is still elected;
+- an unnamed connection to the leader's quorum port that streams a huge packet, and
+  hundreds that say nothing: the leader buffers a few KB for each, keeps a bounded
+  number, and stays within tens of MB;
 - a flood of pipelined writes to a leader that cannot commit (its followers are
   stopped): globalOutstandingLimit holds, and everything is answered once they return.
 
 These test kipper's own bounds, so kipper only."""
 import os
 import socket
+import struct
 import threading
 import time
 
@@ -48,6 +52,18 @@ def ens(ensemble3):
         yield ensemble3
     finally:
         ensemble3.close_clients()
+
+
+def peak_rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    raise AssertionError("no VmHWM")
+
+
+def open_fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
 
 
 class Holders:
@@ -115,6 +131,45 @@ class TestHeldPorts:
             c.create("/after-held-election", b"ok")
             close_client(c)
         ens.start(old)
+
+    def test_unnamed_quorum_connections_are_bounded(self, ens):
+        """On the leader's quorum port, a connection that streams 48 MB of one huge packet
+        in place of a FOLLOWERINFO is cut off after a few KB, and 300 connections that
+        say nothing hold no more than the waiting room's 64 descriptors; the leader stays
+        under 60 MB and a follower that restarts meanwhile rejoins."""
+        leader = ens.leader()
+        pid = leader.proc.pid
+        fds_before = open_fds(pid)
+        huge = socket.create_connection(("127.0.0.1", leader.quorum_port), timeout=10)
+        header = struct.pack(">iqi", 11, 0, 100 << 20)   # FOLLOWERINFO carrying 100 MiB
+        chunk = b"\0" * (1 << 20)
+        cut_off = False
+        try:
+            huge.sendall(header)
+            for _ in range(48):
+                huge.sendall(chunk)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            cut_off = True
+        finally:
+            huge.close()
+        assert cut_off, "the leader took 48 MB from a connection that never named itself"
+        silent = []
+        try:
+            for _ in range(300):
+                silent.append(socket.create_connection(("127.0.0.1", leader.quorum_port), timeout=10))
+            follower = ens.followers()[0]
+            ens.stop(follower)
+            ens.start(follower, wait=False)
+            ens.wait_ready(timeout=60)
+            held = open_fds(pid) - fds_before
+            assert held <= 64 + 8, "the leader holds %d more descriptors" % held
+        finally:
+            for s in silent:
+                s.close()
+        peak = peak_rss_mb(pid)
+        print("\nleader's peak RSS: %.1f MB" % peak)
+        assert peak < 60, "leader's peak RSS %.1f MB" % peak
+        assert ens.leader() is leader
 
 
 @pytest.mark.kipper_only(reason="issue 11: globalOutstandingLimit counts the writes waiting for the quorum")
