@@ -1,15 +1,18 @@
-"""A 3-member keeper ensemble against strangers and floods (issue 11), as an attacker
-on the same network could do without quorum authentication:
+"""A 3-member keeper ensemble against strangers on its peer ports (issue 11), as an
+attacker on the same network could do without quorum authentication:
 
 - silent connections holding every member's election port while the leader is
   killed: a new leader is still elected;
 - an unnamed connection to the leader's quorum port that streams a huge packet, and
   hundreds that say nothing: the leader buffers a few KB for each, keeps a bounded
   number, and stays within tens of MB;
-- a flood of pipelined writes to a leader that cannot commit (its followers are
+- a forged FOLLOWERINFO naming a live follower: the follower keeps its place and its
+  clients keep writing through it;
+- and a flood of pipelined writes to a leader that cannot commit (its followers are
   stopped): globalOutstandingLimit holds, and everything is answered once they return.
 
-These test kipper's own bounds, so kipper only."""
+Only the forged-FOLLOWERINFO test also runs against Apache ZooKeeper 3.8
+(KIPPER_TEST_TARGET=zookeeper); the others test kipper's own bounds."""
 import os
 import socket
 import struct
@@ -64,6 +67,19 @@ def peak_rss_mb(pid):
 
 def open_fds(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def closed_by_peer(sock, timeout):
+    """True once the other end closed (EOF or reset) within timeout."""
+    sock.settimeout(timeout)
+    try:
+        while True:
+            if not sock.recv(65536):
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except socket.timeout:
+        return False
 
 
 class Holders:
@@ -170,6 +186,57 @@ class TestHeldPorts:
         print("\nleader's peak RSS: %.1f MB" % peak)
         assert peak < 60, "leader's peak RSS %.1f MB" % peak
         assert ens.leader() is leader
+
+
+def followerinfo(sid, accepted_epoch=0):
+    """A QuorumPacket FOLLOWERINFO as a follower sends it: LearnerInfo {sid, protocol
+    version 0x10000, config version 0}, no auth info."""
+    info = struct.pack(">qiq", sid, 0x10000, 0)
+    return struct.pack(">iqi", 11, accepted_epoch << 32, len(info)) + info + struct.pack(">i", -1)
+
+
+def test_forged_followerinfo_does_not_displace_a_live_follower(ens):
+    """Strangers send the leader FOLLOWERINFO in a live follower's name, again and again,
+    while a client writes through that follower: the follower keeps following, its client
+    is never disconnected and every write succeeds."""
+    leader = ens.leader()
+    victim = ens.followers()[0]
+    c = ens.client(victim)
+    states = []
+    c.add_listener(lambda st: states.append(st))
+    c.create("/forged-fi", b"")
+    errors, stop = [], threading.Event()
+
+    def writer():
+        i = 0
+        while not stop.is_set():
+            try:
+                c.set("/forged-fi", b"%d" % i)
+            except Exception as exc:   # noqa: BLE001 -- recorded and asserted below
+                errors.append(exc)
+            i += 1
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    forged = []
+    try:
+        for _ in range(10):
+            s = socket.create_connection(("127.0.0.1", leader.quorum_port), timeout=10)
+            s.sendall(followerinfo(victim.sid, accepted_epoch=1000))
+            forged.append(s)
+            time.sleep(0.2)
+        if conftest.TARGET == "kipper":
+            assert all(closed_by_peer(s, 10) for s in forged), "a forged FOLLOWERINFO was taken"
+        time.sleep(1.0)   # writes keep going through the follower meanwhile
+    finally:
+        stop.set()
+        t.join(30)
+        for s in forged:
+            s.close()
+    assert not errors, errors[:3]
+    assert states == [], "the follower's client saw %s" % states
+    assert ens.mode(victim) == "follower" and ens.leader() is leader
+    assert c.get("/forged-fi")[0] != b""
 
 
 @pytest.mark.kipper_only(reason="issue 11: globalOutstandingLimit counts the writes waiting for the quorum")

@@ -378,6 +378,42 @@ static void send_leaderinfo(learner_t *l)
     learner_flush(l);
 }
 
+/* Has the peer closed this connection (an EOF or a reset waiting to be read)? */
+static int learner_gone(const learner_t *l)
+{
+    char b;
+    ssize_t n = recv(l->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Does a live connection already speak for server sid? Without quorum
+ * authentication a follower that reconnects and a stranger using its id
+ * look the same, so the connection that has proved itself wins and a live
+ * follower is never displaced: it stays until it is found dead, by its
+ * socket closing (checked here, so a follower that restarted gets in at
+ * once) or by silence past syncLimit (initLimit while syncing), when the
+ * ping timer drops it. The newcomer is refused meanwhile; a real follower
+ * comes back through the election. ZooKeeper's LearnerHandler likewise
+ * keeps the old handler until its socket times out (and runs the newcomer
+ * beside it, which would let a stranger acknowledge in the follower's name). */
+static int sid_taken(leader_t *ld, const learner_t *l, int64_t sid)
+{
+    for (learner_t *o = ld->learners; o; o = o->next) {
+        if (o == l || o->dead || o->sid != sid)
+            continue;
+        if (learner_gone(o)) {
+            o->dead = 1;
+            continue;
+        }
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s names server %" PRId64 ", which is connected from %s and alive; "
+                    "refusing it",
+                    l->addr, sid, o->addr);
+        return 1;
+    }
+    return 0;
+}
+
 static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
@@ -396,9 +432,10 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
         l->dead = 1;
         return;
     }
-    for (learner_t *o = ld->learners; o; o = o->next)
-        if (o != l && o->sid == sid && !o->dead)
-            o->dead = 1;   /* it reconnected: the new connection wins */
+    if (sid_taken(ld, l, sid)) {
+        l->dead = 1;
+        return;
+    }
     l->sid = sid;
     handshake_leave(&ld->room, l);
     l->accepted_epoch = zxid_epoch(p->zxid);
