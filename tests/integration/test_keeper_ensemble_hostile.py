@@ -7,7 +7,8 @@ attacker on the same network could do without quorum authentication:
   hundreds that say nothing: the leader buffers a few KB for each, keeps a bounded
   number, and stays within tens of MB;
 - a forged FOLLOWERINFO naming a live follower: the follower keeps its place and its
-  clients keep writing through it;
+  clients keep writing through it; one whose accepted epoch leaves no next epoch is
+  refused;
 - and a flood of pipelined writes to a leader that cannot commit (its followers are
   stopped): globalOutstandingLimit holds, and everything is answered once they return.
 
@@ -192,7 +193,7 @@ def followerinfo(sid, accepted_epoch=0):
     """A QuorumPacket FOLLOWERINFO as a follower sends it: LearnerInfo {sid, protocol
     version 0x10000, config version 0}, no auth info."""
     info = struct.pack(">qiq", sid, 0x10000, 0)
-    return struct.pack(">iqi", 11, accepted_epoch << 32, len(info)) + info + struct.pack(">i", -1)
+    return struct.pack(">iQi", 11, (accepted_epoch << 32) & (1 << 64) - 1, len(info)) + info + struct.pack(">i", -1)
 
 
 def test_forged_followerinfo_does_not_displace_a_live_follower(ens):
@@ -237,6 +238,52 @@ def test_forged_followerinfo_does_not_displace_a_live_follower(ens):
     assert states == [], "the follower's client saw %s" % states
     assert ens.mode(victim) == "follower" and ens.leader() is leader
     assert c.get("/forged-fi")[0] != b""
+
+
+def initial_message(sid, port):
+    """QuorumCnxManager's InitialMessage (protocol version V1) naming server sid."""
+    addr = b"127.0.0.1:%d" % port
+    return struct.pack(">qqi", -65536, sid, len(addr)) + addr
+
+
+def notification(state, leader, zxid, round_, peer_epoch):
+    """A FastLeaderElection notification, version 2 with an empty config, framed."""
+    body = struct.pack(">iqqqqii", state, leader, zxid, round_, peer_epoch, 2, 0)
+    return struct.pack(">i", len(body)) + body
+
+
+@pytest.mark.kipper_only(reason="issue 11: kipper refuses an accepted epoch that leaves no next epoch")
+def test_forged_epoch_cannot_exhaust_the_leaders_epochs():
+    """A stranger elects a lone member by voting for it as server 3, then joins its
+    discovery as server 2 with accepted epoch 0xffffffff. The member refuses that
+    FOLLOWERINFO: the next epoch would be 2^32, past what a zxid holds, and its
+    acceptedEpoch file would be poisoned (it could follow no leader again). The whole
+    ensemble then forms as usual."""
+    e = Ensemble(3)
+    try:
+        m1 = e.member(1)
+        e.start(m1, wait=False)
+        el = socket.create_connection(("127.0.0.1", m1.election_port), timeout=10)
+        el.sendall(initial_message(3, e.member(3).election_port) +
+                   notification(0, 1, 0, 1000, 0))   # LOOKING: server 1, zxid 0, round 1000, epoch 0
+        qp = wait_until(lambda: socket.create_connection(("127.0.0.1", m1.quorum_port), timeout=2),
+                        timeout=20, what="server 1 to lead and open its quorum port")
+        qp.sendall(followerinfo(2, accepted_epoch=0xFFFFFFFF))
+        assert closed_by_peer(qp, 10), "the forged FOLLOWERINFO was taken"
+        assert "after which no epoch is left" in m1.server_log()
+        qp.close()
+        el.close()
+        path = os.path.join(m1.data_dir, "acceptedEpoch")   # absent: no epoch accepted yet
+        if os.path.exists(path):
+            with open(path) as f:
+                assert int(f.read()) < 1 << 31
+        e.start(e.member(2), wait=False)
+        e.start(e.member(3), wait=False)
+        e.wait_ready(timeout=60)
+        assert all(e.mode(m) in ("leader", "follower") for m in e)
+    finally:
+        e.close()
+        e.cleanup()
 
 
 @pytest.mark.kipper_only(reason="issue 11: globalOutstandingLimit counts the writes waiting for the quorum")

@@ -432,6 +432,14 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
         l->dead = 1;
         return;
     }
+    if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s: FOLLOWERINFO of server %" PRId64 " has accepted epoch %" PRId64
+                    ", after which no epoch is left; refusing it",
+                    l->addr, sid, zxid_epoch(p->zxid));
+        l->dead = 1;
+        return;
+    }
     if (sid_taken(ld, l, sid)) {
         l->dead = 1;
         return;
