@@ -9,6 +9,8 @@ attacker on the same network could do without quorum authentication:
 - a forged FOLLOWERINFO naming a live follower: the follower keeps its place and its
   clients keep writing through it; one whose accepted epoch leaves no next epoch is
   refused;
+- forged votes that make a member which missed a committed write win an election: it
+  gives up leading rather than truncate that write from the followers that have it;
 - and a flood of pipelined writes to a leader that cannot commit (its followers are
   stopped): globalOutstandingLimit holds, and everything is answered once they return.
 
@@ -281,6 +283,55 @@ def test_forged_epoch_cannot_exhaust_the_leaders_epochs():
         e.start(e.member(3), wait=False)
         e.wait_ready(timeout=60)
         assert all(e.mode(m) in ("leader", "follower") for m in e)
+    finally:
+        e.close()
+        e.cleanup()
+
+
+INT64_MAX = (1 << 63) - 1
+
+
+def connect_when_listening(port, what):
+    return wait_until(lambda: socket.create_connection(("127.0.0.1", port), timeout=2), timeout=20, what=what)
+
+
+@pytest.mark.kipper_only(reason="issue 11: forged votes elect a member that missed writes; it must truncate nothing")
+def test_leader_elected_by_forged_votes_truncates_nothing():
+    """A stranger on the election port makes server 1, which missed a committed write,
+    win an election: as server 3 it votes for server 1 (zxid and epoch INT64_MAX), then
+    tells server 2, which has the write, that it follows server 1. Server 1 must not sync
+    server 2 by truncating the write away: as ZooKeeper's leader does while the epoch is
+    being agreed, it sees a follower ahead of itself and gives up leading; the election
+    that follows picks a member that has the write, and the write is still everywhere."""
+    e = Ensemble(3)
+    try:
+        e.start()
+        m1, m2, m3 = e.member(1), e.member(2), e.member(3)
+        e.stop(m1)
+        c = e.client(m2)
+        c.create("/missed-by-1", b"committed")
+        close_client(c)
+        e.stop(m2)
+        e.stop(m3)
+        e.start(m1, wait=False)
+        el1 = connect_when_listening(m1.election_port, "server 1's election port")
+        el1.sendall(initial_message(3, m3.election_port) + notification(0, 1, INT64_MAX, 1000, INT64_MAX))
+        wait_until(lambda: "elected: LEADING" in m1.server_log(), timeout=20, what="server 1 to lead")
+        e.start(m2, wait=False)
+        el2 = connect_when_listening(m2.election_port, "server 2's election port")
+        el2.sendall(initial_message(3, m3.election_port) + notification(1, 1, INT64_MAX, 1000, INT64_MAX))
+        wait_until(lambda: "elected: FOLLOWING server 1" in m2.server_log(), timeout=20,
+                   what="server 2 to follow server 1")
+        el1.close()
+        el2.close()
+        e.start(m3, wait=False)
+        e.wait_ready(timeout=60)
+        assert "server 2 is ahead of this leader" in m1.server_log()
+        for m in e:
+            c = e.client(m)
+            c.sync("/")
+            assert c.get("/missed-by-1")[0] == b"committed", "member %d lost the write" % m.sid
+            close_client(c)
     finally:
         e.close()
         e.cleanup()

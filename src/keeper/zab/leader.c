@@ -68,6 +68,8 @@ struct leader {
     int epoch_set;
     sid_set_t info_from, ackepoch_from, newleader_from;
     int64_t max_accepted_epoch;
+    int64_t own_epoch, own_zxid;   /* our state when elected: no follower in discovery may be ahead */
+    int64_t ahead_sid;             /* one was: we give up leading at the next ping tick */
     int established;
     int64_t own_durable;
     int64_t committed;
@@ -470,9 +472,36 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
             send_leaderinfo(o);
 }
 
+/* ZooKeeper's waitForEpochAck: while the new epoch is being agreed, a
+ * follower more recent than this leader (a later current epoch, or the same
+ * and a later zxid) means the election went wrong - a forged vote can make
+ * anyone win it - and syncing would TRUNC that follower's committed
+ * transactions away. The leader gives up instead and the ensemble elects
+ * again. Once a quorum has acknowledged the epoch, a late follower ahead of
+ * us only holds proposals no quorum took, and is truncated as usual. */
+static int follower_ahead(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    if (sid_count(&ld->ackepoch_from) >= peer_quorum_size(ld->keeper) || p->data_len < 4)
+        return 0;
+    int64_t epoch = (int32_t)be32_get(p->data);   /* the follower's current epoch */
+    if (epoch == -1 || !quorum_summary_more_recent(epoch, p->zxid, ld->own_epoch, ld->own_zxid))
+        return 0;
+    log_error("server %" PRId64 " is ahead of this leader (epoch %" PRId64 ", zxid 0x%" PRIx64 "; ours %" PRId64
+              ", 0x%" PRIx64 "); giving up leading",
+              l->sid, epoch, (uint64_t)p->zxid, ld->own_epoch, (uint64_t)ld->own_zxid);
+    return 1;
+}
+
 static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
+    if (ld->ahead_sid || follower_ahead(l, p)) {
+        if (!ld->ahead_sid)
+            ld->ahead_sid = l->sid;
+        l->dead = 1;   /* nothing more is agreed while we step down */
+        return;
+    }
     l->peer_zxid = p->zxid;
     sid_add(&ld->ackepoch_from, l->sid);
     if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
@@ -734,6 +763,12 @@ static void on_ping_timer(loop_t *loop, void *arg)
     leader_t *ld = arg;
     keeper_t *k = ld->keeper;
     ld->ping_timer = NULL;
+    if (ld->ahead_sid) {   /* here, not inside that follower's I/O: peer_look frees every learner */
+        char why[96];
+        snprintf(why, sizeof(why), "server %" PRId64 " is ahead of this leader", ld->ahead_sid);
+        peer_look(k, why);
+        return;
+    }
     uint64_t now = loop_now_ms(loop);
     uint64_t sync_limit_ms = (uint64_t)k->cfg.sync_limit * (uint64_t)k->cfg.tick_time;
     uint64_t init_limit_ms = (uint64_t)k->cfg.init_limit * (uint64_t)k->cfg.tick_time;
@@ -810,6 +845,8 @@ int leader_start(keeper_t *k, char *err, size_t errlen)
     ld->own_durable = k->last_logged_zxid;
     ld->started_ms = loop_now_ms(k->loop);
     ld->max_accepted_epoch = k->accepted_epoch;
+    ld->own_epoch = k->current_epoch;
+    ld->own_zxid = k->last_logged_zxid;
     handshake_room_init(&ld->room);
     ratelimit_init(&ld->stranger_log, 1000, 5);
     sid_add(&ld->info_from, k->cfg.server_id);

@@ -71,6 +71,13 @@ static inline int quorum_epoch_can_follow(int64_t accepted_epoch)
     return accepted_epoch >= 0 && accepted_epoch < QUORUM_EPOCH_MAX;
 }
 
+/* ZooKeeper's StateSummary.isMoreRecentThan: is (epoch, zxid) - a current
+ * epoch and the last logged zxid - more recent than (than_epoch, than_zxid)? */
+static inline int quorum_summary_more_recent(int64_t epoch, int64_t zxid, int64_t than_epoch, int64_t than_zxid)
+{
+    return epoch > than_epoch || (epoch == than_epoch && zxid > than_zxid);
+}
+
 static inline int64_t zxid_make(int64_t epoch, int64_t counter) { return (int64_t)((uint64_t)epoch << 32 | (uint64_t)(counter & 0xffffffffLL)); }
 static inline int64_t zxid_epoch(int64_t zxid) { return (int64_t)((uint64_t)zxid >> 32); }
 
