@@ -416,14 +416,15 @@ static int sid_taken(leader_t *ld, const learner_t *l, int64_t sid)
     return 0;
 }
 
-static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
+/* The server a FOLLOWERINFO names, or 0 when it is refused: a repeat, an
+ * unknown server, an epoch with none after it, a live follower's id. */
+static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
     keeper_t *k = ld->keeper;
     if (l->sid) {
         log_warn("server %" PRId64 " sent FOLLOWERINFO again; dropping it", l->sid);
-        l->dead = 1;
-        return;
+        return 0;
     }
     jute_in_t in;
     jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
@@ -431,18 +432,24 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
     if (in.error || !peer_config(k, sid) || sid == k->cfg.server_id) {
         learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: FOLLOWERINFO names unknown server %" PRId64,
                     l->addr, sid);
-        l->dead = 1;
-        return;
+        return 0;
     }
     if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
         learner_log(ld, l, LOG_LEVEL_WARN,
                     "quorum connection from %s: FOLLOWERINFO of server %" PRId64 " has accepted epoch %" PRId64
                     ", after which no epoch is left; refusing it",
                     l->addr, sid, zxid_epoch(p->zxid));
-        l->dead = 1;
-        return;
+        return 0;
     }
-    if (sid_taken(ld, l, sid)) {
+    return sid_taken(ld, l, sid) ? 0 : sid;
+}
+
+static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    keeper_t *k = ld->keeper;
+    int64_t sid = followerinfo_sid(l, p);
+    if (!sid) {
         l->dead = 1;
         return;
     }
@@ -758,6 +765,23 @@ static void drop_learner(leader_t *ld, learner_t *l)
     free_learner(ld->keeper, l);
 }
 
+/* Drop l if it has been silent past limit (its sync limit), or, not named
+ * yet, past the handshake deadline (naming itself takes a round trip). */
+static void check_silence(leader_t *ld, learner_t *l, uint64_t now, uint64_t limit)
+{
+    if (!l->sid)
+        limit = handshake_timeout_ms(limit);
+    if (l->dead || now - l->last_heard_ms <= limit)
+        return;
+    if (l->sid)
+        log_warn("server %" PRId64 " silent for %" PRIu64 " ms; dropping it", l->sid, now - l->last_heard_ms);
+    else
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s sent no FOLLOWERINFO in %" PRIu64 " ms; dropping it", l->addr,
+                    now - l->last_heard_ms);
+    l->dead = 1;
+}
+
 static void on_ping_timer(loop_t *loop, void *arg)
 {
     leader_t *ld = arg;
@@ -775,17 +799,7 @@ static void on_ping_timer(loop_t *loop, void *arg)
     int alive = 1;   /* this keeper */
     for (learner_t **pp = &ld->learners; *pp;) {
         learner_t *l = *pp;
-        uint64_t limit = l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms;
-        if (!l->sid)   /* naming itself takes a round trip: see handshake.h */
-            limit = handshake_timeout_ms(init_limit_ms);
-        if (!l->dead && now - l->last_heard_ms > limit) {
-            if (l->sid)
-                log_warn("server %" PRId64 " silent for %" PRIu64 " ms; dropping it", l->sid, now - l->last_heard_ms);
-            else
-                learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s sent no FOLLOWERINFO in %" PRIu64
-                            " ms; dropping it", l->addr, now - l->last_heard_ms);
-            l->dead = 1;
-        }
+        check_silence(ld, l, now, l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms);
         if (l->dead) {
             *pp = l->next;
             free_learner(k, l);
