@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/accept_backoff.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -29,6 +30,7 @@
 #include "base/loop.h"
 #include "base/mailbox.h"
 #include "base/net.h"
+#include "base/ratelimit.h"
 #include "base/worker.h"
 #include "suites.h"
 #include "unit.h"
@@ -721,6 +723,96 @@ static void test_net_connect_and_read(void)
     }
 }
 
+/* ---- a listener that cannot accept: pause and rate-limited lines ---- */
+
+static void test_ratelimit_lines(void)
+{
+    ratelimit_t rl;
+    uint64_t missed = 99;
+    ratelimit_init(&rl, 1000, 2);
+    CHECK_EQ(ratelimit_allow(&rl, 5000, &missed), 1);
+    CHECK_EQ(missed, 0);
+    CHECK_EQ(ratelimit_allow(&rl, 5001, &missed), 1);
+    CHECK_EQ(ratelimit_allow(&rl, 5002, &missed), 0);   /* two a second */
+    CHECK_EQ(ratelimit_allow(&rl, 5003, &missed), 0);
+    CHECK_EQ(ratelimit_allow(&rl, 5999, &missed), 0);
+    CHECK_EQ(ratelimit_allow(&rl, 6000, &missed), 1);   /* a new second: what was left out is counted */
+    CHECK_EQ(missed, 3);
+    CHECK_EQ(ratelimit_allow(&rl, 6001, &missed), 1);
+    CHECK_EQ(missed, 0);
+    CHECK_EQ(ratelimit_allow(&rl, 6002, NULL), 0);
+    CHECK_EQ(ratelimit_allow(&rl, 90000, &missed), 1);
+    CHECK_EQ(missed, 1);
+}
+
+typedef struct {
+    accept_backoff_t ab;
+    int fail;            /* pretend every accept fails with EMFILE */
+    int calls, accepted;
+} backoff_probe_t;
+
+static void on_probe_accept(loop_t *loop, int fd, unsigned events, void *arg)
+{
+    (void)events;
+    backoff_probe_t *t = arg;
+    t->calls++;
+    if (t->fail) {
+        CHECK_EQ(accept_backoff_failed(&t->ab, EMFILE), 1);
+        return;
+    }
+    char ip[64];
+    int port, cfd = net_accept(fd, ip, sizeof(ip), &port);
+    if (cfd < 0) {
+        accept_backoff_failed(&t->ab, errno);
+        return;
+    }
+    accept_backoff_accepted(&t->ab);
+    close(cfd);
+    t->accepted++;
+    loop_stop(loop);
+}
+
+static void test_accept_backoff(void)
+{
+    char err[256];
+    loop_t *loop = loop_create();
+    int lfd = net_listen_tcp("127.0.0.1", 0, 16, err, sizeof(err));
+    CHECK(loop != NULL && lfd >= 0);
+    if (!loop || lfd < 0)
+        return;
+    backoff_probe_t t = {.fail = 1};
+    CHECK_EQ(accept_backoff_start(&t.ab, loop, lfd, on_probe_accept, &t, "test port"), 0);
+    int connected;
+    int fd = net_connect_tcp("127.0.0.1", net_local_port(lfd), &connected, err, sizeof(err));
+    CHECK(fd >= 0);
+    /* A connection waits and accepting it fails for 300 ms: the listener is
+     * tried a handful of times (10, 20, 40, 80, 160 ms apart), where a level-
+     * triggered loop without the pause would call it again at once, for ever. */
+    loop_timer_add(loop, 300, on_stop, NULL);
+    loop_run(loop);
+    CHECK(t.calls >= 3 && t.calls <= 10);
+    CHECK_EQ(t.accepted, 0);
+    /* Descriptors are free again: the connection that waited is accepted. */
+    t.fail = 0;
+    loop_timer_t *guard = loop_timer_add(loop, 5000, on_stop, NULL);
+    loop_run(loop);
+    CHECK_EQ(t.accepted, 1);
+    CHECK_EQ(t.ab.pause_ms, ACCEPT_BACKOFF_MIN_MS);
+    loop_timer_cancel(loop, guard);
+    /* Nothing waiting, or one connection gone before it was taken: no pause. */
+    CHECK_EQ(accept_backoff_failed(&t.ab, EAGAIN), 1);
+    CHECK_EQ(accept_backoff_failed(&t.ab, ECONNABORTED), 0);
+    CHECK(!accept_backoff_paused(&t.ab));
+    CHECK_EQ(accept_backoff_failed(&t.ab, ENFILE), 1);
+    CHECK(accept_backoff_paused(&t.ab));
+    accept_backoff_stop(&t.ab);   /* cancels the pause: nothing left on the loop */
+    CHECK(!accept_backoff_paused(&t.ab));
+    if (fd >= 0)
+        close(fd);
+    close(lfd);
+    loop_destroy(loop);
+}
+
 /* ---- jstring: UTF-8 as Java decodes it ---- */
 
 /* How many code points s decodes to, and whether each is U+FFFD. */
@@ -925,6 +1017,8 @@ void suite_base(void)
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
     RUN(test_net_connect_and_read);
+    RUN(test_ratelimit_lines);
+    RUN(test_accept_backoff);
     RUN(test_host_port_and_items);
     RUN(test_jstring_vectors);
     RUN(test_hashmap_basics);

@@ -17,6 +17,7 @@
 #include "base/buf.h"
 #include "base/loop.h"
 #include "keeper/zab/election.h"
+#include "keeper/zab/handshake.h"
 #include "keeper/data/jute.h"
 #include "suites.h"
 #include "unit.h"
@@ -577,6 +578,180 @@ out:
     free(cl);
 }
 
+/* A stranger names itself server 3 (a larger id, so its connection is
+ * kept) and sends a LOOKING notification whose round, zxid and epoch are
+ * INT64_MAX. Servers 1 and 2 follow it, as ZooKeeper's would: nothing in
+ * FastLeaderElection bounds a round. Their next election must still work:
+ * ZooKeeper's AtomicLong round wraps to Long.MIN_VALUE, and so must ours,
+ * without signed overflow (UBSan aborts the unit tests on one). */
+static void test_election_forged_max_values(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[0] || !cl->el[1])
+        goto out;
+    int fds[2];
+    for (int i = 0; i < 2; i++) {
+        fds[i] = dial_loopback(cl->cfg[i].peers[i].election_port);
+        CHECK(fds[i] >= 0);
+    }
+    cluster_pause(cl, 50);
+    election_notification_t forged = {PEER_LOOKING, {2, INT64_MAX, INT64_MAX, INT64_MAX}, 2};
+    buf_t msg;
+    buf_init(&msg);
+    put_initial(&msg, -65536, 3, "127.0.0.1:1");
+    jute_put_int(&msg, (int32_t)(44 + strlen(config_text)));
+    election_encode_notification(&msg, &forged, config_text, strlen(config_text));
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            CHECK_EQ(send(fds[i], buf_read_ptr(&msg), buf_unread(&msg), MSG_NOSIGNAL), (ssize_t)buf_unread(&msg));
+    buf_free(&msg);
+    cluster_pause(cl, 50);
+    cluster_look(cl, 0, 0x100000001LL, 1);
+    cluster_look(cl, 1, 0x100000001LL, 1);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    CHECK_EQ(cl->vote[0].election_epoch, INT64_MAX);
+    CHECK_EQ(cl->vote[1].election_epoch, INT64_MAX);
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+
+    /* The leader goes away and comes back: a new round for both. */
+    cluster_settle(cl, 2);
+    cluster_look(cl, 0, 0x200000001LL, 2);
+    cluster_look(cl, 1, 0x200000001LL, 2);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    check_agreement(cl, 2, 0x200000001LL, 2);
+    CHECK_EQ(cl->vote[0].election_epoch, INT64_MIN);   /* Long.MAX_VALUE + 1 in Java */
+    CHECK_EQ(election_logical_clock(cl->el[1]), INT64_MIN);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+/* ---- the waiting room of the peer ports ---- */
+
+static void test_handshake_room(void)
+{
+    handshake_room_t r;
+    handshake_room_init(&r);
+    int conns[HANDSHAKE_SLOTS + 8];
+    /* One address fills its share; the next connection from it takes the
+     * place of its oldest, not of anyone else's. */
+    CHECK_EQ(handshake_enter(&r, "10.0.0.9", &conns[0]), 0);   /* another address, first of all */
+    for (int i = 1; i <= HANDSHAKE_SLOTS_PER_IP; i++) {
+        CHECK(handshake_victim(&r, "10.0.0.1") == NULL);
+        CHECK_EQ(handshake_enter(&r, "10.0.0.1", &conns[i]), 0);
+    }
+    CHECK_EQ(handshake_count_ip(&r, "10.0.0.1"), HANDSHAKE_SLOTS_PER_IP);
+    CHECK(handshake_victim(&r, "10.0.0.1") == &conns[1]);
+    CHECK(handshake_victim(&r, "10.0.0.2") == NULL);   /* others are not held back by it */
+    handshake_leave(&r, &conns[1]);
+    CHECK(handshake_victim(&r, "10.0.0.1") == NULL);
+    CHECK_EQ(handshake_enter(&r, "10.0.0.1", &conns[1]), 0);
+    CHECK(handshake_victim(&r, "10.0.0.1") == &conns[2]);   /* re-entered: now the newest */
+    handshake_leave(&r, &conns[1]);
+    handshake_leave(&r, &conns[1]);   /* twice, or never entered: harmless */
+    CHECK_EQ(handshake_count(&r), HANDSHAKE_SLOTS_PER_IP);
+
+    /* The whole room full, from many addresses: the oldest of all gives way. */
+    handshake_room_init(&r);
+    char ip[32];
+    for (int i = 0; i < HANDSHAKE_SLOTS; i++) {
+        snprintf(ip, sizeof(ip), "10.1.%d.%d", i / HANDSHAKE_SLOTS_PER_IP, i % HANDSHAKE_SLOTS_PER_IP);
+        CHECK(handshake_victim(&r, ip) == NULL);
+        CHECK_EQ(handshake_enter(&r, ip, &conns[i]), 0);
+    }
+    CHECK_EQ(handshake_count(&r), HANDSHAKE_SLOTS);
+    CHECK_EQ(handshake_enter(&r, "10.2.0.1", &conns[HANDSHAKE_SLOTS]), -1);
+    CHECK(handshake_victim(&r, "10.2.0.1") == &conns[0]);
+    handshake_leave(&r, &conns[0]);
+    CHECK_EQ(handshake_enter(&r, "10.2.0.1", &conns[HANDSHAKE_SLOTS]), 0);
+    CHECK(handshake_victim(&r, "10.2.0.2") == &conns[1]);
+
+    /* Deadlines: never longer than two seconds. */
+    CHECK_EQ(handshake_timeout_ms(10000), HANDSHAKE_TIMEOUT_MAX_MS);
+    CHECK_EQ(handshake_timeout_ms(500), 500);
+    CHECK_EQ(handshake_timeout_ms(0), HANDSHAKE_TIMEOUT_MAX_MS);
+}
+
+/* Strangers that connect to the election port and say nothing, reconnecting
+ * whenever they are let go, as someone holding the port would. */
+#define HOLDERS 100
+
+typedef struct {
+    loop_t *loop;
+    int port;
+    int fds[HOLDERS];
+    int reopened;
+    loop_timer_t *timer;
+} holders_t;
+
+static void on_holders_tick(loop_t *loop, void *arg)
+{
+    holders_t *h = arg;
+    for (int i = 0; i < HOLDERS; i++)
+        if (h->fds[i] < 0 || was_closed(h->fds[i])) {
+            if (h->fds[i] >= 0)
+                close(h->fds[i]);
+            h->fds[i] = dial_loopback(h->port);
+            h->reopened++;
+        }
+    h->timer = loop_timer_add(loop, 50, on_holders_tick, h);
+}
+
+/* Servers 1 and 2 elect a leader while a hundred silent connections from
+ * their own address hold server 1's election port, and keep holding it.
+ * Its waiting room lets the oldest stranger go for each newcomer and a peer
+ * names itself at once, so the election goes on. Before, the 64 places
+ * stayed taken for tickTime x syncLimit (10 s here) and server 2 was turned
+ * away all that time. */
+static void test_election_held_handshakes(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    holders_t *h = calloc(1, sizeof(*h));
+    if (!cl || !h || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        free(h);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        cl->cfg[i].sync_limit = 100;
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    if (!cl->el[0])
+        goto out;
+    h->loop = cl->loop;
+    h->port = cl->cfg[0].peers[0].election_port;
+    for (int i = 0; i < HOLDERS; i++)
+        h->fds[i] = -1;
+    on_holders_tick(cl->loop, h);
+    cluster_pause(cl, 300);   /* the strangers are in */
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[1])
+        goto out;
+    cluster_look(cl, 0, 0x100000001LL, 1);
+    cluster_look(cl, 1, 0x100000001LL, 1);
+    CHECK_EQ(cluster_wait(cl, 2, 5000), 0);
+    CHECK_EQ(cl->vote[0].leader, 2);
+    CHECK_EQ(cl->vote[1].leader, 2);
+out:
+    if (h->timer)
+        loop_timer_cancel(cl->loop, h->timer);
+    for (int i = 0; i < HOLDERS; i++)
+        if (h->fds[i] >= 0)
+            close(h->fds[i]);
+    cluster_free(cl);
+    free(cl);
+    free(h);
+}
+
 void suite_election(void)
 {
     RUN(test_election_vote_order);
@@ -587,4 +762,7 @@ void suite_election(void)
     RUN(test_election_three);
     RUN(test_election_five);
     RUN(test_election_hostile_peers);
+    RUN(test_election_forged_max_values);
+    RUN(test_handshake_room);
+    RUN(test_election_held_handshakes);
 }

@@ -138,9 +138,37 @@ static void test_history_finds_diff_and_trunc_points(void)
     history_free(&h);
 }
 
+/* A FOLLOWERINFO's accepted epoch is the high half of a zxid anyone on the
+ * quorum port can forge: the leader takes it into the next epoch only while
+ * one more epoch still makes zxids ZooKeeper reads as positive. */
+static void test_quorum_epoch_bounds(void)
+{
+    CHECK(quorum_epoch_can_follow(0));
+    CHECK(quorum_epoch_can_follow(QUORUM_EPOCH_MAX - 1));
+    CHECK(zxid_make(QUORUM_EPOCH_MAX, 0) > 0);   /* the last epoch a leader may start */
+    CHECK(!quorum_epoch_can_follow(QUORUM_EPOCH_MAX));
+    CHECK(!quorum_epoch_can_follow(zxid_epoch(-1)));          /* 0xffffffff: next would be 2^32, zxid 0 */
+    CHECK(!quorum_epoch_can_follow(zxid_epoch(INT64_MIN)));   /* 0x80000000: negative zxids */
+    CHECK(!quorum_epoch_can_follow(-1));
+    CHECK_EQ(zxid_epoch(INT64_MAX), QUORUM_EPOCH_MAX);
+}
+
+/* Which follower state is ahead of a leader's (ZooKeeper's isMoreRecentThan):
+ * the current epoch first, then the last zxid. */
+static void test_quorum_summary_order(void)
+{
+    CHECK(quorum_summary_more_recent(3, 0x200000005LL, 2, 0x200000009LL));    /* a later epoch */
+    CHECK(quorum_summary_more_recent(2, 0x20000000aLL, 2, 0x200000009LL));    /* same epoch, later zxid */
+    CHECK(!quorum_summary_more_recent(2, 0x200000009LL, 2, 0x200000009LL));   /* the same */
+    CHECK(!quorum_summary_more_recent(2, 0x300000001LL, 3, 0x200000009LL));   /* an uncommitted tail of an older epoch */
+    CHECK(!quorum_summary_more_recent(1, INT64_MAX, 2, 0));
+}
+
 void suite_quorum(void)
 {
     RUN(test_quorum_packet_round_trip_and_partial_input);
     RUN(test_snap_scan_finds_the_end_of_a_snapshot_stream);
     RUN(test_history_finds_diff_and_trunc_points);
+    RUN(test_quorum_epoch_bounds);
+    RUN(test_quorum_summary_order);
 }

@@ -13,7 +13,7 @@ static const char *const accepted_without_effect[] = {
     "admin.enableServer", "admin.serverPort", "admin.serverAddress", "admin.commandURL",
     "standaloneEnabled", "reconfigEnabled", "metricsProvider.className",
     "metricsProvider.httpPort", "metricsProvider.exportJvmInfo", "quorumListenOnAllIPs",
-    "electionAlg", "globalOutstandingLimit", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
+    "electionAlg", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
 };
 
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
@@ -129,6 +129,11 @@ static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t err
         get_int(cfg, "znode.container.maxPerMinute", 10000, 1, 1000000000, &kc->container_max_per_minute, err,
                 errlen) < 0 ||
         get_int(cfg, "kipper.maxOutstandingPerConnection", 1000, 1, 1000000, &kc->max_outstanding_per_cnxn,
+                err, errlen) < 0 ||
+        get_int(cfg, "kipper.maxOutstandingBytesPerConnection", 4 << 20, 64 << 10, 1 << 30,
+                &kc->max_outstanding_bytes_per_cnxn, err, errlen) < 0 ||
+        get_int(cfg, "globalOutstandingLimit", 1000, 1, 10000000, &kc->global_outstanding_limit, err, errlen) < 0 ||
+        get_int(cfg, "kipper.globalOutstandingBytes", 16 << 20, 64 << 10, 1 << 30, &kc->global_outstanding_bytes,
                 err, errlen) < 0)
         return -1;
     if (get_int(cfg, "snapCount", 100000, 2, INT32_MAX, &kc->snap_count, err, errlen) < 0)

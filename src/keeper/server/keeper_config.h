@@ -28,7 +28,14 @@ typedef struct {
     int min_session_timeout;      /* ms; default 2 x tickTime */
     int max_session_timeout;      /* ms; default 20 x tickTime */
     int32_t jute_maxbuffer;       /* largest request frame, bytes */
-    int max_outstanding_per_cnxn; /* queued requests + unsent replies per connection */
+    /* Backpressure (server.c): a connection over one of these is not read
+     * until it is back under half of it. Requests count from arrival until
+     * answered (waiting for the log or the quorum included), replies until
+     * written; bytes are the requests' frames and the unsent replies. */
+    int max_outstanding_per_cnxn; /* kipper.maxOutstandingPerConnection: requests + unsent replies */
+    int max_outstanding_bytes_per_cnxn; /* kipper.maxOutstandingBytesPerConnection */
+    int global_outstanding_limit; /* globalOutstandingLimit (ZooKeeper's): requests of every connection */
+    int global_outstanding_bytes; /* kipper.globalOutstandingBytes: their bytes */
     char four_letter_whitelist[512];
     int snap_count;               /* snapshot after about this many txns (randomised) */
     int force_sync;               /* forceSync: fdatasync the log before answering */

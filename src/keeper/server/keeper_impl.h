@@ -10,8 +10,10 @@
 
 #include <stdint.h>
 
+#include "base/accept_backoff.h"
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/ratelimit.h"
 #include "keeper/data/acl.h"
 #include "keeper/zab/election.h"
 #include "keeper/disk/history.h"
@@ -49,13 +51,15 @@ struct client_conn {
     int connecting;          /* its new session's txn is on the way to the log */
     int with_read_only;      /* its ConnectRequest carried the readOnly byte */
     int closing;             /* close once out is flushed; read nothing more */
-    int read_paused;         /* backpressure: too many unsent replies */
+    int read_paused;         /* backpressure: over an outstanding bound (server.c) */
     int want_write;          /* LOOP_WRITABLE is being watched */
     int64_t session_id;
     int32_t session_timeout;
     auth_set_t auth;         /* ("ip", address) plus what addAuth proved */
     uint32_t unsent_replies; /* replies in out, counted for the outstanding bound */
     uint32_t in_flight;      /* its requests queued in the pipeline (a read may not overtake them) */
+    uint32_t outstanding;    /* its requests in the pipeline, counted for the bounds (pipeline_charge) */
+    size_t outstanding_bytes; /* and their charges */
     uint64_t walk_mark;      /* follower: reply walk that found it blocked */
     /* for cons / stat */
     uint64_t established_wall_ms;
@@ -98,6 +102,7 @@ struct pending {
     txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
     int has_result;
     uint64_t started_ms;
+    size_t charge;           /* bytes counted against the outstanding bounds; 0: not counted */
     pending_t *next;
 };
 
@@ -117,6 +122,8 @@ struct keeper {
     keeper_config_t cfg;
     int listen_fd;
     int port;
+    accept_backoff_t client_accept; /* the client port's listener, paused when descriptors run out */
+    ratelimit_t refusal_log;       /* lines about connections refused (maxClientCnxns) */
     tree_t *tree;
     watch_manager_t *watches;
     session_tracker_t *sessions;
@@ -125,6 +132,8 @@ struct keeper {
     size_t nchanges, changes_cap;
     client_conn_t *clients;
     size_t nclients;
+    size_t outstanding;            /* clients' requests in the pipeline (globalOutstandingLimit) */
+    size_t outstanding_bytes;      /* their charges, until they leave it, closed connections' too */
     client_conn_t *pending_writes; /* connections with output to flush */
     client_conn_t *dead_clients;   /* closed, waiting to be freed */
     keeper_stats_t stats;
@@ -184,6 +193,10 @@ void reply_finish(buf_t *b, size_t start);
 /* pipeline.c: requests between prep and reply. */
 pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, client_conn_t *c, int32_t xid, int32_t type);
 void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len);
+/* p is a request of its client of frame_len bytes: count it against the
+ * connection's and the keeper's outstanding bounds until it leaves the
+ * pipeline (answered, refused or abandoned). */
+void pipeline_charge(keeper_t *k, pending_t *p, size_t frame_len);
 /* Queue p; a prepared txn (p->has_txn set by prep, see pipeline_new) goes to the log. */
 void pipeline_submit(keeper_t *k, pending_t *p);
 int pipeline_idle(const keeper_t *k);

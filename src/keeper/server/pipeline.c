@@ -40,6 +40,42 @@ void pipeline_keep_frame(pending_t *p, const uint8_t *frame, size_t len)
     p->frame_len = len;
 }
 
+void pipeline_charge(keeper_t *k, pending_t *p, size_t frame_len)
+{
+    /* The entry itself counts too, so that many tiny requests add up. */
+    p->charge = frame_len + sizeof(*p);
+    k->outstanding++;
+    k->outstanding_bytes += p->charge;
+    if (p->client) {
+        p->client->outstanding++;
+        p->client->outstanding_bytes += p->charge;
+    }
+}
+
+/* p leaves the pipeline: it no longer counts against the bounds. The
+ * keeper's count covers requests of closed connections too, since their
+ * transactions are held here until committed. */
+static void discharge(keeper_t *k, pending_t *p)
+{
+    if (!p->charge)
+        return;
+    k->outstanding--;
+    k->outstanding_bytes -= p->charge;
+    client_conn_t *c = p->client;
+    if (c && !c->dead) {
+        c->outstanding--;
+        c->outstanding_bytes -= p->charge;
+        /* The client waited for us: a connection paused by the bounds
+         * cannot deliver its pings, so each answer keeps its session alive
+         * (as its request did when it arrived). */
+        if (c->session_id) {
+            session_touch(k->sessions, c->session_id, loop_now_ms(k->loop));
+            follower_touch(k, c->session_id);
+        }
+    }
+    p->charge = 0;
+}
+
 int pipeline_idle(const keeper_t *k)
 {
     return k->pending_head == NULL;
@@ -188,6 +224,7 @@ static void drop_head(keeper_t *k)
 {
     pending_t *p = k->pending_head;
     release(p);
+    discharge(k, p);
     k->pending_head = p->next;
     if (!k->pending_head)
         k->pending_tail = NULL;
@@ -310,6 +347,7 @@ static void follower_flush(keeper_t *k)
             if (p->kind != PENDING_READ && c->in_flight)
                 c->in_flight--;
         }
+        discharge(k, p);
         *pp = p->next;
         if (k->pending_tail == p)
             k->pending_tail = prev;
@@ -365,6 +403,7 @@ void pipeline_abandon(keeper_t *k)
         pending_t *p = k->pending_head;
         k->pending_head = p->next;
         k->npending--;
+        discharge(k, p);
         if (p->has_txn) {   /* logged, maybe proposed, never applied */
             p->next = NULL;
             p->kind = PENDING_SYSTEM;

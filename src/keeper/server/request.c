@@ -575,6 +575,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
         if (c->in_flight > 0) {   /* behind this client's own writes */
             pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
             pipeline_keep_frame(p, frame, len);
+            pipeline_charge(k, p, len);
             pipeline_follower_queue(k, p);
             return;
         }
@@ -593,6 +594,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
             prep_write(k, &origin, type, xid, &in, &p->hdr, &p->txn);
         }
         c->in_flight++;
+        pipeline_charge(k, p, len);
         pipeline_submit(k, p);
         return;
     }
@@ -603,6 +605,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
         pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
         pipeline_keep_frame(p, frame, len);
         c->in_flight++;   /* counts every queued request of the connection */
+        pipeline_charge(k, p, len);
         pipeline_submit(k, p);
         return;
     }

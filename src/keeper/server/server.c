@@ -18,10 +18,43 @@
 #include <unistd.h>
 
 #define READ_CHUNK 65536
-/* Stop reading from a client while this much output waits for it. */
-#define OUT_HIGH_WATER (4u << 20)
+/* A drained buffer larger than this is given back (release_if_drained). */
+#define IDLE_BUFFER_KEEP (256u << 10)
 
 static void client_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+static void client_process_input(keeper_t *k, client_conn_t *c);
+
+/* ---- backpressure ---- */
+
+/* Is c over an outstanding bound (keeper_config.h), each taken >> shift (0
+ * to stop reading, 1 to start again: half-way, so a connection is not
+ * paused and resumed on every request)? Requests in the pipeline count
+ * until answered, however long the log or the quorum takes; replies until
+ * written. A connection with nothing outstanding may always send one more
+ * request (at most jute.maxbuffer), so a busy keeper never starves one, and
+ * every paused connection has an answer coming that checks again. */
+static int over_outstanding_bound(const client_conn_t *c, unsigned shift)
+{
+    const keeper_t *k = c->keeper;
+    const keeper_config_t *cfg = &k->cfg;
+    size_t requests = (size_t)c->outstanding + c->unsent_replies;
+    size_t bytes = c->outstanding_bytes + buf_unread(&c->out);
+    if (requests == 0 && bytes == 0)
+        return 0;
+    return requests >= ((size_t)cfg->max_outstanding_per_cnxn >> shift) ||
+           bytes >= ((size_t)cfg->max_outstanding_bytes_per_cnxn >> shift) ||
+           k->outstanding >= ((size_t)cfg->global_outstanding_limit >> shift) ||
+           k->outstanding_bytes >= ((size_t)cfg->global_outstanding_bytes >> shift);
+}
+
+/* A drained buffer that grew for a large request or reply gives its memory
+ * back, so a connection that once sent or read a 1 MiB frame does not keep
+ * megabytes while it idles. */
+static void release_if_drained(buf_t *b)
+{
+    if (buf_unread(b) == 0 && b->cap > IDLE_BUFFER_KEEP)
+        buf_free(b);
+}
 
 /* ---- output ---- */
 
@@ -63,15 +96,21 @@ static int client_flush(client_conn_t *c)
     }
     if (buf_unread(&c->out) == 0) {
         c->unsent_replies = 0;
+        release_if_drained(&c->out);
         if (c->closing) {
             client_close(c, NULL);
             return -1;
         }
     }
     int was_paused = c->read_paused;
-    if (c->read_paused && buf_unread(&c->out) < OUT_HIGH_WATER / 2 &&
-        c->unsent_replies < (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn / 2)
+    if (c->read_paused && !c->closing && !over_outstanding_bound(c, 1)) {
         c->read_paused = 0;
+        /* Whole requests may wait in c->in with nothing more to come from
+         * the socket: take them now, not on the next read. */
+        client_process_input(c->keeper, c);
+        if (c->dead)
+            return -1;
+    }
     if (c->want_write != (buf_unread(&c->out) > 0) || was_paused != c->read_paused)
         client_update_interest(c);
     return 0;
@@ -288,8 +327,6 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
     send_connect_response(c, timeout, session_id, 1, with_read_only);
 }
 
-static void client_process_input(keeper_t *k, client_conn_t *c);
-
 void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int ok)
 {
     c->connecting = 0;
@@ -307,18 +344,12 @@ void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, in
 
 /* ---- input ---- */
 
-static int over_outstanding_bound(const client_conn_t *c)
-{
-    return buf_unread(&c->out) >= OUT_HIGH_WATER ||
-           c->unsent_replies >= (uint32_t)c->keeper->cfg.max_outstanding_per_cnxn;
-}
-
 /* Handle every complete frame in c->in. */
 static void client_process_input(keeper_t *k, client_conn_t *c)
 {
     while (!c->dead && !c->closing && !c->connecting && buf_unread(&c->in) >= 4) {
-        if (over_outstanding_bound(c)) {
-            c->read_paused = 1;   /* resumed by client_flush once the client reads */
+        if (over_outstanding_bound(c, 0)) {
+            c->read_paused = 1;   /* resumed by client_flush once enough is answered and read */
             client_update_interest(c);
             return;
         }
@@ -365,6 +396,8 @@ static void client_read(keeper_t *k, client_conn_t *c)
         ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
             client_process_input(k, c);
+            if (!c->dead)
+                release_if_drained(&c->in);
             continue;
         }
         if (n < 0 && errno == EAGAIN)
@@ -423,12 +456,16 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         int port;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
         if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_warn("accept: %s", strerror(errno));
-            return;
+            if (accept_backoff_failed(&k->client_accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
+            continue;
         }
+        accept_backoff_accepted(&k->client_accept);
         if (k->cfg.max_client_cnxns > 0 && connections_from(k, ip) >= (size_t)k->cfg.max_client_cnxns) {
-            log_warn("too many connections from %s - max is %d", ip, k->cfg.max_client_cnxns);
+            uint64_t missed;
+            if (ratelimit_allow(&k->refusal_log, loop_now_ms(loop), &missed))
+                log_warn("too many connections from %s - max is %d (%llu more refused since the last line)", ip,
+                         k->cfg.max_client_cnxns, (unsigned long long)missed);
             close(cfd);
             continue;
         }
@@ -596,7 +633,13 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (peer_start(k, err, errlen) < 0)
         return -1;
     k->port = net_local_port(k->listen_fd);
-    loop_watch(k->loop, k->listen_fd, LOOP_READABLE, on_accept, k);
+    char name[48];
+    snprintf(name, sizeof(name), "client port %d", k->port);
+    ratelimit_init(&k->refusal_log, 1000, 5);
+    if (accept_backoff_start(&k->client_accept, k->loop, k->listen_fd, on_accept, k, name) < 0) {
+        snprintf(err, errlen, "cannot watch the client port");
+        return -1;
+    }
     loop_set_before_sleep(k->loop, keeper_before_sleep, k);
     k->tick_timer = loop_timer_add(k->loop, (uint64_t)k->cfg.tick_time, on_tick, k);
     k->container_timer =
@@ -624,6 +667,7 @@ static void keeper_stop(keeper_t *k)
         free(p->frame);
         free(p);
     }
+    accept_backoff_stop(&k->client_accept);
     if (k->listen_fd > 0)
         close(k->listen_fd);
     for (size_t i = 0; i < k->nchanges; i++) {

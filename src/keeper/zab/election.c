@@ -33,6 +33,9 @@
 #include "base/net.h"
 #include "base/endian.h"
 #include "base/alloc.h"
+#include "base/accept_backoff.h"
+#include "base/ratelimit.h"
+#include "handshake.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -57,7 +60,6 @@
 /* Ours. */
 #define DIAL_BACKOFF_MIN_MS 100
 #define DIAL_BACKOFF_MAX_MS 5000
-#define MAX_HANDSHAKING (2 * KEEPER_MAX_SERVERS)
 #define READ_CHUNK 16384
 #define ACCEPTS_PER_WAKEUP 16
 #define CONFIG_TEXT_MAX (KEEPER_MAX_SERVERS * 320 + 32)
@@ -121,9 +123,11 @@ struct election {
     size_t config_len;
     char my_address[300];                /* "host:port" of our InitialMessage */
     int listen_fd;
+    accept_backoff_t accept;             /* the listener, paused when descriptors run out */
     el_conn_t *conns;                    /* every connection, any stage */
-    int nhandshaking;
+    handshake_room_t room;               /* accepted connections that have not named themselves */
     uint64_t handshake_timeout_ms;
+    ratelimit_t stranger_log;            /* lines about them: anyone can make more */
 
     peer_state_t state;
     vote_t current;           /* our answer to LOOKING peers outside a round */
@@ -355,8 +359,6 @@ static el_conn_t *conn_new(election_t *el, int fd, conn_stage_t stage, el_peer_t
     if (el->conns)
         el->conns->prev = c;
     el->conns = c;
-    if (stage == CONN_HANDSHAKE)
-        el->nhandshaking++;
     return c;
 }
 
@@ -381,7 +383,7 @@ static void conn_free(el_conn_t *c)
     if (c->next)
         c->next->prev = c->prev;
     if (c->stage == CONN_HANDSHAKE)
-        el->nhandshaking--;
+        handshake_leave(&el->room, c);
     if (c->peer && c->peer->conn == c)
         c->peer->conn = NULL;
     if (c->peer && c->peer->dial == c)
@@ -395,13 +397,21 @@ static void conn_free(el_conn_t *c)
 }
 
 /* Close with a log line (why NULL: quietly) and, if the peer is left without
- * a link while it has something to send, dial it again after the backoff. */
+ * a link while it has something to send, dial it again after the backoff.
+ * Lines about a connection that never named a peer are rate-limited: a
+ * stranger can open as many as it likes. */
 static void conn_close(el_conn_t *c, log_level_t level, const char *why)
 {
     el_peer_t *p = c->peer;
     int was_link = p && (p->conn == c || p->dial == c);
-    if (why)
-        log_write(level, "election %lld: closing connection %s: %s", (long long)c->el->my_id, c->remote, why);
+    uint64_t missed = 0;
+    if (why && (p || ratelimit_allow(&c->el->stranger_log, loop_now_ms(c->el->loop), &missed))) {
+        char more[64] = "";
+        if (missed)
+            snprintf(more, sizeof(more), " (%llu such lines left out)", (unsigned long long)missed);
+        log_write(level, "election %lld: closing connection %s: %s%s", (long long)c->el->my_id, c->remote, why,
+                  more);
+    }
     conn_free(c);
     if (was_link)
         peer_maybe_dial(p);
@@ -588,6 +598,7 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
         return -1;
     }
     cancel_timer(el->loop, &c->deadline);
+    handshake_leave(&el->room, c);
     if (sid < el->my_id) {
         log_debug("election %lld: server %lld dialled us; dialling it back", (long long)el->my_id, (long long)sid);
         conn_free(c);
@@ -597,7 +608,6 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
             peer_dial(p);
         return -1;
     }
-    el->nhandshaking--;
     c->stage = CONN_OPEN;
     c->peer = p;
     size_t used = strlen(c->remote);
@@ -692,20 +702,26 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         int port = 0;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
         if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
-                log_warn("election %lld: accept: %s", (long long)el->my_id, strerror(errno));
-            return;
-        }
-        if (el->nhandshaking >= MAX_HANDSHAKING) {
-            log_warn("election %lld: refusing a connection from %s:%d: %d connections have not named themselves yet",
-                     (long long)el->my_id, ip, port, el->nhandshaking);
-            close(cfd);
+            if (accept_backoff_failed(&el->accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
             continue;
         }
+        accept_backoff_accepted(&el->accept);
+        el_conn_t *victim = handshake_victim(&el->room, ip);
+        if (victim)   /* the oldest stranger gives way: see handshake.h */
+            conn_close(victim, LOG_LEVEL_WARN, "a newer connection needs its place (still unnamed)");
         el_conn_t *c = conn_new(el, cfd, CONN_HANDSHAKE, NULL);
         snprintf(c->remote, sizeof(c->remote), "from %s:%d", ip, port);
+        if (handshake_enter(&el->room, ip, c) < 0) {   /* cannot happen once the victim left */
+            conn_free(c);
+            continue;
+        }
         c->deadline = loop_timer_add(el->loop, el->handshake_timeout_ms, on_conn_deadline, c);
         conn_update_watch(c);
+        /* A peer sends its InitialMessage as soon as it is connected, so it
+         * is often here already: take it now, and the connection leaves the
+         * room before anyone else arrives. (c may be closed after this.) */
+        conn_read(c);
     }
 }
 
@@ -1108,11 +1124,17 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
     build_config_text(el);
     snprintf(el->my_address, sizeof(el->my_address), strchr(el->self->host, ':') ? "[%s]:%d" : "%s:%d",
              el->self->host, el->self->election_port);
-    el->handshake_timeout_ms = cfg->tick_time > 0 && cfg->sync_limit > 0
-                                   ? (uint64_t)cfg->tick_time * (uint64_t)cfg->sync_limit
-                                   : CONNECT_TIMEOUT_MS;
+    /* ZooKeeper waits tickTime x syncLimit for an InitialMessage; a peer
+     * sends it at once, so a stranger saying nothing is let go sooner. */
+    el->handshake_timeout_ms = handshake_timeout_ms(cfg->tick_time > 0 && cfg->sync_limit > 0
+                                                        ? (uint64_t)cfg->tick_time * (uint64_t)cfg->sync_limit
+                                                        : CONNECT_TIMEOUT_MS);
+    handshake_room_init(&el->room);
+    ratelimit_init(&el->stranger_log, 1000, 5);
     el->listen_fd = net_listen_tcp(el->self->host, el->self->election_port, 64, err, errlen);
-    if (el->listen_fd < 0 || loop_watch(loop, el->listen_fd, LOOP_READABLE, on_accept, el) < 0) {
+    char name[64];
+    snprintf(name, sizeof(name), "election %lld: election port %d", (long long)el->my_id, el->self->election_port);
+    if (el->listen_fd < 0 || accept_backoff_start(&el->accept, loop, el->listen_fd, on_accept, el, name) < 0) {
         if (el->listen_fd >= 0) {
             snprintf(err, errlen, "cannot watch the election port");
             close(el->listen_fd);
@@ -1140,10 +1162,20 @@ void election_destroy(election_t *el)
     cancel_timer(el->loop, &el->finalize_timer);
     cancel_timer(el->loop, &el->done_timer);
     if (el->listen_fd >= 0) {
-        loop_unwatch(el->loop, el->listen_fd);
+        accept_backoff_stop(&el->accept);
         close(el->listen_fd);
     }
     free(el);
+}
+
+/* The round after r. Any voter may move our round to any value (a LOOKING
+ * notification of a later round is adopted as it is, in ZooKeeper too), so
+ * r may be INT64_MAX. ZooKeeper's round is an AtomicLong, whose increment
+ * wraps to Long.MIN_VALUE; we wrap the same way, without C's undefined
+ * signed overflow, so a mixed ensemble still agrees on the round. */
+static int64_t next_round(int64_t r)
+{
+    return r == INT64_MAX ? INT64_MIN : r + 1;
 }
 
 void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, election_done_fn done, void *arg)
@@ -1156,7 +1188,7 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
     el->state = PEER_LOOKING;
     el->in_round = 1;
     el->finalizing = 0;
-    el->logical_clock++;
+    el->logical_clock = next_round(el->logical_clock);
     el->init_zxid = last_zxid;
     el->init_epoch = current_epoch;
     el->proposal = (vote_t){el->my_id, last_zxid, -1, current_epoch};

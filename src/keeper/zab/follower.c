@@ -112,6 +112,7 @@ void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, 
         p->frame = (uint8_t *)path;
     }
     c->in_flight++;
+    pipeline_charge(k, p, len + 8);   /* the whole frame, with xid and type */
     follower_touch(k, c->session_id);
     forward(f, c->session_id, xid, type, body, len, &c->auth);
     pipeline_follower_queue(k, p);

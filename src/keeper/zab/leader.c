@@ -14,8 +14,12 @@
 #include "base/net.h"
 #include "base/endian.h"
 #include "base/alloc.h"
+#include "base/accept_backoff.h"
+#include "base/ratelimit.h"
+#include "handshake.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,7 @@ struct learner {
     leader_t *leader;
     int fd;
     char addr[80];
-    int64_t sid;
+    int64_t sid;              /* 0 until its FOLLOWERINFO is accepted */
     learner_state_t state;
     buf_t in, out;
     int64_t accepted_epoch;
@@ -56,11 +60,16 @@ typedef struct {
 struct leader {
     keeper_t *keeper;
     int listen_fd;
+    accept_backoff_t accept;   /* the quorum port's listener, paused when descriptors run out */
+    handshake_room_t room;     /* connections without an accepted FOLLOWERINFO yet */
+    ratelimit_t stranger_log;  /* lines about them: anyone can open more */
     learner_t *learners;
     int64_t new_epoch;
     int epoch_set;
     sid_set_t info_from, ackepoch_from, newleader_from;
     int64_t max_accepted_epoch;
+    int64_t own_epoch, own_zxid;   /* our state when elected: no follower in discovery may be ahead */
+    int64_t ahead_sid;             /* one was: we give up leading at the next ping tick */
     int established;
     int64_t own_durable;
     int64_t committed;
@@ -81,6 +90,31 @@ static int sid_count(const sid_set_t *s)
         for (uint64_t b = s->bits[i]; b; b &= b - 1)
             n++;
     return n;
+}
+
+/* Bytes an unnamed connection may send before its FOLLOWERINFO is whole:
+ * one is 16 bytes of header, 20 of LearnerInfo and an empty auth list, so
+ * this leaves room for a larger LearnerInfo of a later version and nothing
+ * else (a packet may otherwise carry 512 MiB). */
+#define FOLLOWERINFO_MAX_BYTES 4096
+
+/* A line about a learner: rate-limited while it has not named itself, since
+ * anyone can open such connections. */
+static void learner_log(leader_t *ld, const learner_t *l, log_level_t level, const char *fmt, ...)
+    KIPPER_PRINTF(4, 5);
+static void learner_log(leader_t *ld, const learner_t *l, log_level_t level, const char *fmt, ...)
+{
+    uint64_t missed = 0;
+    if (!l->sid && !ratelimit_allow(&ld->stranger_log, loop_now_ms(ld->keeper->loop), &missed))
+        return;
+    char line[512], more[64] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (missed)
+        snprintf(more, sizeof(more), " (%llu such lines left out)", (unsigned long long)missed);
+    log_write(level, "%s%s", line, more);
 }
 
 /* ---- sending ---- */
@@ -346,21 +380,81 @@ static void send_leaderinfo(learner_t *l)
     learner_flush(l);
 }
 
+/* Has the peer closed this connection (an EOF or a reset waiting to be read)? */
+static int learner_gone(const learner_t *l)
+{
+    char b;
+    ssize_t n = recv(l->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Does a live connection already speak for server sid? Without quorum
+ * authentication a follower that reconnects and a stranger using its id
+ * look the same, so the connection that has proved itself wins and a live
+ * follower is never displaced: it stays until it is found dead, by its
+ * socket closing (checked here, so a follower that restarted gets in at
+ * once) or by silence past syncLimit (initLimit while syncing), when the
+ * ping timer drops it. The newcomer is refused meanwhile; a real follower
+ * comes back through the election. ZooKeeper's LearnerHandler likewise
+ * keeps the old handler until its socket times out (and runs the newcomer
+ * beside it, which would let a stranger acknowledge in the follower's name). */
+static int sid_taken(leader_t *ld, const learner_t *l, int64_t sid)
+{
+    for (learner_t *o = ld->learners; o; o = o->next) {
+        if (o == l || o->dead || o->sid != sid)
+            continue;
+        if (learner_gone(o)) {
+            o->dead = 1;
+            continue;
+        }
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s names server %" PRId64 ", which is connected from %s and alive; "
+                    "refusing it",
+                    l->addr, sid, o->addr);
+        return 1;
+    }
+    return 0;
+}
+
+/* The server a FOLLOWERINFO names, or 0 when it is refused: a repeat, an
+ * unknown server, an epoch with none after it, a live follower's id. */
+static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    keeper_t *k = ld->keeper;
+    if (l->sid) {
+        log_warn("server %" PRId64 " sent FOLLOWERINFO again; dropping it", l->sid);
+        return 0;
+    }
+    jute_in_t in;
+    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    int64_t sid = jute_get_long(&in);
+    if (in.error || !peer_config(k, sid) || sid == k->cfg.server_id) {
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: FOLLOWERINFO names unknown server %" PRId64,
+                    l->addr, sid);
+        return 0;
+    }
+    if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s: FOLLOWERINFO of server %" PRId64 " has accepted epoch %" PRId64
+                    ", after which no epoch is left; refusing it",
+                    l->addr, sid, zxid_epoch(p->zxid));
+        return 0;
+    }
+    return sid_taken(ld, l, sid) ? 0 : sid;
+}
+
 static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
     keeper_t *k = ld->keeper;
-    jute_in_t in;
-    jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
-    l->sid = jute_get_long(&in);
-    if (in.error || !peer_config(k, l->sid) || l->sid == k->cfg.server_id) {
-        log_warn("quorum connection from %s: FOLLOWERINFO names unknown server %" PRId64, l->addr, l->sid);
+    int64_t sid = followerinfo_sid(l, p);
+    if (!sid) {
         l->dead = 1;
         return;
     }
-    for (learner_t *o = ld->learners; o; o = o->next)
-        if (o != l && o->sid == l->sid && !o->dead)
-            o->dead = 1;   /* it reconnected: the new connection wins */
+    l->sid = sid;
+    handshake_leave(&ld->room, l);
     l->accepted_epoch = zxid_epoch(p->zxid);
     l->last_heard_ms = loop_now_ms(k->loop);
     if (ld->epoch_set) {
@@ -385,9 +479,36 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
             send_leaderinfo(o);
 }
 
+/* ZooKeeper's waitForEpochAck: while the new epoch is being agreed, a
+ * follower more recent than this leader (a later current epoch, or the same
+ * and a later zxid) means the election went wrong - a forged vote can make
+ * anyone win it - and syncing would TRUNC that follower's committed
+ * transactions away. The leader gives up instead and the ensemble elects
+ * again. Once a quorum has acknowledged the epoch, a late follower ahead of
+ * us only holds proposals no quorum took, and is truncated as usual. */
+static int follower_ahead(learner_t *l, const quorum_packet_t *p)
+{
+    leader_t *ld = l->leader;
+    if (sid_count(&ld->ackepoch_from) >= peer_quorum_size(ld->keeper) || p->data_len < 4)
+        return 0;
+    int64_t epoch = (int32_t)be32_get(p->data);   /* the follower's current epoch */
+    if (epoch == -1 || !quorum_summary_more_recent(epoch, p->zxid, ld->own_epoch, ld->own_zxid))
+        return 0;
+    log_error("server %" PRId64 " is ahead of this leader (epoch %" PRId64 ", zxid 0x%" PRIx64 "; ours %" PRId64
+              ", 0x%" PRIx64 "); giving up leading",
+              l->sid, epoch, (uint64_t)p->zxid, ld->own_epoch, (uint64_t)ld->own_zxid);
+    return 1;
+}
+
 static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
+    if (ld->ahead_sid || follower_ahead(l, p)) {
+        if (!ld->ahead_sid)
+            ld->ahead_sid = l->sid;
+        l->dead = 1;   /* nothing more is agreed while we step down */
+        return;
+    }
     l->peer_zxid = p->zxid;
     sid_add(&ld->ackepoch_from, l->sid);
     if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
@@ -485,7 +606,8 @@ static void on_packet(learner_t *l, const quorum_packet_t *p)
 {
     l->last_heard_ms = loop_now_ms(l->leader->keeper->loop);
     if (l->state == LEARNER_NEW && p->type != QP_FOLLOWERINFO) {
-        log_warn("quorum connection from %s: expected FOLLOWERINFO, got %s", l->addr, quorum_packet_name(p->type));
+        learner_log(l->leader, l, LOG_LEVEL_WARN, "quorum connection from %s: expected FOLLOWERINFO, got %s", l->addr,
+                    quorum_packet_name(p->type));
         l->dead = 1;
         return;
     }
@@ -502,6 +624,63 @@ static void on_packet(learner_t *l, const quorum_packet_t *p)
     }
 }
 
+/* Take every whole packet in l->in. */
+static void learner_parse(learner_t *l)
+{
+    while (!l->dead) {
+        quorum_packet_t p;
+        long used = quorum_packet_parse(buf_read_ptr(&l->in), buf_unread(&l->in), &p);
+        if (used < 0) {
+            learner_log(l->leader, l, LOG_LEVEL_WARN, "malformed packet from server %" PRId64 " (%s); dropping it",
+                        l->sid, l->addr);
+            l->dead = 1;
+            return;
+        }
+        if (used == 0)
+            return;
+        on_packet(l, &p);
+        auth_set_free(&p.auth);
+        buf_consume(&l->in, (size_t)used);
+    }
+}
+
+/* How much to read now: anything from a follower; from a connection that
+ * has not named itself, no more than a FOLLOWERINFO can take (0: it has
+ * sent that much without one). */
+static size_t learner_read_limit(const learner_t *l)
+{
+    if (l->sid)
+        return 65536;
+    size_t held = buf_unread(&l->in);
+    return held < FOLLOWERINFO_MAX_BYTES ? FOLLOWERINFO_MAX_BYTES - held : 0;
+}
+
+static void learner_read(learner_t *l)
+{
+    for (int rounds = 0; rounds < 64 && !l->dead; rounds++) {
+        size_t limit = learner_read_limit(l);
+        if (limit == 0) {
+            learner_log(l->leader, l, LOG_LEVEL_WARN,
+                        "quorum connection from %s sent %zu bytes without a whole FOLLOWERINFO; dropping it", l->addr,
+                        buf_unread(&l->in));
+            l->dead = 1;
+            return;
+        }
+        ssize_t n = net_read_into(&l->in, l->fd, limit);
+        if (n == 0 || (n < 0 && errno != EAGAIN)) {
+            if (l->sid)
+                log_info("server %" PRId64 " (%s) disconnected", l->sid, l->addr);
+            l->dead = 1;
+            return;
+        }
+        if (n < 0)
+            return;
+        learner_parse(l);
+    }
+}
+
+static void drop_learner(leader_t *ld, learner_t *l);
+
 static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg)
 {
     (void)loop;
@@ -511,34 +690,26 @@ static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg)
         return;
     if (events & LOOP_WRITABLE)
         learner_flush(l);
-    if (!(events & LOOP_READABLE))
-        return;
-    for (int rounds = 0; rounds < 64 && !l->dead; rounds++) {
-        ssize_t n = net_read_into(&l->in, l->fd, 65536);
-        if (n == 0 || (n < 0 && errno != EAGAIN)) {
-            log_info("server %" PRId64 " (%s) disconnected", l->sid, l->addr);
-            l->dead = 1;
-            break;
-        }
-        if (n < 0)
-            break;
-        for (;;) {
-            quorum_packet_t p;
-            long used = quorum_packet_parse(buf_read_ptr(&l->in), buf_unread(&l->in), &p);
-            if (used < 0) {
-                log_warn("malformed packet from server %" PRId64 " (%s); dropping it", l->sid, l->addr);
-                l->dead = 1;
-                break;
-            }
-            if (used == 0)
-                break;
-            on_packet(l, &p);
-            auth_set_free(&p.auth);
-            buf_consume(&l->in, (size_t)used);
-            if (l->dead)
-                break;
-        }
-    }
+    if (events & LOOP_READABLE)
+        learner_read(l);
+    /* A stranger let go is freed at once, its descriptor with it, however
+     * fast new ones come; a follower's connection waits for the ping timer. */
+    if (l->dead && !l->sid)
+        drop_learner(l->leader, l);
+}
+
+static learner_t *new_learner(leader_t *ld, int fd, const char *ip, int port)
+{
+    learner_t *l = xcalloc(1, sizeof(*l));
+    l->leader = ld;
+    l->fd = fd;
+    snprintf(l->addr, sizeof(l->addr), "%s:%d", ip, port);
+    buf_init(&l->in);
+    buf_init(&l->out);
+    l->last_heard_ms = loop_now_ms(ld->keeper->loop);
+    l->next = ld->learners;
+    ld->learners = l;
+    return l;
 }
 
 static void on_quorum_accept(loop_t *loop, int fd, unsigned events, void *arg)
@@ -549,22 +720,25 @@ static void on_quorum_accept(loop_t *loop, int fd, unsigned events, void *arg)
         char ip[64];
         int port;
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
-        if (cfd < 0)
-            return;
-        learner_t *l = calloc(1, sizeof(*l));
-        if (!l) {
-            close(cfd);
+        if (cfd < 0) {
+            if (accept_backoff_failed(&ld->accept, errno))
+                return;   /* none waiting, or out of descriptors: paused */
             continue;
         }
-        l->leader = ld;
-        l->fd = cfd;
-        snprintf(l->addr, sizeof(l->addr), "%s:%d", ip, port);
-        buf_init(&l->in);
-        buf_init(&l->out);
-        l->last_heard_ms = loop_now_ms(loop);
-        l->next = ld->learners;
-        ld->learners = l;
+        accept_backoff_accepted(&ld->accept);
+        learner_t *victim = handshake_victim(&ld->room, ip);
+        if (victim) {   /* the oldest stranger gives way: see handshake.h */
+            learner_log(ld, victim, LOG_LEVEL_WARN,
+                        "quorum connection from %s has sent no FOLLOWERINFO and a newer one needs its place; "
+                        "dropping it",
+                        victim->addr);
+            drop_learner(ld, victim);
+        }
+        learner_t *l = new_learner(ld, cfd, ip, port);
+        handshake_enter(&ld->room, ip, l);
         loop_watch(loop, cfd, LOOP_READABLE, learner_on_io, l);
+        /* A follower sends FOLLOWERINFO once connected: it may be here already. */
+        learner_on_io(loop, cfd, LOOP_READABLE, l);
     }
 }
 
@@ -572,6 +746,7 @@ static void on_quorum_accept(loop_t *loop, int fd, unsigned events, void *arg)
 
 static void free_learner(keeper_t *k, learner_t *l)
 {
+    handshake_leave(&l->leader->room, l);
     loop_unwatch(k->loop, l->fd);
     close(l->fd);
     buf_free(&l->in);
@@ -579,22 +754,52 @@ static void free_learner(keeper_t *k, learner_t *l)
     free(l);
 }
 
+/* Unlink l and free it now (never while the list is being walked). */
+static void drop_learner(leader_t *ld, learner_t *l)
+{
+    for (learner_t **pp = &ld->learners; *pp; pp = &(*pp)->next)
+        if (*pp == l) {
+            *pp = l->next;
+            break;
+        }
+    free_learner(ld->keeper, l);
+}
+
+/* Drop l if it has been silent past limit (its sync limit), or, not named
+ * yet, past the handshake deadline (naming itself takes a round trip). */
+static void check_silence(leader_t *ld, learner_t *l, uint64_t now, uint64_t limit)
+{
+    if (!l->sid)
+        limit = handshake_timeout_ms(limit);
+    if (l->dead || now - l->last_heard_ms <= limit)
+        return;
+    if (l->sid)
+        log_warn("server %" PRId64 " silent for %" PRIu64 " ms; dropping it", l->sid, now - l->last_heard_ms);
+    else
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "quorum connection from %s sent no FOLLOWERINFO in %" PRIu64 " ms; dropping it", l->addr,
+                    now - l->last_heard_ms);
+    l->dead = 1;
+}
+
 static void on_ping_timer(loop_t *loop, void *arg)
 {
     leader_t *ld = arg;
     keeper_t *k = ld->keeper;
     ld->ping_timer = NULL;
+    if (ld->ahead_sid) {   /* here, not inside that follower's I/O: peer_look frees every learner */
+        char why[96];
+        snprintf(why, sizeof(why), "server %" PRId64 " is ahead of this leader", ld->ahead_sid);
+        peer_look(k, why);
+        return;
+    }
     uint64_t now = loop_now_ms(loop);
     uint64_t sync_limit_ms = (uint64_t)k->cfg.sync_limit * (uint64_t)k->cfg.tick_time;
     uint64_t init_limit_ms = (uint64_t)k->cfg.init_limit * (uint64_t)k->cfg.tick_time;
     int alive = 1;   /* this keeper */
     for (learner_t **pp = &ld->learners; *pp;) {
         learner_t *l = *pp;
-        uint64_t limit = l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms;
-        if (!l->dead && now - l->last_heard_ms > limit) {
-            log_warn("server %" PRId64 " silent for %" PRIu64 " ms; dropping it", l->sid, now - l->last_heard_ms);
-            l->dead = 1;
-        }
+        check_silence(ld, l, now, l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms);
         if (l->dead) {
             *pp = l->next;
             free_learner(k, l);
@@ -654,8 +859,15 @@ int leader_start(keeper_t *k, char *err, size_t errlen)
     ld->own_durable = k->last_logged_zxid;
     ld->started_ms = loop_now_ms(k->loop);
     ld->max_accepted_epoch = k->accepted_epoch;
+    ld->own_epoch = k->current_epoch;
+    ld->own_zxid = k->last_logged_zxid;
+    handshake_room_init(&ld->room);
+    ratelimit_init(&ld->stranger_log, 1000, 5);
     sid_add(&ld->info_from, k->cfg.server_id);
-    loop_watch(k->loop, ld->listen_fd, LOOP_READABLE, on_quorum_accept, ld);
+    char name[48];
+    snprintf(name, sizeof(name), "quorum port %d", me->quorum_port);
+    if (accept_backoff_start(&ld->accept, k->loop, ld->listen_fd, on_quorum_accept, ld, name) < 0)
+        log_error("cannot watch the quorum port");   /* followers time out; initLimit sends us LOOKING */
     ld->ping_timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1),
                                     on_ping_timer, ld);
     election_set_state(k->election, PEER_LEADING, &k->vote);
@@ -675,7 +887,7 @@ void leader_stop(keeper_t *k)
     }
     if (ld->ping_timer)
         loop_timer_cancel(k->loop, ld->ping_timer);
-    loop_unwatch(k->loop, ld->listen_fd);
+    accept_backoff_stop(&ld->accept);
     close(ld->listen_fd);
     free(ld);
     k->leader = NULL;

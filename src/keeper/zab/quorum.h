@@ -57,6 +57,27 @@ void quorum_packet_write(buf_t *out, int32_t type, int64_t zxid, const void *dat
 
 const char *quorum_packet_name(int32_t type);
 
+/* The last epoch a leader may start: ZooKeeper reads a zxid as a signed
+ * long whose high half is the epoch, so 0x7fffffff is the last epoch whose
+ * zxids are positive. */
+#define QUORUM_EPOCH_MAX 0x7fffffffLL
+
+/* May a learner that reports accepted_epoch (the high half of its
+ * FOLLOWERINFO's zxid) take part in choosing the next epoch, which must be
+ * larger and still an epoch? A forged 0xffffffff would otherwise make the
+ * next epoch 2^32: zxid 0, an acceptedEpoch file no leader can follow. */
+static inline int quorum_epoch_can_follow(int64_t accepted_epoch)
+{
+    return accepted_epoch >= 0 && accepted_epoch < QUORUM_EPOCH_MAX;
+}
+
+/* ZooKeeper's StateSummary.isMoreRecentThan: is (epoch, zxid) - a current
+ * epoch and the last logged zxid - more recent than (than_epoch, than_zxid)? */
+static inline int quorum_summary_more_recent(int64_t epoch, int64_t zxid, int64_t than_epoch, int64_t than_zxid)
+{
+    return epoch > than_epoch || (epoch == than_epoch && zxid > than_zxid);
+}
+
 static inline int64_t zxid_make(int64_t epoch, int64_t counter) { return (int64_t)((uint64_t)epoch << 32 | (uint64_t)(counter & 0xffffffffLL)); }
 static inline int64_t zxid_epoch(int64_t zxid) { return (int64_t)((uint64_t)zxid >> 32); }
 
