@@ -162,17 +162,20 @@ static void drain_answered(conn_t *c)
     }
 }
 
-void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
+int broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
 {
-    splice_t *s = calloc(1, sizeof(*s));
-    int dfd = s ? dup(fd) : -1;
+    /* The dup keeps the segment's file open while the range waits to be
+     * sent, even if retention deletes the segment meanwhile. It fails when
+     * the process is out of descriptors: the caller answers REQ_CLOSE and
+     * its caller closes the connection once the request is done with (the
+     * response is already framed, so this connection cannot go on). Closing
+     * it here would free the request under the handler's feet. */
+    int dfd = dup(fd);
     if (dfd < 0) {
-        /* Cannot happen short of fd or memory exhaustion; the response is
-         * already framed, so the connection cannot continue. */
-        free(s);
-        broker_conn_close(c->broker, c, "cannot queue file data for a fetch");
-        return;
+        log_warn("cannot queue file data of a fetch for %s:%d: %s", c->ip, c->port, strerror(errno));
+        return -1;
     }
+    splice_t *s = xcalloc(1, sizeof(*s));
     s->at = c->out_sent + ext->out_offset;
     s->fd = dfd;
     s->pos = pos;
@@ -183,6 +186,7 @@ void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64
         c->splices = s;
     c->splices_tail = s;
     c->nsplices++;
+    return 0;
 }
 
 /* Readable unless output is backed up; writable while output is pending. */
@@ -296,7 +300,9 @@ static void on_request_timeout(loop_t *loop, void *arg);
 
 static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_status_t st)
 {
-    if (st == REQ_WAIT)
+    /* A handler that closed the connection itself (an acks=0 produce that
+     * failed) freed r with it. */
+    if (st == REQ_WAIT || c->closed)
         return;
     if (r->timer)
         loop_timer_cancel(b->loop, r->timer);
