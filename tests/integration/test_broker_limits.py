@@ -56,6 +56,22 @@ def connect_many(port, n):
     return out
 
 
+def admitted(make_conn, check, timeout=10):
+    """A connection the broker serves (check passes on it), retried while the
+    slots of connections just closed (the harness's own probes) are still being
+    given back."""
+    def attempt():
+        c = make_conn()
+        try:
+            if check(c):
+                return c
+        except (OSError, EOFError):
+            pass
+        c.close()
+        return None
+    return wait_until(attempt, timeout=timeout, what="a connection slot")
+
+
 def close_all(socks):
     for s in socks:
         s.close()
@@ -99,3 +115,119 @@ def test_fetch_woken_while_out_of_descriptors(make_broker):
     assert corr == 1
     waiter.close()
     producer.close()
+
+
+def test_accept_out_of_descriptors_neither_spins_nor_floods_the_log(make_broker):
+    """Out of descriptors, connections the broker cannot take are closed at once
+    (not left hanging in the backlog while accept fails in a loop), the log says
+    so a couple of times rather than thousands, and clients are served again
+    once descriptors free up."""
+    b = make_broker(extra={"max.connections": 100000})
+    pid = b.proc.pid
+    before = resource.prlimit(pid, resource.RLIMIT_NOFILE)
+    limit = fd_count(pid) + 4
+    resource.prlimit(pid, resource.RLIMIT_NOFILE, (limit, before[1]))
+    flood = []
+    try:
+        flood = connect_many(b.port, 200)
+        # The first few took the last descriptors; the rest were shed.
+        for s in flood[-3:]:
+            assert is_closed(s, timeout=5)
+        assert b.alive()
+        lines = [ln for ln in b.log_since_start().splitlines() if "Too many open files" in ln]
+        assert 1 <= len(lines) <= 3, lines[:10]
+    finally:
+        close_all(flood)
+        if b.alive():
+            resource.prlimit(pid, resource.RLIMIT_NOFILE, before)
+    wait_until(lambda: served(b), timeout=10, what="a new client to be served")
+
+
+def test_max_connections_closes_the_ones_over_it(make_broker):
+    """max.connections=8: eight clients are served, the ninth and later are closed
+    at once with one log line for the lot; when one leaves, a newcomer is served."""
+    b = make_broker(extra={"max.connections": 8})
+    conns = [admitted(b.conn, served_on)]
+    while len(conns) < 8:
+        conns.append(b.conn())
+        assert served_on(conns[-1])
+    over = connect_many(b.port, 50)
+    for s in over:
+        assert is_closed(s, timeout=5)
+    lines = [ln for ln in b.log_since_start().splitlines() if "max.connections (8) reached" in ln]
+    assert 1 <= len(lines) <= 2, lines
+    for c in conns:
+        assert served_on(c)
+    conns.pop().close()
+    wait_until(lambda: served(b), timeout=10, what="a slot to free up")
+    close_all(over)
+    for c in conns:
+        c.close()
+
+
+def served_on(conn):
+    return bool(conn.metadata([], version=1).brokers)
+
+
+def connect_from(port, source_ip):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.bind((source_ip, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def answered(sock):
+    """An ApiVersions v0 round trip on a raw socket."""
+    sock.sendall(request_frame(18, 0, 7))
+    return len(recv_frame(sock)) > 0
+
+
+def test_max_connections_per_ip(make_broker):
+    """max.connections.per.ip=3 counts each address alone: a fourth connection
+    from 127.0.0.1 is closed, one from 127.0.0.2 is served, and 127.0.0.1 gets a
+    slot back when one of its connections leaves."""
+    b = make_broker(extra={"max.connections.per.ip": 3})
+    mine = [admitted(lambda: connect_from(b.port, "127.0.0.1"), answered)]
+    while len(mine) < 3:
+        mine.append(connect_from(b.port, "127.0.0.1"))
+        assert answered(mine[-1])
+    fourth = connect_from(b.port, "127.0.0.1")
+    assert is_closed(fourth, timeout=5)
+    other = connect_from(b.port, "127.0.0.2")
+    assert answered(other)
+    assert "max.connections.per.ip (3)" in b.log_since_start()
+    mine.pop().close()
+    mine.append(admitted(lambda: connect_from(b.port, "127.0.0.1"), answered))
+    close_all(mine + [fourth, other])
+
+
+def raise_own_nofile(want):
+    """This test process needs a descriptor per connection it holds."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard), hard))
+
+
+def test_thousands_of_idle_connections(make_broker):
+    """max.connections=3000 taken by 2999 idle connections (a third asked one thing
+    first) and one well-behaved client: the client produces and fetches, the next
+    connection is refused cleanly, the idle ones still get answers, and the
+    broker's peak memory stays small."""
+    raise_own_nofile(8000)
+    b = make_broker(extra={"max.connections": 3000})
+    b.create_topic("idle")
+    client = admitted(b.conn, served_on)   # every earlier probe is closed by now (see admitted)
+    idle = connect_many(b.port, 2999)
+    for s in idle[::3]:
+        assert answered(s)
+    assert client.produce("idle", 0, record_batch([Record(b"k", b"v")]), acks=1).error == 0
+    assert client.fetch("idle", 0, 0).error == 0
+    over = connect_many(b.port, 5)
+    for s in over:
+        assert is_closed(s, timeout=5)
+    for s in idle[1::100]:
+        assert answered(s)   # never-asking ones too: they were let in
+    assert peak_rss(b.proc.pid) < 64 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+    close_all(idle + over)
+    client.close()

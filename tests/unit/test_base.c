@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -721,6 +722,74 @@ static void test_net_connect_and_read(void)
     }
 }
 
+/* Fills every free descriptor below the limit, so the next one fails with
+ * EMFILE; the highest in use sets the limit. */
+static int exhaust_descriptors(void)
+{
+    int highest = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (atoi(e->d_name) > highest)
+            highest = atoi(e->d_name);
+    if (d)
+        closedir(d);
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = (rlim_t)highest + 1;
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return -1;
+    while (dup(0) >= 0)
+        ;
+    return errno == EMFILE ? 0 : -1;
+}
+
+/* In a child (it spends its descriptors): 0 when every step held. */
+static int shed_in_child(void)
+{
+    char err[256];
+    int lfd = net_listen_tcp("127.0.0.1", 0, 16, err, sizeof(err));
+    int spare = net_spare_fd(), clients[3], connected;
+    if (lfd < 0 || spare < 0)
+        return 1;
+    for (int i = 0; i < 3; i++)
+        if ((clients[i] = net_connect_tcp("127.0.0.1", net_local_port(lfd), &connected, err, sizeof(err))) < 0 ||
+            wait_writable(clients[i]) != 1)
+            return 2;
+    char ip[64];
+    int port;
+    if (exhaust_descriptors() < 0 || net_accept(lfd, ip, sizeof(ip), &port) >= 0 || errno != EMFILE)
+        return 3;
+    /* The three waiting connections are accepted on the spare and closed;
+     * the spare is taken again; nothing is left waiting. */
+    if (net_accept_shed(lfd, &spare) != 3 || spare < 0)
+        return 4;
+    for (int i = 0; i < 3; i++) {
+        char c;
+        if (wait_readable(clients[i]) != 1 || read(clients[i], &c, 1) > 0)
+            return 5;
+    }
+    struct pollfd pf = {.fd = lfd, .events = POLLIN};
+    if (poll(&pf, 1, 0) != 0)
+        return 6;
+    /* Without a spare nothing can be done: the caller backs off. */
+    close(spare);
+    spare = -1;
+    return net_accept_shed(lfd, &spare) == 0 && spare == -1 ? 0 : 7;
+}
+
+static void test_net_accept_shed(void)
+{
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(shed_in_child());
+    int status = -1;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status));
+    if (WEXITSTATUS(status))
+        fprintf(stderr, "  shed_in_child failed at step %d\n", WEXITSTATUS(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
 /* ---- jstring: UTF-8 as Java decodes it ---- */
 
 /* How many code points s decodes to, and whether each is U+FFFD. */
@@ -925,6 +994,7 @@ void suite_base(void)
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
     RUN(test_net_connect_and_read);
+    RUN(test_net_accept_shed);
     RUN(test_host_port_and_items);
     RUN(test_jstring_vectors);
     RUN(test_hashmap_basics);

@@ -16,6 +16,7 @@
 #include "admin.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "listener.h"
 #include "log_dirs.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
@@ -100,6 +101,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     c->waiting_tail = NULL;
     c->nwaiting = 0;
     splices_free(c);
+    listener_conn_closed(b, c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
     b->n_conns--;
@@ -248,6 +250,17 @@ static void conn_flush(broker_t *b, conn_t *c)
     conn_rewatch(b, c);
 }
 
+/* An idle connection holds no buffers: thousands of them cost little
+ * more than their structs. A buffer is freed only when empty, so nothing
+ * positioned in it (a splice's offset) is lost. */
+static void conn_trim(conn_t *c)
+{
+    if (buf_unread(&c->in) == 0 && c->in.data)
+        buf_free(&c->in);
+    if (buf_unread(&c->out) == 0 && c->out.data)
+        buf_free(&c->out);
+}
+
 static int conn_backed_up(const conn_t *c)
 {
     return buf_unread(&c->out) >= OUT_HIGH_WATER || c->nsplices >= MAX_SPLICES;
@@ -321,8 +334,10 @@ static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_stat
     /* Frames that arrived meanwhile are next. */
     conn_process(b, c);
     conn_flush(b, c);
-    if (!c->closed)
+    if (!c->closed) {
+        conn_trim(c);
         conn_rewatch(b, c);
+    }
 }
 
 static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
@@ -475,8 +490,10 @@ static void on_conn(loop_t *loop, int fd, unsigned events, void *arg)
         conn_read(b, c);
     if (!c->closed)
         conn_flush(b, c);
-    if (!c->closed)
+    if (!c->closed) {
+        conn_trim(c);
         conn_rewatch(b, c);
+    }
 }
 
 static void conn_rewatch(broker_t *b, conn_t *c)
@@ -493,40 +510,23 @@ static void conn_rewatch(broker_t *b, conn_t *c)
         broker_conn_close(b, c, "cannot watch the socket");
 }
 
-static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
+conn_t *broker_conn_open(broker_t *b, int fd, const char *ip, int port)
 {
-    (void)loop;
-    (void)events;
-    broker_t *b = arg;
-    for (;;) {
-        char ip[64];
-        int port = 0;
-        int cfd = net_accept(fd, ip, sizeof(ip), &port);
-        if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_warn("accept: %s", strerror(errno));
-            return;
-        }
-        conn_t *c = calloc(1, sizeof(*c));
-        if (!c) {
-            log_error("out of memory accepting a connection from %s:%d", ip, port);
-            close(cfd);
-            continue;
-        }
-        c->fd = cfd;
-        c->id = ++b->next_conn_id;
-        c->broker = b;
-        c->port = port;
-        snprintf(c->ip, sizeof(c->ip), "%s", ip);
-        buf_init(&c->in);
-        buf_init(&c->out);
-        c->next = b->conns;
-        b->conns = c;
-        b->n_conns++;
-        log_debug("connection from %s:%d", ip, port);
-        if (loop_watch(b->loop, cfd, LOOP_READABLE, on_conn, c) < 0)
-            broker_conn_close(b, c, "cannot watch the socket");
-    }
+    conn_t *c = xcalloc(1, sizeof(*c));
+    c->fd = fd;
+    c->id = ++b->next_conn_id;
+    c->broker = b;
+    c->port = port;
+    snprintf(c->ip, sizeof(c->ip), "%s", ip);
+    buf_init(&c->in);
+    buf_init(&c->out);
+    c->next = b->conns;
+    b->conns = c;
+    b->n_conns++;
+    log_debug("connection from %s:%d", ip, port);
+    if (loop_watch(b->loop, fd, LOOP_READABLE, on_conn, c) < 0)
+        broker_conn_close(b, c, "cannot watch the socket");
+    return c;
 }
 
 /* Runs fetches woken by appends, flushes output they queued, and frees
@@ -595,11 +595,8 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         return -1;
     }
     loop_set_before_sleep(b->loop, before_sleep, b);
-    const broker_endpoint_t *l = &b->cfg.listener;
-    b->listen_fd = net_listen_tcp(l->host, l->port, 511, err, errlen);
-    if (b->listen_fd < 0)
+    if (listener_open(b, err, errlen) < 0)
         return -1;
-    b->port = net_local_port(b->listen_fd);
     resolve_advertised(b);
     /* The coordinator first (cluster id, then meta.properties), then the
      * log dirs; replicas open as the coordinator's state arrives. */
@@ -613,11 +610,7 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
-    if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
-        snprintf(err, errlen, "cannot watch the listener: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return listener_accept_start(b, err, errlen);
 }
 
 static void broker_stop(broker_t *b)
@@ -627,8 +620,7 @@ static void broker_stop(broker_t *b)
         broker_conn_close(b, c, NULL);
     if (b->loop)
         before_sleep(b->loop, b);
-    if (b->listen_fd >= 0)
-        close(b->listen_fd);
+    listener_close(b);
     /* No more fetching or ISR checks: the replicas are freed next. */
     repl_stop(b);
     /* Logs flushed and marked clean first; then the session goes, and with
@@ -653,7 +645,6 @@ int broker_main(int argc, char **argv)
     }
     broker_t b;
     memset(&b, 0, sizeof(b));
-    b.listen_fd = -1;
     char err[1024];
     if (broker_config_load(&b.cfg, argv[1], err, sizeof(err)) < 0) {
         log_error("%s", err);

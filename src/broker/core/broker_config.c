@@ -275,6 +275,20 @@ static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, si
     return 0;
 }
 
+/* The listener's limits (listener.c says why max.connections has a
+ * default of its own). max.connections.per.ip.overrides is not read: the
+ * per-address limit applies to every address alike. */
+static int read_connection_limits(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long total, per_ip;
+    if (get_num(cfg, "max.connections", 0, 1, INT32_MAX, &total, err, errlen) < 0 ||
+        get_num(cfg, "max.connections.per.ip", INT32_MAX, 1, INT32_MAX, &per_ip, err, errlen) < 0)
+        return -1;
+    bc->max_connections = (int32_t)total;
+    bc->max_connections_per_ip = (int32_t)per_ip;
+    return 0;
+}
+
 static void note_accepted(config_t *cfg)
 {
     for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
@@ -299,7 +313,8 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
-        read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0)
+        read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0 ||
+        read_connection_limits(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -100,6 +100,7 @@ struct conn {
     broker_request_t *waiting, *waiting_tail;
     int nwaiting;
     broker_t *broker;
+    struct ip_slot *ip_slot;  /* its address's count (listener.c) */
     conn_t *next;
 };
 
@@ -171,7 +172,7 @@ typedef struct flush_job flush_job_t;
 struct broker {
     broker_config_t cfg;
     loop_t *loop;
-    int listen_fd;
+    struct listener *listener;   /* listener.c's */
     int port;                 /* the port really bound */
     char adv_host[BROKER_HOST_MAX];
     int adv_port;
