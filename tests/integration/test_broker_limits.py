@@ -231,3 +231,21 @@ def test_thousands_of_idle_connections(make_broker):
     assert peak_rss(b.proc.pid) < 64 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
     close_all(idle + over)
     client.close()
+
+
+# ---- request memory ----
+
+def test_metadata_of_empty_names_is_refused_within_its_budget(make_broker):
+    """8 MiB of empty topic names (4 million of them) would take 48 bytes of
+    decoded nodes per byte; the request is refused over its decode budget (the
+    connection closed with a log line, as Kafka closes on an invalid request),
+    the broker's peak memory stays within tens of MB, and others are served."""
+    b = make_broker()
+    n = (8 * MiB - 64) // 2
+    body = struct.pack(">i", n) + b"\x00\x00" * n
+    with socket.create_connection(("127.0.0.1", b.port), timeout=30) as s:
+        s.sendall(request_frame(3, 1, 1, body))
+        assert is_closed(s, timeout=30)
+    assert "needs more than" in b.log_since_start()
+    assert served(b)
+    assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)

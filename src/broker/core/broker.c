@@ -343,7 +343,7 @@ static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_stat
 static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
 {
     kafka_arena_t ra;
-    kafka_arena_init(&ra, 0);
+    api_response_arena_init(&ra);
     req_status_t st = broker_dispatch(b, c, r, &ra);
     kafka_arena_free(&ra);
     request_finish(b, c, r, st);
