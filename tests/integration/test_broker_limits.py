@@ -249,3 +249,52 @@ def test_metadata_of_empty_names_is_refused_within_its_budget(make_broker):
     assert "needs more than" in b.log_since_start()
     assert served(b)
     assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+
+
+def push(sock, data, sent):
+    """Send what the non-blocking socket takes of data[sent:]; the new count."""
+    try:
+        while sent < len(data):
+            n = sock.send(data[sent:sent + 262144])
+            if n <= 0:
+                break
+            sent += n
+    except (BlockingIOError, InterruptedError):
+        pass
+    return sent
+
+
+def test_large_frames_wait_for_request_memory(make_broker):
+    """queued.max.request.bytes=16 MiB with 8 MiB frames: of sixteen clients each
+    sending all but the last byte of one, two are read and the others wait
+    unread, so the broker holds about 16 MiB of them, not 128; small requests
+    are still served meanwhile; when the two leave, two waiting ones are read."""
+    b = make_broker(extra={"socket.request.max.bytes": 8 * MiB, "queued.max.request.bytes": 16 * MiB})
+    header = len(request_frame(3, 1, 1, b"")) - 4
+    frame = request_frame(3, 1, 1, b"\x00" * (8 * MiB - header))
+    assert len(frame) - 4 == 8 * MiB   # two of them fill the 16 MiB exactly
+    data = frame[:-1]
+    hogs = []
+    for _ in range(16):
+        s = socket.create_connection(("127.0.0.1", b.port), timeout=5)
+        s.setblocking(False)
+        hogs.append([s, 0])
+
+    def pushed(want_done):
+        for h in hogs:
+            if h[0] is not None:
+                h[1] = push(h[0], data, h[1])
+        return sum(1 for s, n in hogs if s is not None and n == len(data)) >= want_done
+
+    wait_until(lambda: pushed(2) and "queued.max.request.bytes (16777216) reached" in b.log_since_start(),
+               timeout=30, what="two frames read and the others waiting")
+    assert served(b)
+    assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+    assert sum(1 for s, n in hogs if n == len(data)) == 2
+    for h in hogs:
+        if h[1] == len(data):
+            h[0].close()
+            h[0] = None
+    wait_until(lambda: pushed(2), timeout=30, what="two waiting frames read once memory freed")
+    assert served(b)
+    close_all(h[0] for h in hogs if h[0] is not None)

@@ -17,6 +17,7 @@
 #include "cluster_sync.h"
 #include "conn.h"
 #include "listener.h"
+#include "request_memory.h"
 #include "log_dirs.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
@@ -57,6 +58,8 @@ static void request_strip(broker_request_t *r)
     kafka_arena_free(&r->arena);
     free(r->frame);
     r->frame = NULL;
+    if (r->conn)
+        reqmem_release(r->conn->broker, r);
 }
 
 static void request_free(broker_request_t *r)
@@ -102,6 +105,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     c->nwaiting = 0;
     splices_free(c);
     listener_conn_closed(b, c);
+    reqmem_conn_closed(b, c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
     b->n_conns--;
@@ -297,12 +301,15 @@ static int conn_process(broker_t *b, conn_t *c)
             return -1;
         }
         if (buf_unread(&c->in) < 4 + (size_t)size) {
-            buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
+            /* Room for the whole frame, once request memory allows. */
+            if (reqmem_admit_frame(b, c, (size_t)size))
+                buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
             return 0;
         }
         if (broker_handle_frame(b, c, p + 4, (size_t)size) < 0)
             return -1;
         buf_consume(&c->in, 4 + (size_t)size);
+        reqmem_frame_done(b, c);
     }
     return c->closed ? -1 : 0;
 }
@@ -383,6 +390,7 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     d->client_id = req.client_id;
     buf_init(&d->held);
     queue_waiting(c, d);
+    reqmem_hold(b, d, n + d->arena.used);
     if (d->deadline_ms) {
         uint64_t now = loop_now_ms(b->loop);
         d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);
@@ -460,7 +468,7 @@ static void conn_read(broker_t *b, conn_t *c)
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
         ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            if (conn_process(b, c) < 0 || conn_backed_up(c))
+            if (conn_process(b, c) < 0 || conn_backed_up(c) || c->mem_wait)
                 return;
             continue;
         }
@@ -502,7 +510,7 @@ static void conn_rewatch(broker_t *b, conn_t *c)
     /* A waiting request holds the connection's later frames back (Kafka
      * answers one request per connection at a time), but we keep reading so
      * a hang-up is noticed; conn_read stops at the buffer's bound. */
-    if (!conn_backed_up(c) && (!c->waiting || buf_unread(&c->in) < PENDING_READ_MAX))
+    if (!conn_backed_up(c) && !c->mem_wait && (!c->waiting || buf_unread(&c->in) < PENDING_READ_MAX))
         ev |= LOOP_READABLE;
     if (conn_has_output(c))
         ev |= LOOP_WRITABLE;
@@ -529,8 +537,24 @@ conn_t *broker_conn_open(broker_t *b, int fd, const char *ip, int port)
     return c;
 }
 
-/* Runs fetches woken by appends, flushes output they queued, and frees
- * connections closed during this iteration. */
+/* Request memory was given back: connections that waited for it read on,
+ * as long as it lasts. */
+static void run_mem_waiters(broker_t *b)
+{
+    for (conn_t *c = b->conns; c; c = c->next) {
+        if (c->closed || !reqmem_retry(b, c))
+            continue;
+        if (conn_process(b, c) < 0)
+            continue;
+        conn_flush(b, c);
+        if (!c->closed)
+            conn_rewatch(b, c);
+    }
+}
+
+/* Runs fetches woken by appends, flushes output they queued, lets in
+ * connections that waited for request memory, and frees connections closed
+ * during this iteration. */
 static void before_sleep(loop_t *loop, void *arg)
 {
     (void)loop;
@@ -538,6 +562,8 @@ static void before_sleep(loop_t *loop, void *arg)
     run_wakes(b);
     if (b->data_arrived)
         run_data_waiters(b);
+    if (reqmem_take_freed(b))
+        run_mem_waiters(b);
     for (conn_t **pp = &b->conns; *pp;) {
         conn_t *c = *pp;
         if (!c->closed) {

@@ -275,17 +275,25 @@ static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, si
     return 0;
 }
 
-/* The listener's limits (listener.c says why max.connections has a
- * default of its own). max.connections.per.ip.overrides is not read: the
- * per-address limit applies to every address alike. */
+/* What clients may take: the listener's limits (listener.c says why
+ * max.connections has a default of its own; max.connections.per.ip.overrides
+ * is not read, the per-address limit applies to every address alike) and
+ * queued.max.request.bytes, whose default is socket.request.max.bytes's
+ * (Kafka's, -1, is unbounded; -1 is accepted). */
 static int read_connection_limits(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
-    long total, per_ip;
+    long total, per_ip, queued;
     if (get_num(cfg, "max.connections", 0, 1, INT32_MAX, &total, err, errlen) < 0 ||
-        get_num(cfg, "max.connections.per.ip", INT32_MAX, 1, INT32_MAX, &per_ip, err, errlen) < 0)
+        get_num(cfg, "max.connections.per.ip", INT32_MAX, 1, INT32_MAX, &per_ip, err, errlen) < 0 ||
+        get_num(cfg, "queued.max.request.bytes", 104857600L, -1, LONG_MAX, &queued, err, errlen) < 0)
         return -1;
+    if (queued == 0) {
+        snprintf(err, errlen, "queued.max.request.bytes must be -1 (unbounded) or positive, got 0");
+        return -1;
+    }
     bc->max_connections = (int32_t)total;
     bc->max_connections_per_ip = (int32_t)per_ip;
+    bc->queued_max_request_bytes = queued;
     return 0;
 }
 

@@ -36,6 +36,7 @@ typedef struct {
     int32_t socket_request_max_bytes;
     int32_t max_connections;      /* 0: not set (three quarters of RLIMIT_NOFILE, listener.c) */
     int32_t max_connections_per_ip;
+    int64_t queued_max_request_bytes;  /* -1: unbounded */
     int unclean_leader_election;  /* unclean.leader.election.enable */
     int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
     int32_t replica_fetch_wait_max_ms;        /* a follower's fetch long-polls this long */

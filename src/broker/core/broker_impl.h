@@ -21,6 +21,7 @@
 
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/ratelimit.h"
 #include "base/worker.h"
 #include "broker_config.h"
 #include "broker/coord/coord.h"
@@ -73,6 +74,7 @@ typedef struct broker_request {
     struct conn *conn;
     int queued, answered;
     buf_t held;
+    size_t mem_held;          /* counted in queued.max.request.bytes (request_memory.c) */
 } broker_request_t;
 
 typedef struct splice {
@@ -101,6 +103,8 @@ struct conn {
     int nwaiting;
     broker_t *broker;
     struct ip_slot *ip_slot;  /* its address's count (listener.c) */
+    size_t mem_reserved;      /* its large frame being read, counted (request_memory.c) */
+    int mem_wait;             /* not read until request memory frees */
     conn_t *next;
 };
 
@@ -181,6 +185,11 @@ struct broker {
     int n_conns;
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
+    /* queued.max.request.bytes (request_memory.c) */
+    uint64_t queued_bytes;    /* large frames being read, and requests kept while they wait */
+    int mem_waiters;          /* connections not read until memory frees */
+    int mem_freed;            /* memory was given back while some wait */
+    ratelimit_t mem_log;
     int stopping;             /* shutting down: no new replicas */
     int shutting_down;        /* controlled shutdown: stand for no election */
 
