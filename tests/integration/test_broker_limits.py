@@ -298,3 +298,41 @@ def test_large_frames_wait_for_request_memory(make_broker):
     wait_until(lambda: pushed(2), timeout=30, what="two waiting frames read once memory freed")
     assert served(b)
     close_all(h[0] for h in hogs if h[0] is not None)
+
+
+# ---- clients that never read ----
+
+def slow_reader(port):
+    """A client whose kernel buffers take a lot of requests but few answers."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 * MiB)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(30)
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def test_clients_that_never_read(make_broker):
+    """One client pipelines 6 MB of ApiVersions requests (80 MB of answers) and
+    another 2000 Fetches of file data, and neither reads: the broker stops
+    reading each once its output backs up, so its memory and descriptors stay
+    bounded, and a well-behaved client is served throughout."""
+    b = make_broker()
+    b.create_topic("slow")
+    with b.conn() as c:
+        assert c.produce("slow", 0, record_batch([Record(b"k", b"x" * 65536)]), acks=1).error == 0
+    pid = b.proc.pid
+    fds_before = fd_count(pid)
+    answers = slow_reader(b.port)
+    one = request_frame(18, 0, 1)
+    answers.sendall(one * (6 * MiB // len(one)))
+    fetches = slow_reader(b.port)
+    fetch = request_frame(API_FETCH, 4, 2, fetch_body("slow", 0, 0, max_wait_ms=0, min_bytes=0))
+    fetches.sendall(fetch * 2000)
+    for _ in range(3):
+        assert served(b)
+    assert fd_count(pid) < fds_before + 100, "%d descriptors, %d before" % (fd_count(pid), fds_before)
+    assert peak_rss(pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(pid) // MiB)
+    answers.close()
+    fetches.close()
+    assert served(b)

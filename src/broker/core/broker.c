@@ -41,8 +41,12 @@
 /* A connection with this much unsent output is not read until it drains, so
  * a client that only writes cannot grow our memory without bound. */
 #define OUT_HIGH_WATER (4u << 20)
-/* File ranges queued behind a connection's output before we stop reading it. */
-#define MAX_SPLICES 4096
+/* File ranges queued behind a connection's output before we stop reading
+ * it. Each holds a descriptor (a dup of its segment's), and descriptors are
+ * shared by every client and the logs: a client that fetches and never
+ * reads must not hold thousands. One Fetch answer may still queue more (a
+ * range per partition with data); nothing more is read until they drain. */
+#define MAX_SPLICES 64
 /* Input read ahead while a request waits. */
 #define PENDING_READ_MAX (1u << 20)
 /* Produce requests of one connection in flight at once while acks=all ones
