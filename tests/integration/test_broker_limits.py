@@ -15,7 +15,7 @@ import struct
 from broker_harness import coordinator, make_broker  # noqa: F401
 from harness import wait_until
 from kafka_wire import is_closed, recv_frame, request_frame  # noqa: F401
-from kafka_wire import API_FETCH, Record, karray, kstring, record_batch
+from kafka_wire import API_FETCH, Reader, Record, karray, kbytes, kstring, record_batch
 
 MiB = 1 << 20
 
@@ -335,4 +335,124 @@ def test_clients_that_never_read(make_broker):
     assert peak_rss(pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(pid) // MiB)
     answers.close()
     fetches.close()
+    assert served(b)
+
+
+# ---- groups ----
+
+API_JOIN_GROUP, API_SYNC_GROUP, API_DESCRIBE_GROUPS = 11, 14, 15
+GROUP_MAX_SIZE_REACHED, UNKNOWN_SERVER_ERROR, COORDINATOR_LOAD_IN_PROGRESS = 81, -1, 14
+
+
+def join_frame(group, metadata, corr=1, rebalance_ms=3000, member=""):
+    """JoinGroup v3 (members are added at once: no KIP-394 round trip)."""
+    body = (kstring(group) + struct.pack(">ii", 6000, rebalance_ms) + kstring(member) + kstring("consumer") +
+            karray([kstring("range") + kbytes(metadata)]))
+    return request_frame(API_JOIN_GROUP, 3, corr, body)
+
+
+def join_answer(frame):
+    """(error, generation, member id, leader, [(member, metadata)]) of a JoinGroup v3 answer."""
+    r = Reader(frame)
+    r.take(">i")   # correlation id
+    r.take(">i")   # throttle
+    error, generation = r.take(">h"), r.take(">i")
+    r.string()     # protocol
+    leader, member = r.string(), r.string()
+    members = r.array(lambda r: (r.string(), r.bytes()))
+    return error, generation, member, leader, members
+
+
+def join(sock, group, metadata, corr=1):
+    sock.sendall(join_frame(group, metadata, corr))
+    return join_answer(recv_frame(sock))
+
+
+def sync(sock, group, generation, member, assignments, corr=2):
+    """SyncGroup v1: (error, assignment)."""
+    body = (kstring(group) + struct.pack(">i", generation) + kstring(member) +
+            karray([kstring(m) + kbytes(a) for m, a in assignments]))
+    sock.sendall(request_frame(API_SYNC_GROUP, 1, corr, body))
+    r = Reader(recv_frame(sock))
+    r.take(">i")
+    r.take(">i")
+    return r.take(">h"), r.bytes()
+
+
+def describe_frame(groups, corr=3):
+    return request_frame(API_DESCRIBE_GROUPS, 0, corr, karray([kstring(g) for g in groups]))
+
+
+def describe(sock, groups):
+    """DescribeGroups v0: [(error, group, state, [(member, metadata, assignment)])]."""
+    sock.sendall(describe_frame(groups))
+    r = Reader(recv_frame(sock))
+    r.take(">i")
+    out = r.array(lambda r: (r.take(">h"), r.string(), r.string(), r.string(), r.string(),
+                             r.array(lambda r: (r.string(), r.string(), r.string(), r.bytes(), r.bytes()))))
+    return [(e, g, st, [(m[0], m[3], m[4]) for m in ms]) for e, g, st, _, _, ms in out]
+
+
+def stable_group(sock, group, metadata, assignment):
+    """A group of one member (initial delay 0), synced: the member id."""
+    error, generation, member, leader, _ = join(sock, group, metadata)
+    assert error == 0 and leader == member
+    assert sync(sock, group, generation, member, [(member, assignment)]) == (0, assignment)
+    return member
+
+
+def test_group_members_are_bounded_by_group_memory(make_broker):
+    """group.max.memory.bytes=8 MiB: of a hundred members joining one group with
+    1 MiB of metadata each, a handful get in and the rest are
+    GROUP_MAX_SIZE_REACHED at once; those in rebalance (the leader learning
+    everyone's metadata) with the broker's peak memory in tens of MB; two
+    thousand small groups fit, and once the big members are gone (they never
+    sync), a big member fits again."""
+    b = make_broker(extra={"group.initial.rebalance.delay.ms": 0, "group.max.memory.bytes": 8 * MiB})
+    raise_own_nofile(4000)
+    big = b"m" * MiB
+    hogs = []
+    for i in range(100):
+        s = socket.create_connection(("127.0.0.1", b.port), timeout=30)
+        s.sendall(join_frame("crowd", big, corr=i))
+        hogs.append(s)
+    refused = {}
+
+    def answers():
+        for s in hogs:
+            if s not in refused:
+                s.setblocking(False)
+                try:
+                    head = s.recv(4, socket.MSG_PEEK)
+                except BlockingIOError:
+                    head = b""
+                s.setblocking(True)
+                if len(head) == 4:
+                    refused[s] = join_answer(recv_frame(s))
+        return len(refused) >= 90
+
+    wait_until(answers, timeout=60, what="the members that do not fit to be refused")
+    # Those that got in wait for the rebalance (3 s), then the leader gets everyone's metadata.
+    assert all(a[0] == GROUP_MAX_SIZE_REACHED for a in refused.values()) or \
+        sum(1 for a in refused.values() if a[0] == 0) == 1
+    assert sum(1 for a in refused.values() if a[0] == GROUP_MAX_SIZE_REACHED) >= 90
+    assert "group.max.memory.bytes" in b.log_since_start()
+    def rebalanced():
+        answers()
+        return sum(1 for a in refused.values() if a[0] == 0) >= 3
+
+    wait_until(rebalanced, timeout=30, what="the rebalance of the members that got in")
+    leader = [a for a in refused.values() if a[0] == 0 and a[4]]
+    assert leader and len(leader[-1][4]) < 8   # everyone's metadata: what 8 MiB holds
+    assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+    close_all(hogs)
+    with socket.create_connection(("127.0.0.1", b.port), timeout=30) as s:
+        for i in range(2000):
+            assert join(s, "small-%04d" % i, b"s" * 64, corr=i)[0] == 0
+        described = describe(s, ["small-%04d" % i for i in range(2000)])
+        assert len(described) == 2000 and all(e == 0 and st == "CompletingRebalance" for e, _, st, _ in described)
+    # The crowd's members never sync: dropped after the rebalance timeout, their memory is free again.
+    with socket.create_connection(("127.0.0.1", b.port), timeout=30) as s:
+        wait_until(lambda: join(s, "after", big)[0] == 0, timeout=30, interval=0.5,
+                   what="room for a big member again")
     assert served(b)

@@ -250,16 +250,23 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
     return 0;
 }
 
-/* The group coordinator's keys, with Kafka's defaults. */
+/* The group coordinator's keys, with Kafka's defaults, and one of kipper's
+ * own: group.max.memory.bytes, what the members of every group may hold
+ * together (group.h). A consumer member is typically a few KB (ids, its
+ * subscription in one to three protocols, its assignment; Kafka itself keeps
+ * a whole group's within message.max.bytes, 1 MiB), so the default of 32 MiB
+ * holds some ten thousand members while no client can make the broker hold
+ * more. */
 static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
-    long min_session, max_session, delay, max_size, md_max, commit_timeout;
+    long min_session, max_session, delay, max_size, md_max, commit_timeout, max_memory;
     if (get_num(cfg, "group.min.session.timeout.ms", 6000, 0, INT32_MAX, &min_session, err, errlen) < 0 ||
         get_num(cfg, "group.max.session.timeout.ms", 1800000, 0, INT32_MAX, &max_session, err, errlen) < 0 ||
         get_num(cfg, "group.initial.rebalance.delay.ms", 3000, 0, INT32_MAX, &delay, err, errlen) < 0 ||
         get_num(cfg, "group.max.size", INT32_MAX, 1, INT32_MAX, &max_size, err, errlen) < 0 ||
         get_num(cfg, "offset.metadata.max.bytes", 4096, 0, INT32_MAX, &md_max, err, errlen) < 0 ||
-        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0)
+        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0 ||
+        get_num(cfg, "group.max.memory.bytes", 32L << 20, 65536, LONG_MAX, &max_memory, err, errlen) < 0)
         return -1;
     if (min_session > max_session) {
         snprintf(err, errlen, "group.min.session.timeout.ms (%ld) is larger than group.max.session.timeout.ms (%ld)",
@@ -272,6 +279,7 @@ static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, si
     bc->group_max_size = (int32_t)max_size;
     bc->offset_metadata_max_bytes = (int32_t)md_max;
     bc->offsets_commit_timeout_ms = (int32_t)commit_timeout;
+    bc->group_max_memory_bytes = max_memory;
     return 0;
 }
 

@@ -62,6 +62,7 @@ typedef struct {
     int32_t group_max_session_timeout_ms;    /* group.max.session.timeout.ms */
     int32_t group_initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
     int32_t group_max_size;                  /* group.max.size */
+    int64_t group_max_memory_bytes;          /* group.max.memory.bytes (kipper's key) */
     int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
     int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
 } broker_config_t;
