@@ -94,11 +94,13 @@ static void waiter_free(void *w)
     group_waiter_release(w);
 }
 
-/* Keeps w as the request's state until the group answers it. */
+/* Keeps w as the request's state until the group answers it; the answer
+ * is built from w alone, so the request's body is not kept. */
 static req_status_t park_request(broker_request_t *req, group_waiter_t *w)
 {
     req->state = w;
     req->state_free = waiter_free;
+    req->state_only = 1;
     return REQ_WAIT;
 }
 

@@ -372,29 +372,40 @@ static void on_request_timeout(loop_t *loop, void *arg)
     request_run(c->broker, c, r);
 }
 
-/* The handler asked to wait: keep a private copy of the request. */
-int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n)
+/* A private copy of the frame, decoded again into d's own arena, so the
+ * request no longer points into the connection's input. */
+static int keep_frame(broker_request_t *d, const uint8_t *p, size_t n)
 {
-    broker_request_t *d = calloc(1, sizeof(*d));
-    uint8_t *copy = d ? malloc(n ? n : 1) : NULL;
-    if (!copy) {
-        free(d);
-        return -1;
-    }
-    memcpy(copy, p, n);
-    *d = *r;
-    d->frame = copy;
+    d->frame = xmalloc(n ? n : 1);
+    memcpy(d->frame, p, n);
     kafka_arena_init(&d->arena, kafka_decode_budget(n));
     kafka_request_t req;
-    if (kafka_request_decode(copy, n, &d->arena, &req) != KAFKA_OK) {
+    if (kafka_request_decode(d->frame, n, &d->arena, &req) != KAFKA_OK)
+        return -1;
+    d->body = req.body;
+    d->client_id = req.client_id;
+    return 0;
+}
+
+/* The handler asked to wait: keep a private copy of the request (only
+ * its header when the handler's state is all it needs: a parked JoinGroup
+ * need not hold its member's megabyte of metadata twice). */
+int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n)
+{
+    broker_request_t *d = xcalloc(1, sizeof(*d));
+    *d = *r;
+    d->frame = NULL;
+    d->body = NULL;
+    d->client_id = NULL;
+    kafka_arena_init(&d->arena, 0);
+    if (!r->state_only && keep_frame(d, p, n) < 0) {
+        d->state = NULL;   /* still the caller's to free */
         request_free(d);
         return -1;
     }
-    d->body = req.body;
-    d->client_id = req.client_id;
     buf_init(&d->held);
     queue_waiting(c, d);
-    reqmem_hold(b, d, n + d->arena.used);
+    reqmem_hold(b, d, d->frame ? n + d->arena.used : 0);
     if (d->deadline_ms) {
         uint64_t now = loop_now_ms(b->loop);
         d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);

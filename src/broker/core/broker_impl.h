@@ -65,6 +65,8 @@ typedef struct broker_request {
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
     int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */
+    int state_only;           /* set by a handler that waits: its state holds all it needs again, so the
+                               * request is kept without its frame and decode (body NULL then) */
     void *state;
     void (*state_free)(void *state);
     /* While waiting (detached): its connection's queue, in arrival order.

@@ -14,6 +14,8 @@
 #include "base/logging.h"
 #include "base/ratelimit.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,13 +47,42 @@ static char *dup_str(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-static uint8_t *dup_bytes(const uint8_t *p, uint32_t len)
+/* Members' protocol metadata and assignments are shared, not copied, with
+ * the answers that carry them (the leader's JoinGroup carries everyone's
+ * metadata, each SyncGroup its member's assignment): a reference-counted
+ * copy of the bytes, which the pointer handed around points into. */
+typedef struct {
+    uint32_t refs;
+    max_align_t data[];
+} shared_t;
+
+static shared_t *shared_of(const uint8_t *p)
 {
-    uint8_t *c = xmalloc(len);
-    if (len)
-        memcpy(c, p, len);
-    return c;
+    return (shared_t *)(void *)((char *)(uintptr_t)p - offsetof(shared_t, data));
 }
+
+static uint8_t *shared_copy(const uint8_t *p, uint32_t len)
+{
+    shared_t *b = xmalloc(sizeof(*b) + (len ? len : 1));
+    b->refs = 1;
+    if (len)
+        memcpy(b->data, p, len);
+    return (uint8_t *)b->data;
+}
+
+static uint8_t *shared_ref(uint8_t *p)
+{
+    if (p)
+        shared_of(p)->refs++;
+    return p;
+}
+
+static void shared_unref(uint8_t *p)
+{
+    if (p && --shared_of(p)->refs == 0)
+        free(shared_of(p));
+}
+
 static int same_str(const char *a, const char *b)
 {
     return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
@@ -166,10 +197,10 @@ void group_waiter_release(group_waiter_t *w)
     for (int i = 0; i < w->nmembers; i++) {
         free(w->members[i].member_id);
         free(w->members[i].instance_id);
-        free(w->members[i].metadata);
+        shared_unref(w->members[i].metadata);
     }
     free(w->members);
-    free(w->assignment);
+    shared_unref(w->assignment);
     free(w);
 }
 
@@ -215,7 +246,7 @@ static void free_protocols(group_protocol_t *ps, int n)
 {
     for (int i = 0; i < n; i++) {
         free(ps[i].name);
-        free(ps[i].metadata);
+        shared_unref(ps[i].metadata);
     }
     free(ps);
 }
@@ -225,7 +256,7 @@ static group_protocol_t *copy_protocols(const group_protocol_t *ps, int n)
     group_protocol_t *c = xcalloc((size_t)(n ? n : 1), sizeof(*c));
     for (int i = 0; i < n; i++) {
         c[i].name = dup_str(ps[i].name);
-        c[i].metadata = dup_bytes(ps[i].metadata, ps[i].len);
+        c[i].metadata = shared_copy(ps[i].metadata, ps[i].len);
         c[i].len = ps[i].len;
     }
     return c;
@@ -294,7 +325,7 @@ static void member_free(groups_t *gs, group_member_t *m, int16_t error)
     free(m->client_host);
     free(m->protocol_type);
     free_protocols(m->protocols, m->nprotocols);
-    free(m->assignment);
+    shared_unref(m->assignment);
     gs->mem_used -= m->cost;
     free(m);
 }
@@ -513,7 +544,7 @@ static void fill_members(group_waiter_t *w, const group_t *g)
         const group_protocol_t *p = group_member_protocol(m, g->protocol_name);
         w->members[i].member_id = dup_str(m->member_id);
         w->members[i].instance_id = dup_str(m->instance_id);
-        w->members[i].metadata = dup_bytes(p ? p->metadata : NULL, p ? p->len : 0);
+        w->members[i].metadata = p ? shared_ref(p->metadata) : NULL;
         w->members[i].len = p ? p->len : 0;
     }
     w->nmembers = g->nmembers;
@@ -570,7 +601,7 @@ static int answer_member_sync(groups_t *gs, group_t *g, group_member_t *m, int16
         if (!error) {
             w->protocol_type = dup_str(g->protocol_type);
             w->protocol_name = dup_str(g->protocol_name);
-            w->assignment = dup_bytes(m->assignment, m->assignment_len);
+            w->assignment = shared_ref(m->assignment);
             w->assignment_len = m->assignment_len;
         }
         finish(gs, w);
@@ -591,8 +622,8 @@ static void propagate_assignment(groups_t *gs, group_t *g, int16_t error, uint64
 
 static void set_assignment(groups_t *gs, group_member_t *m, const uint8_t *a, uint32_t len)
 {
-    free(m->assignment);
-    m->assignment = len ? dup_bytes(a, len) : NULL;
+    shared_unref(m->assignment);
+    m->assignment = len ? shared_copy(a, len) : NULL;
     m->assignment_len = len;
     member_account(gs, m);
 }
@@ -1406,7 +1437,7 @@ void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_
         m->pending_sync = 0;
         w->protocol_type = dup_str(g->protocol_type);
         w->protocol_name = dup_str(g->protocol_name);
-        w->assignment = dup_bytes(m->assignment, m->assignment_len);
+        w->assignment = shared_ref(m->assignment);
         w->assignment_len = m->assignment_len;
         w->error = KERR_NONE;
         finish(gs, w);

@@ -76,7 +76,7 @@ typedef struct {
 typedef struct {
     char *member_id;
     char *instance_id;        /* NULL: dynamic member */
-    uint8_t *metadata;
+    uint8_t *metadata;        /* shared with the member (NULL when none): read only */
     uint32_t len;
 } group_member_info_t;
 
@@ -96,7 +96,7 @@ typedef struct group_waiter {
     int skip_assignment;
     group_member_info_t *members;          /* JoinGroup: for the leader */
     int nmembers;
-    uint8_t *assignment;                   /* SyncGroup */
+    uint8_t *assignment;                   /* SyncGroup; shared with the member, read only */
     uint32_t assignment_len;
     group_member_t *parked_on;             /* while parked */
 } group_waiter_t;
