@@ -401,6 +401,33 @@ def stable_group(sock, group, metadata, assignment):
     return member
 
 
+def test_describe_groups_answers_each_group_once_within_a_budget(make_broker):
+    """A group holding 2 MiB (metadata and assignment) named 100 times in one
+    DescribeGroups is described once, so a client that never reads its answer
+    costs the broker one copy, not a hundred; past 4 MiB of members' bytes in
+    one answer further groups are COORDINATOR_LOAD_IN_PROGRESS (asked alone
+    they are described whole); and a member's assignment over 1 MiB is refused
+    as Kafka refuses a group too large to store."""
+    b = make_broker(extra={"group.initial.rebalance.delay.ms": 0})
+    big = b"m" * MiB
+    with socket.create_connection(("127.0.0.1", b.port), timeout=30) as s:
+        for g in ("fat1", "fat2", "fat3"):
+            stable_group(s, g, big, big)
+        described = describe(s, ["fat1", "fat1", "fat2", "fat3"])
+        assert [(e, g) for e, g, _, _ in described] == [
+            (0, "fat1"), (COORDINATOR_LOAD_IN_PROGRESS, "fat2"), (COORDINATOR_LOAD_IN_PROGRESS, "fat3")]
+        [(e, g, state, members)] = describe(s, ["fat2"])
+        assert (e, g, state) == (0, "fat2", "Stable") and members[0][1:] == (big, big)
+        error, generation, member, _, _ = join(s, "overweight", b"small")
+        assert sync(s, "overweight", generation, member, [(member, b"a" * (MiB + 1))])[0] == UNKNOWN_SERVER_ERROR
+    never_reads = slow_reader(b.port)
+    never_reads.sendall(describe_frame(["fat1"] * 100))
+    assert served(b)
+    assert served(b)
+    assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+    never_reads.close()
+
+
 def test_group_members_are_bounded_by_group_memory(make_broker):
     """group.max.memory.bytes=8 MiB: of a hundred members joining one group with
     1 MiB of metadata each, a handful get in and the rest are
