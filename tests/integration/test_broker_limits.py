@@ -7,6 +7,7 @@ asserts that the broker stays up, keeps serving a well-behaved client, and
 
 Raw Kafka frames from kafka_wire.py throughout: the point is what a client
 can send, not what a library would."""
+import base64
 import os
 import resource
 import socket
@@ -15,7 +16,7 @@ import struct
 from broker_harness import coordinator, make_broker  # noqa: F401
 from harness import wait_until
 from kafka_wire import is_closed, recv_frame, request_frame  # noqa: F401
-from kafka_wire import API_FETCH, Reader, Record, karray, kbytes, kstring, record_batch
+from kafka_wire import API_FETCH, Reader, Record, karray, kbytes, kstring, record_batch, uvarint
 
 MiB = 1 << 20
 
@@ -251,6 +252,28 @@ def test_metadata_of_empty_names_is_refused_within_its_budget(make_broker):
     assert "needs more than" in b.log_since_start()
     assert served(b)
     assert peak_rss(b.proc.pid) < 48 * MiB, "peak RSS %d MiB" % (peak_rss(b.proc.pid) // MiB)
+
+
+def topic_id(broker, topic):
+    """The 16 bytes of a topic's id, from its partition 0's partition.metadata."""
+    with open(os.path.join(broker.log_dir, topic + "-0", "partition.metadata")) as f:
+        text = f.read().split("topic_id:")[1].strip()
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def test_metadata_answers_each_topic_once(make_broker):
+    """Metadata v12 naming one topic of 50 partitions by its id 10,000 times is
+    answered with that topic once (Kafka reads the ids into a set), not with
+    10,000 copies of its partitions."""
+    b = make_broker()
+    b.create_topic("ids", partitions=50)
+    item = topic_id(b, "ids") + uvarint(0) + uvarint(0)   # the id, a null name, no tags
+    body = uvarint(10001) + item * 10000 + b"\x00\x00" + uvarint(0)
+    with socket.create_connection(("127.0.0.1", b.port), timeout=30) as s:
+        s.sendall(request_frame(3, 12, 1, body, flexible=True))
+        answer = recv_frame(s)
+    assert 1000 < len(answer) < 20000, len(answer)
+    assert served(b)
 
 
 def push(sock, data, sent):
