@@ -533,9 +533,10 @@ static void conn_rewatch(broker_t *b, conn_t *c)
         broker_conn_close(b, c, "cannot watch the socket");
 }
 
-conn_t *broker_conn_open(broker_t *b, int fd, const char *ip, int port)
+void broker_conn_open(broker_t *b, int fd, const char *ip, int port, struct ip_slot *slot)
 {
     conn_t *c = xcalloc(1, sizeof(*c));
+    c->ip_slot = slot;
     c->fd = fd;
     c->id = ++b->next_conn_id;
     c->broker = b;
@@ -549,7 +550,6 @@ conn_t *broker_conn_open(broker_t *b, int fd, const char *ip, int port)
     log_debug("connection from %s:%d", ip, port);
     if (loop_watch(b->loop, fd, LOOP_READABLE, on_conn, c) < 0)
         broker_conn_close(b, c, "cannot watch the socket");
-    return c;
 }
 
 /* Request memory was given back: connections that waited for it read on,

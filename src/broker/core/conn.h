@@ -7,8 +7,9 @@
 
 #include "broker_impl.h"
 
-/* A client the listener accepted (fd non-blocking): a new connection. */
-conn_t *broker_conn_open(broker_t *b, int fd, const char *ip, int port);
+/* A client the listener accepted (fd non-blocking, counted in slot): a
+ * new connection. */
+void broker_conn_open(broker_t *b, int fd, const char *ip, int port, struct ip_slot *slot);
 void broker_conn_close(broker_t *b, conn_t *c, const char *why);
 /* Appends an encoded response to c->out; with ext records, their file
  * ranges are queued to follow at the right places. -1 if it cannot be built. */

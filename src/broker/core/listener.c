@@ -193,7 +193,7 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
             continue;
         }
         slot->count++;
-        broker_conn_open(b, cfd, ip, port)->ip_slot = slot;
+        broker_conn_open(b, cfd, ip, port, slot);
     }
 }
 
