@@ -802,10 +802,42 @@ static double cost_describe_groups(kafka_arena_t *a, int16_t v, uint32_t ngroups
     return decode_cost(r, KAFKA_API_DESCRIBE_GROUPS, v, "DescribeGroups");
 }
 
+/* The replica fetcher decodes its leader's answers under the same budget:
+ * a Fetch v11 answer of partitions without data is its densest. */
+static double cost_fetch_answer(kafka_arena_t *a, int16_t v, uint32_t nparts)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_FETCH);
+    kafka_value_t *r = kv_new_struct(a, api->response);
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, FetchResponse, Responses, 1);
+    KV_SET_STR(a, kv_at(ts, 0), FetchableTopicResponse, Topic, "events");
+    kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, 0), FetchableTopicResponse, Partitions, nparts);
+    for (uint32_t i = 0; i < nparts; i++) {
+        KV_SET_INT(kv_at(ps, i), FetchPartitionData, PartitionIndex, i);
+        KV_SET_BYTES(kv_at(ps, i), FetchPartitionData, Records, "", 0);
+    }
+    buf_t out;
+    buf_init(&out);
+    CHECK_EQ(kafka_response_encode(&out, api, v, 1, r), KAFKA_OK);
+    size_t n = buf_unread(&out) - 4;
+    kafka_arena_t da;
+    kafka_arena_init(&da, kafka_answer_decode_budget(n));
+    int32_t corr;
+    kafka_value_t *body;
+    CHECK_EQ(kafka_response_decode(buf_read_ptr(&out) + 4, n, api, v, &da, &corr, &body), KAFKA_OK);
+    double ratio = (double)da.used / (double)n;
+    if (getenv("UNIT_VERBOSE"))
+        fprintf(stderr, "  %-44s v%-2d %8zu bytes, arena %9zu (%.1f per byte)\n", "Fetch answer, empty partitions", v,
+                n, da.used, ratio);
+    kafka_arena_free(&da);
+    buf_free(&out);
+    return ratio;
+}
+
 /* The budget is a small multiple of the frame: enough for what clients send
  * (Produce, Fetch, Metadata with many topics, OffsetCommit with many
- * partitions, in old and flexible versions), measured here; a frame made of
- * the smallest possible elements (empty topic names) is refused. */
+ * partitions, in old and flexible versions) and for the leader's answers a
+ * replica fetcher decodes, measured here; a frame made of the smallest
+ * possible elements (empty topic names) is refused. */
 static void test_kafka_decode_budget(void)
 {
     kafka_arena_t a;
@@ -843,6 +875,8 @@ static void test_kafka_decode_budget(void)
     if ((r = cost_offset_fetch(&a, 1, 20000)) > worst)
         worst = r;
     if ((r = cost_describe_groups(&a, 0, 5000)) > worst)
+        worst = r;
+    if ((r = cost_fetch_answer(&a, 11, 20000)) > worst)
         worst = r;
     if (getenv("UNIT_VERBOSE"))
         fprintf(stderr, "  worst: %.1f arena bytes per frame byte\n", worst);

@@ -289,5 +289,13 @@ static inline size_t kafka_decode_budget(size_t n)
                ? KAFKA_DECODE_PER_BYTE * n + KAFKA_DECODE_SLACK
                : KAFKA_DECODE_MAX;
 }
+/* The same for an answer from a broker we asked (the replica fetcher's),
+ * without the cap: its size is bounded by what we asked for, and a follower
+ * of many idle partitions gets an answer of tens of thousands of empty ones
+ * (14 bytes of nodes per byte: test_kafka_decode_budget). */
+static inline size_t kafka_answer_decode_budget(size_t n)
+{
+    return KAFKA_DECODE_PER_BYTE * n + KAFKA_DECODE_SLACK;
+}
 
 #endif
