@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -65,6 +66,30 @@ int net_accept(int listen_fd, char *ip, size_t iplen, int *port)
         *port = 0;
     }
     return fd;
+}
+
+/* The backlog is bounded (somaxconn), but so is the time we spend here. */
+#define SHED_MAX 4096
+
+int net_accept_shed(int listen_fd, int *spare)
+{
+    if (*spare < 0)
+        return 0;
+    close(*spare);
+    int n = 0;
+    for (; n < SHED_MAX; n++) {
+        int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            break;
+        close(fd);
+    }
+    *spare = net_spare_fd();
+    return n;
+}
+
+int net_spare_fd(void)
+{
+    return open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 int net_local_port(int fd)

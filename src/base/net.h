@@ -14,6 +14,19 @@ int net_listen_tcp(const char *host, int port, int backlog, char *err, size_t er
 /* Accept one connection as a non-blocking, close-on-exec, TCP_NODELAY socket.
  * Fills ip (text) and *port. Returns fd, or -1 (errno EAGAIN when none waits). */
 int net_accept(int listen_fd, char *ip, size_t iplen, int *port);
+/* Descriptors ran out (accept failed with EMFILE or ENFILE): the
+ * connections waiting in the backlog keep a level-triggered listener
+ * readable, so the loop would spin on accept. The way out nginx and libuv
+ * take: give up the spare descriptor kept for the purpose (*spare, from
+ * net_spare_fd), accept and close what waits (the clients see the
+ * connection closed at once instead of hanging), and take the spare again.
+ * Returns how many connections were closed; 0 when none could be (no spare,
+ * or another thread took the freed descriptor first): then the caller stops
+ * watching the listener for a moment. *spare is -1 afterwards if it could
+ * not be taken again (the next call returns 0). */
+int net_accept_shed(int listen_fd, int *spare);
+/* A descriptor to hold in reserve for net_accept_shed (/dev/null). -1 on failure. */
+int net_spare_fd(void);
 /* Write as much of out's unread bytes as the non-blocking socket takes,
  * consuming them. 0 when all is written or the socket is full, -1 on an
  * error (errno set; EPIPE for a peer that stopped reading). */

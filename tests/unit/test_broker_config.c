@@ -114,6 +114,29 @@ static void test_errors(void)
                  "group.max.session.timeout.ms=8\n", "group.min.session.timeout.ms");
 }
 
+/* The keys that bound what clients can take: Kafka's names, kipper's
+ * defaults where Kafka has none that protects the broker. */
+static void test_resource_limits(void)
+{
+    broker_config_t bc;
+    char err[1024];
+    CHECK_EQ(parse("broker.id=1\nzookeeper.connect=z:1\n", &bc, err, sizeof(err)), 0);
+    CHECK_EQ(bc.max_connections, 0);   /* derived from RLIMIT_NOFILE at start */
+    CHECK_EQ(bc.max_connections_per_ip, INT32_MAX);
+    CHECK_EQ(bc.queued_max_request_bytes, 104857600);
+    CHECK_EQ(bc.group_max_memory_bytes, 32 << 20);
+    CHECK_EQ(parse("broker.id=1\nzookeeper.connect=z:1\nmax.connections=10\nmax.connections.per.ip=2\n"
+                   "queued.max.request.bytes=-1\n", &bc, err, sizeof(err)), 0);
+    CHECK(bc.max_connections == 10 && bc.max_connections_per_ip == 2 && bc.queued_max_request_bytes == -1);
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nmax.connections=0\n", "max.connections");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nmax.connections.per.ip=x\n", "max.connections.per.ip");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nqueued.max.request.bytes=0\n", "queued.max.request.bytes");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nqueued.max.request.bytes=-2\n", "queued.max.request.bytes");
+    expect_error("broker.id=1\nzookeeper.connect=z:1\ngroup.max.memory.bytes=1000\n", "group.max.memory.bytes");
+    CHECK_EQ(parse("broker.id=1\nzookeeper.connect=z:1\ngroup.max.memory.bytes=1048576\n", &bc, err, sizeof(err)), 0);
+    CHECK_EQ(bc.group_max_memory_bytes, 1048576);
+}
+
 /* zookeeper.connect as `kipper topics --zookeeper` takes it too. */
 static void test_coord_connect(void)
 {
@@ -135,5 +158,6 @@ void suite_broker_config(void)
     RUN(test_defaults);
     RUN(test_values);
     RUN(test_errors);
+    RUN(test_resource_limits);
     RUN(test_coord_connect);
 }

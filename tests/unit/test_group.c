@@ -577,6 +577,99 @@ static void test_group_offsets_cache(void)
     groups_free(gs);
 }
 
+/* group.max.memory.bytes: members (ids, protocol metadata, assignments) of
+ * every group together. A join past it is GROUP_MAX_SIZE_REACHED; what
+ * members give back (leaving, expiring) makes room again, and the count
+ * comes back to zero when they are gone. */
+static void test_group_memory_budget(void)
+{
+    group_config_t cfg = {.min_session_timeout_ms = 6000, .max_session_timeout_ms = 1800000,
+                          .initial_rebalance_delay_ms = 0, .max_size = 1000, .max_groups = 10,
+                          .max_memory = 8192};
+    groups_t *gs = groups_new(&cfg, on_wake, NULL);
+    static uint8_t md[1000];
+    const group_protocol_t big[] = {{"range", md, sizeof(md)}};
+    char ids[16][64];
+    int joined = 0;
+    int16_t error = 0;
+    for (int i = 0; i < 16 && !error; i++) {
+        group_join_t p = join_params("", big, 1);
+        group_waiter_t *w = join(gs, &p, (uint64_t)i);
+        error = w->error;
+        if (!error)
+            snprintf(ids[joined++], 64, "%s", w->member_id);
+        group_waiter_release(w);
+    }
+    CHECK_EQ(error, KERR_GROUP_MAX_SIZE_REACHED);
+    CHECK(joined >= 4 && joined < 8);   /* a member is its metadata and a few hundred bytes more */
+    CHECK(groups_memory(gs) <= cfg.max_memory);
+    CHECK(groups_memory(gs) > (uint64_t)joined * sizeof(md));
+    /* Pending member ids count too: one that would not fit is refused. */
+    group_join_t pend = join_params("", big, 1);
+    pend.require_known_member_id = 1;
+    group_waiter_t *w = join(gs, &pend, 20);
+    CHECK(w->done && w->error == KERR_GROUP_MAX_SIZE_REACHED);
+    group_waiter_release(w);
+    /* One leaves: room for one more. */
+    group_leaver_t out[] = {{ids[0], NULL}};
+    int16_t errs[1];
+    CHECK_EQ(group_leave(gs, "g", 1, out, 1, errs, 30), KERR_NONE);
+    group_join_t again = join_params("", big, 1);
+    w = join(gs, &again, 40);
+    CHECK(!(w->done && w->error == KERR_GROUP_MAX_SIZE_REACHED));   /* in, waiting for the rebalance */
+    group_waiter_release(w);
+    /* Every member's session ends (a member waiting on a rebalance lives
+     * until it completes, then gets a session of its own): nothing is
+     * counted any more. */
+    for (uint64_t t = 1; t <= 4; t++)
+        groups_tick(gs, t * 10000000);
+    CHECK_EQ(the_group(gs)->nmembers, 0);
+    CHECK_EQ(groups_memory(gs), 0);
+    groups_free(gs);
+}
+
+/* A leader's assignment with a part over GROUP_ASSIGNMENT_MAX, or past
+ * group.max.memory.bytes, is not kept: as Kafka when it cannot store a
+ * group, everyone waiting gets UNKNOWN_SERVER_ERROR and the group
+ * rebalances; a reasonable one afterwards is kept. */
+static void test_group_assignment_bounds(void)
+{
+    char m1[64], m2[64];
+    groups_t *gs = stable_pair(m1, m2);
+    group_t *g = the_group(gs);
+    uint64_t before = groups_memory(gs);
+    group_join_t p1 = join_params(m1, RANGE, 1), p2 = join_params(m2, RANGE, 1);
+    group_waiter_t *j1 = join(gs, &p1, 100), *j2 = join(gs, &p2, 110);
+    CHECK(j1->done && j2->done && j1->generation == 3);
+    size_t huge = GROUP_ASSIGNMENT_MAX + 1;
+    uint8_t *a = calloc(1, huge);
+    group_assignment_t as[] = {{m1, a, 1}, {m2, a, (uint32_t)huge}};
+    group_waiter_t *s2 = sync_req(gs, m2, 3, NULL, 0, 120);
+    CHECK(!s2->done);
+    group_waiter_t *s1 = sync_req(gs, m1, 3, as, 2, 130);
+    CHECK(s1->done && s1->error == KERR_UNKNOWN_SERVER_ERROR);
+    CHECK(s2->done && s2->error == KERR_UNKNOWN_SERVER_ERROR);
+    CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
+    CHECK(groups_memory(gs) <= before);   /* nothing of it was kept */
+    group_waiter_release(j1);
+    group_waiter_release(j2);
+    group_waiter_release(s1);
+    group_waiter_release(s2);
+    /* They rejoin; a normal assignment goes through. */
+    j1 = join(gs, &p1, 200);
+    j2 = join(gs, &p2, 210);
+    CHECK(j1->done && j2->done && j1->generation == 4);
+    as[1].len = 1000;
+    s1 = sync_req(gs, m1, 4, as, 2, 220);
+    CHECK(s1->done && s1->error == 0 && g->state == GROUP_STABLE);
+    CHECK_EQ(groups_memory(gs), before - 2 - 2 + 1 + 1000);   /* "a1", "a2" replaced */
+    group_waiter_release(j1);
+    group_waiter_release(j2);
+    group_waiter_release(s1);
+    free(a);
+    groups_free(gs);
+}
+
 void suite_group(void)
 {
     RUN(test_group_placement_hash);
@@ -594,4 +687,6 @@ void suite_group(void)
     RUN(test_group_capacity_and_unload);
     RUN(test_group_join_request_gone);
     RUN(test_group_offsets_cache);
+    RUN(test_group_memory_budget);
+    RUN(test_group_assignment_bounds);
 }

@@ -670,6 +670,245 @@ static void test_kafka_external_records(void)
     }
 }
 
+/* ---- the decode budget ---- */
+
+/* What decoding a request built as real clients build it takes from the
+ * arena, per byte of its frame; and that it fits kafka_decode_budget. */
+static double decode_cost(const kafka_value_t *body, int16_t key, int16_t v, const char *what)
+{
+    buf_t out;
+    buf_init(&out);
+    const kafka_api_t *api = kafka_api_find(key);
+    CHECK_EQ(kafka_request_encode(&out, api, v, 1, "consumer-1", body), KAFKA_OK);
+    size_t n = buf_unread(&out) - 4;
+    kafka_arena_t a;
+    kafka_request_t req;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    int rc = kafka_request_decode(buf_read_ptr(&out) + 4, n, &a, &req);
+    CHECK_EQ(rc, KAFKA_OK);
+    double ratio = (double)a.used / (double)n;
+    if (getenv("UNIT_VERBOSE") || rc != KAFKA_OK)
+        fprintf(stderr, "  %-44s v%-2d %8zu bytes, arena %9zu (%.1f per byte)\n", what, v, n, a.used, ratio);
+    kafka_arena_free(&a);
+    buf_free(&out);
+    return ratio;
+}
+
+static void name_at(char *out, size_t cap, const char *prefix, uint32_t i)
+{
+    snprintf(out, cap, "%s%05u", prefix, i);
+}
+
+static double cost_produce(kafka_arena_t *a, int16_t v, uint32_t nparts)
+{
+    static uint8_t batch[91];   /* one small record, as a batch v2 takes it */
+    kafka_value_t *r = KV_NEW(a, ProduceRequest);
+    KV_SET_INT(r, ProduceRequest, Acks, -1);
+    kafka_value_t *t = KV_SET_ARRAY(a, r, ProduceRequest, TopicData, 1);
+    KV_SET_STR(a, kv_at(t, 0), TopicProduceData, Name, "events");
+    kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(t, 0), TopicProduceData, PartitionData, nparts);
+    for (uint32_t i = 0; i < nparts; i++) {
+        KV_SET_INT(kv_at(ps, i), PartitionProduceData, Index, i);
+        KV_SET_BYTES(kv_at(ps, i), PartitionProduceData, Records, batch, sizeof(batch));
+    }
+    return decode_cost(r, KAFKA_API_PRODUCE, v, "Produce, 1 topic, partitions of 1 record");
+}
+
+static double cost_metadata(kafka_arena_t *a, int16_t v, uint32_t ntopics, const char *prefix)
+{
+    kafka_value_t *r = KV_NEW(a, MetadataRequest);
+    kafka_value_t *t = KV_SET_ARRAY(a, r, MetadataRequest, Topics, ntopics);
+    char name[32];
+    for (uint32_t i = 0; i < ntopics; i++) {
+        name_at(name, sizeof(name), prefix, i);
+        KV_SET_STR(a, kv_at(t, i), MetadataRequestTopic, Name, name);
+    }
+    return decode_cost(r, KAFKA_API_METADATA, v, "Metadata, topics by name");
+}
+
+static double cost_offset_commit(kafka_arena_t *a, int16_t v, uint32_t ntopics, uint32_t nparts)
+{
+    kafka_value_t *r = KV_NEW(a, OffsetCommitRequest);
+    KV_SET_STR(a, r, OffsetCommitRequest, GroupId, "group");
+    KV_SET_STR(a, r, OffsetCommitRequest, MemberId, "consumer-1-5f0c1a52-3f3e-4a8e-9f59-6d5c0a8b1e2f");
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, OffsetCommitRequest, Topics, ntopics);
+    char name[32];
+    for (uint32_t k = 0; k < ntopics; k++) {
+        name_at(name, sizeof(name), "topic-", k);
+        KV_SET_STR(a, kv_at(ts, k), OffsetCommitRequestTopic, Name, name);
+        kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, k), OffsetCommitRequestTopic, Partitions, nparts);
+        for (uint32_t i = 0; i < nparts; i++) {
+            KV_SET_INT(kv_at(ps, i), OffsetCommitRequestPartition, PartitionIndex, i);
+            KV_SET_INT(kv_at(ps, i), OffsetCommitRequestPartition, CommittedOffset, 123456789);
+            KV_SET_STR(a, kv_at(ps, i), OffsetCommitRequestPartition, CommittedMetadata, "");
+        }
+    }
+    return decode_cost(r, KAFKA_API_OFFSET_COMMIT, v, "OffsetCommit, empty metadata");
+}
+
+static double cost_fetch(kafka_arena_t *a, int16_t v, uint32_t ntopics, uint32_t nparts)
+{
+    kafka_value_t *r = KV_NEW(a, FetchRequest);
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, FetchRequest, Topics, ntopics);
+    char name[32];
+    for (uint32_t k = 0; k < ntopics; k++) {
+        name_at(name, sizeof(name), "topic-", k);
+        KV_SET_STR(a, kv_at(ts, k), FetchTopic, Topic, name);
+        kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, k), FetchTopic, Partitions, nparts);
+        for (uint32_t i = 0; i < nparts; i++) {
+            KV_SET_INT(kv_at(ps, i), FetchPartition, Partition, i);
+            KV_SET_INT(kv_at(ps, i), FetchPartition, FetchOffset, 1000);
+            KV_SET_INT(kv_at(ps, i), FetchPartition, PartitionMaxBytes, 1048576);
+        }
+    }
+    return decode_cost(r, KAFKA_API_FETCH, v, "Fetch");
+}
+
+static double cost_list_offsets(kafka_arena_t *a, int16_t v, uint32_t nparts)
+{
+    kafka_value_t *r = KV_NEW(a, ListOffsetsRequest);
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, ListOffsetsRequest, Topics, 1);
+    KV_SET_STR(a, kv_at(ts, 0), ListOffsetsTopic, Name, "events");
+    kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, 0), ListOffsetsTopic, Partitions, nparts);
+    for (uint32_t i = 0; i < nparts; i++) {
+        KV_SET_INT(kv_at(ps, i), ListOffsetsPartition, PartitionIndex, i);
+        KV_SET_INT(kv_at(ps, i), ListOffsetsPartition, Timestamp, -1);
+    }
+    return decode_cost(r, KAFKA_API_LIST_OFFSETS, v, "ListOffsets");
+}
+
+static double cost_offset_fetch(kafka_arena_t *a, int16_t v, uint32_t nparts)
+{
+    kafka_value_t *r = KV_NEW(a, OffsetFetchRequest);
+    KV_SET_STR(a, r, OffsetFetchRequest, GroupId, "group");
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, OffsetFetchRequest, Topics, 1);
+    KV_SET_STR(a, kv_at(ts, 0), OffsetFetchRequestTopic, Name, "events");
+    kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, 0), OffsetFetchRequestTopic, PartitionIndexes, nparts);
+    for (uint32_t i = 0; i < nparts; i++)
+        kv_at(ps, i)->u.i = i;
+    return decode_cost(r, KAFKA_API_OFFSET_FETCH, v, "OffsetFetch");
+}
+
+static double cost_describe_groups(kafka_arena_t *a, int16_t v, uint32_t ngroups)
+{
+    kafka_value_t *r = KV_NEW(a, DescribeGroupsRequest);
+    kafka_value_t *gs = KV_SET_ARRAY(a, r, DescribeGroupsRequest, Groups, ngroups);
+    for (uint32_t i = 0; i < ngroups; i++) {
+        char *id = kafka_arena_alloc(a, 16);
+        name_at(id, 16, "group-", i);
+        kv_at(gs, i)->u.s = id;
+        kv_at(gs, i)->n = (uint32_t)strlen(id);
+    }
+    return decode_cost(r, KAFKA_API_DESCRIBE_GROUPS, v, "DescribeGroups");
+}
+
+/* The replica fetcher decodes its leader's answers under the same budget:
+ * a Fetch v11 answer of partitions without data is its densest. */
+static double cost_fetch_answer(kafka_arena_t *a, int16_t v, uint32_t nparts)
+{
+    const kafka_api_t *api = kafka_api_find(KAFKA_API_FETCH);
+    kafka_value_t *r = kv_new_struct(a, api->response);
+    kafka_value_t *ts = KV_SET_ARRAY(a, r, FetchResponse, Responses, 1);
+    KV_SET_STR(a, kv_at(ts, 0), FetchableTopicResponse, Topic, "events");
+    kafka_value_t *ps = KV_SET_ARRAY(a, kv_at(ts, 0), FetchableTopicResponse, Partitions, nparts);
+    for (uint32_t i = 0; i < nparts; i++) {
+        KV_SET_INT(kv_at(ps, i), FetchPartitionData, PartitionIndex, i);
+        KV_SET_BYTES(kv_at(ps, i), FetchPartitionData, Records, "", 0);
+    }
+    buf_t out;
+    buf_init(&out);
+    CHECK_EQ(kafka_response_encode(&out, api, v, 1, r), KAFKA_OK);
+    size_t n = buf_unread(&out) - 4;
+    kafka_arena_t da;
+    kafka_arena_init(&da, kafka_answer_decode_budget(n));
+    int32_t corr;
+    kafka_value_t *body;
+    CHECK_EQ(kafka_response_decode(buf_read_ptr(&out) + 4, n, api, v, &da, &corr, &body), KAFKA_OK);
+    double ratio = (double)da.used / (double)n;
+    if (getenv("UNIT_VERBOSE"))
+        fprintf(stderr, "  %-44s v%-2d %8zu bytes, arena %9zu (%.1f per byte)\n", "Fetch answer, empty partitions", v,
+                n, da.used, ratio);
+    kafka_arena_free(&da);
+    buf_free(&out);
+    return ratio;
+}
+
+/* The budget is a small multiple of the frame: enough for what clients send
+ * (Produce, Fetch, Metadata with many topics, OffsetCommit with many
+ * partitions, in old and flexible versions) and for the leader's answers a
+ * replica fetcher decodes, measured here; a frame made of the smallest
+ * possible elements (empty topic names) is refused. */
+static void test_kafka_decode_budget(void)
+{
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    double worst = 0, r;
+    int16_t versions[] = {3, 8, 9};
+    for (int i = 0; i < 3; i++)
+        if ((r = cost_produce(&a, versions[i], 2000)) > worst)
+            worst = r;
+    int16_t mversions[] = {1, 4, 9, 12};
+    for (int i = 0; i < 4; i++) {
+        if ((r = cost_metadata(&a, mversions[i], 20000, "topic-")) > worst)
+            worst = r;
+        if ((r = cost_metadata(&a, mversions[i], 20000, "t")) > worst)
+            worst = r;
+    }
+    int16_t cversions[] = {2, 6, 8};
+    for (int i = 0; i < 3; i++) {
+        if ((r = cost_offset_commit(&a, cversions[i], 1, 20000)) > worst)
+            worst = r;
+        if ((r = cost_offset_commit(&a, cversions[i], 200, 100)) > worst)
+            worst = r;
+    }
+    int16_t fversions[] = {4, 11, 12};
+    for (int i = 0; i < 3; i++) {
+        if ((r = cost_fetch(&a, fversions[i], 1, 5000)) > worst)
+            worst = r;
+        if ((r = cost_fetch(&a, fversions[i], 1000, 5)) > worst)
+            worst = r;
+    }
+    if ((r = cost_list_offsets(&a, 1, 5000)) > worst)
+        worst = r;
+    if ((r = cost_list_offsets(&a, 7, 5000)) > worst)
+        worst = r;
+    if ((r = cost_offset_fetch(&a, 1, 20000)) > worst)
+        worst = r;
+    if ((r = cost_describe_groups(&a, 0, 5000)) > worst)
+        worst = r;
+    if ((r = cost_fetch_answer(&a, 11, 20000)) > worst)
+        worst = r;
+    if (getenv("UNIT_VERBOSE"))
+        fprintf(stderr, "  worst: %.1f arena bytes per frame byte\n", worst);
+    CHECK(worst <= KAFKA_DECODE_PER_BYTE);
+    kafka_arena_free(&a);
+
+    /* 1 MiB of empty topic names (Metadata v1) would take 48 MiB of nodes:
+     * refused as over budget, having taken no more than the budget. */
+    size_t n = 1 << 20;
+    uint8_t *frame = calloc(1, n);
+    size_t hdr = (size_t)from_hex("0003 0001 00000007 0000", frame, 16);   /* Metadata v1, corr 7, client "" */
+    uint32_t count = (uint32_t)((n - hdr - 4) / 2);
+    be32_put(frame + hdr, count);   /* then count int16 zero lengths: "" each */
+    kafka_arena_t da;
+    kafka_request_t req;
+    kafka_arena_init(&da, kafka_decode_budget(n));
+    CHECK_EQ(kafka_request_decode(frame, n, &da, &req), KAFKA_EBUDGET);
+    CHECK(da.used <= kafka_decode_budget(n));
+    kafka_arena_free(&da);
+    /* The same names, a few of them, decode fine. */
+    kafka_arena_init(&da, kafka_decode_budget(hdr + 4 + 200));
+    be32_put(frame + hdr, 100);
+    CHECK_EQ(kafka_request_decode(frame, hdr + 4 + 200, &da, &req), KAFKA_OK);
+    CHECK_EQ(KV_GET(req.body, MetadataRequest, Topics)->n, 100);
+    kafka_arena_free(&da);
+    free(frame);
+    /* The budget: a small multiple of the frame, and capped whatever the frame. */
+    CHECK_EQ(kafka_decode_budget(1000), 16 * 1000 + 65536);
+    CHECK_EQ(kafka_decode_budget((size_t)100 << 20), KAFKA_DECODE_MAX);
+    CHECK(kafka_decode_budget(((size_t)1 << 20) - 4096) <= KAFKA_DECODE_MAX);
+}
+
 /* Group APIs as the clients put them on the wire. JoinGroup v5 as librdkafka
  * 2.0 sends a new member's first join: empty member id, no instance id (a
  * null int16 string), one "range" protocol with 4 bytes of metadata. */
@@ -780,6 +1019,7 @@ void suite_kafka_codec(void)
     RUN(test_kafka_known_find_coordinator_responses);
     RUN(test_kafka_known_offset_fetch_v8_request);
     RUN(test_kafka_external_records);
+    RUN(test_kafka_decode_budget);
     RUN(test_kafka_schema_tables);
     RUN(test_kafka_typed_fields);
     RUN(test_kafka_roundtrip_every_version);

@@ -11,7 +11,15 @@
 /* Decodes and answers one request frame (without its size prefix). -1 when
  * the connection was closed. */
 int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n);
-/* Runs r's handler (again, for a request that waited). */
+/* Runs r's handler (again, for a request that waited), building its
+ * answer in ra (from api_response_arena): REQ_CLOSE when the answer would
+ * take more than the arena allows. */
 req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+/* The arena an answer is built in. Answers are built from what the broker
+ * holds (topics, groups) and what the request names, and the requests are
+ * bounded (kafka_decode_budget); this bounds what is left: about 150,000
+ * partitions in one Metadata answer. */
+#define API_RESPONSE_ARENA_MAX ((size_t)64 << 20)
+static inline void api_response_arena_init(kafka_arena_t *ra) { kafka_arena_init(ra, API_RESPONSE_ARENA_MAX); }
 
 #endif

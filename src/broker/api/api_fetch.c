@@ -109,8 +109,9 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
         attach_slice(x, out, &slice);
 }
 
-/* Queues the file ranges of every partition that returned data. */
-static void queue_slices(conn_t *c, const kafka_value_t *resp)
+/* Queues the file ranges of every partition that returned data; -1 when
+ * one cannot be queued. */
+static int queue_slices(conn_t *c, const kafka_value_t *resp)
 {
     const kafka_value_t *topics = KV_GET(resp, FetchResponse, Responses);
     for (uint32_t i = 0; i < topics->n; i++) {
@@ -119,10 +120,12 @@ static void queue_slices(conn_t *c, const kafka_value_t *resp)
             const kafka_value_t *rec = KV_GET(kv_at(parts, k), FetchPartitionData, Records);
             if (rec->external && rec->u.ext->encoded) {
                 const fetch_slice_t *fs = rec->u.ext->owner;
-                broker_conn_splice(c, rec->u.ext, fs->fd, fs->pos);
+                if (broker_conn_splice(c, rec->u.ext, fs->fd, fs->pos) < 0)
+                    return -1;
             }
         }
     }
+    return 0;
 }
 
 static int16_t check_session(const kafka_value_t *body, int16_t version)
@@ -162,8 +165,7 @@ req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_aren
         req->wants_data = 1;
         return REQ_WAIT;
     }
-    if (broker_reply(c, req, resp) < 0)
+    if (broker_reply(c, req, resp) < 0 || queue_slices(c, resp) < 0)
         return REQ_CLOSE;
-    queue_slices(c, resp);
     return REQ_DONE;
 }

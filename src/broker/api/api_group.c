@@ -12,10 +12,17 @@
 #include "broker/group/group_offsets.h"
 #include "broker/group/group_service.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define LIST_TIMEOUT_MS 10000
+/* Bytes of member metadata and assignments in one DescribeGroups answer
+ * (the mark at which a connection's output holds back its reading): past
+ * it, further groups are answered COORDINATOR_LOAD_IN_PROGRESS, which
+ * clients retry by asking again for those groups alone. The first group
+ * described is always whole, so any group can be described. */
+#define DESCRIBE_BYTES_MAX (4u << 20)
 
 /* ---- FindCoordinator ---- */
 
@@ -94,11 +101,13 @@ static void waiter_free(void *w)
     group_waiter_release(w);
 }
 
-/* Keeps w as the request's state until the group answers it. */
+/* Keeps w as the request's state until the group answers it; the answer
+ * is built from w alone, so the request's body is not kept. */
 static req_status_t park_request(broker_request_t *req, group_waiter_t *w)
 {
     req->state = w;
     req->state_free = waiter_free;
+    req->state_only = 1;
     return REQ_WAIT;
 }
 
@@ -362,6 +371,19 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
 
 /* ---- DescribeGroups ---- */
 
+/* What a group's description carries of its members' bytes. */
+static size_t describe_bytes(const group_t *g)
+{
+    size_t n = 0;
+    for (int i = 0; g && i < g->nmembers; i++) {
+        const group_member_t *m = g->members[i];
+        const group_protocol_t *p = g->state == GROUP_STABLE ? group_member_protocol(m, g->protocol_name) : NULL;
+        n += (p ? p->len : 0) + m->assignment_len + strlen(m->member_id) + strlen(m->client_id) +
+             strlen(m->client_host) + (m->instance_id ? strlen(m->instance_id) : 0);
+    }
+    return n;
+}
+
 static int describe_member(kafka_arena_t *ra, kafka_value_t *out, const group_t *g, const group_member_t *m)
 {
     KV_SET_STR(ra, out, DescribedGroupMember, MemberId, m->member_id);
@@ -415,12 +437,76 @@ static void no_free(void *arg)
     (void)arg;
 }
 
+typedef struct {
+    const char *s;
+    uint32_t n, at;
+} id_ref_t;
+
+static int id_ref_cmp(const void *x, const void *y)
+{
+    const id_ref_t *a = x, *b = y;
+    int c = memcmp(a->s, b->s, a->n < b->n ? a->n : b->n);
+    if (c == 0 && a->n != b->n)
+        c = a->n < b->n ? -1 : 1;
+    return c ? c : (a->at < b->at ? -1 : 1);
+}
+
+/* The requested ids, each once, in the order first asked: a group is
+ * described once however often it is named (each repeat would otherwise
+ * copy all its members' metadata into the answer). NULL out of arena. */
+static uint32_t *distinct_ids(const kafka_value_t *ids, kafka_arena_t *ra, uint32_t *n)
+{
+    id_ref_t *refs = kafka_arena_alloc(ra, sizeof(*refs) * (ids->n ? ids->n : 1));
+    uint8_t *first = kafka_arena_alloc(ra, ids->n ? ids->n : 1);
+    uint32_t *out = kafka_arena_alloc(ra, sizeof(*out) * (ids->n ? ids->n : 1));
+    if (!refs || !first || !out)
+        return NULL;
+    for (uint32_t i = 0; i < ids->n; i++) {
+        const kafka_value_t *id = kv_at(ids, i);
+        refs[i] = (id_ref_t){id->is_null ? "" : id->u.s, id->is_null ? 0 : id->n, i};
+    }
+    qsort(refs, ids->n, sizeof(*refs), id_ref_cmp);
+    for (uint32_t i = 0; i < ids->n; i++)
+        first[refs[i].at] = i == 0 || refs[i].n != refs[i - 1].n || memcmp(refs[i].s, refs[i - 1].s, refs[i].n) != 0;
+    *n = 0;
+    for (uint32_t i = 0; i < ids->n; i++)
+        if (first[i])
+            out[(*n)++] = i;
+    return out;
+}
+
+/* One group's entry of the answer; *budget is what is left of
+ * DESCRIBE_BYTES_MAX, and the first group described (*described 0) is
+ * whole whatever its size. -1 out of arena. */
+static int describe_one(broker_t *b, kafka_arena_t *ra, kafka_value_t *o, const kafka_value_t *id, size_t *budget,
+                        int *described)
+{
+    int16_t error = group_id_check(id, 1);
+    if (!error)
+        error = group_owner_check(b, id->u.s, id->n);
+    const group_t *g = error ? NULL : groups_find(group_service_groups(b), id->u.s, id->n);
+    size_t bytes = describe_bytes(g);
+    if (!error && *described && bytes > *budget)
+        error = KERR_COORDINATOR_LOAD_IN_PROGRESS;
+    KV_SET_STR(ra, o, DescribedGroup, GroupId, id->is_null ? "" : id->u.s);
+    KV_SET_INT(o, DescribedGroup, ErrorCode, error);
+    if (error)
+        return 0;
+    *budget = bytes < *budget ? *budget - bytes : 0;
+    *described = 1;
+    return describe_group(ra, o, g);
+}
+
 req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
     const kafka_value_t *ids = KV_GET(req->body, DescribeGroupsRequest, Groups);
+    uint32_t n = 0;
+    uint32_t *distinct = distinct_ids(ids, ra, &n);
+    if (!distinct)
+        return REQ_CLOSE;
     int waiting = 0;
-    for (uint32_t i = 0; i < ids->n; i++) {
-        const kafka_value_t *id = kv_at(ids, i);
+    for (uint32_t i = 0; i < n; i++) {
+        const kafka_value_t *id = kv_at(ids, distinct[i]);
         if (!group_id_check(id, 1) && !group_owner_check(b, id->u.s, id->n))
             waiting |= describe_needs_read(b, req, c, id->u.s, id->n);
     }
@@ -433,20 +519,14 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
         return REQ_WAIT;
     }
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeGroupsResponse, Groups, ids->n) : NULL;
+    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeGroupsResponse, Groups, n) : NULL;
     if (!out)
         return REQ_CLOSE;
-    for (uint32_t i = 0; i < ids->n; i++) {
-        const kafka_value_t *id = kv_at(ids, i);
-        kafka_value_t *o = kv_at(out, i);
-        int16_t error = group_id_check(id, 1);
-        if (!error)
-            error = group_owner_check(b, id->u.s, id->n);
-        KV_SET_STR(ra, o, DescribedGroup, GroupId, id->u.s);
-        KV_SET_INT(o, DescribedGroup, ErrorCode, error);
-        if (!error && describe_group(ra, o, groups_find(group_service_groups(b), id->u.s, id->n)) < 0)
+    size_t budget = DESCRIBE_BYTES_MAX;
+    int described = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (describe_one(b, ra, kv_at(out, i), kv_at(ids, distinct[i]), &budget, &described) < 0)
             return REQ_CLOSE;
-    }
     return api_answer(c, req, resp);
 }
 

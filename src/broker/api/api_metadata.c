@@ -94,36 +94,52 @@ static int cmp_str(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The requested topics, each name once (Kafka reads them into a set). */
+static int cmp_id(const void *x, const void *y)
+{
+    return memcmp(*(const uint8_t *const *)x, *(const uint8_t *const *)y, 16);
+}
+
+/* Sorts what p holds and keeps one of each: the count kept. */
+static uint32_t sort_unique(const void **p, uint32_t n, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(p, n, sizeof(*p), cmp);
+    uint32_t unique = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (i == 0 || cmp(&p[i], &p[i - 1]) != 0)
+            p[unique++] = p[i];
+    return unique;
+}
+
+/* The requested topics, each name and each id once (Kafka reads both into
+ * sets): a topic named a thousand times is answered once, not with a
+ * thousand copies of its partitions. */
 static int metadata_requested(broker_t *b, kafka_arena_t *ra, kafka_value_t *resp, const kafka_value_t *req_topics,
                               int16_t version, int may_create)
 {
-    uint32_t n = req_topics->n, nn = 0, out = 0;
-    const char **names = n ? kafka_arena_alloc(ra, n * sizeof(*names)) : NULL;
-    if (n && !names)
+    uint32_t n = req_topics->n, nn = 0, ni = 0, out = 0;
+    const void **names = n ? kafka_arena_alloc(ra, n * sizeof(*names)) : NULL;
+    const void **ids = n ? kafka_arena_alloc(ra, n * sizeof(*ids)) : NULL;
+    if (n && (!names || !ids))
         return -1;
-    for (uint32_t i = 0; i < n; i++)
-        if (KV_STR(kv_at(req_topics, i), MetadataRequestTopic, Name))
-            names[nn++] = KV_STR(kv_at(req_topics, i), MetadataRequestTopic, Name);
-    if (nn > 1)
-        qsort(names, nn, sizeof(*names), cmp_str);
-    uint32_t unique = 0;
-    for (uint32_t i = 0; i < nn; i++)
-        if (i == 0 || strcmp(names[i], names[i - 1]) != 0)
-            names[unique++] = names[i];
-    kafka_value_t *topics = KV_SET_ARRAY(ra, resp, MetadataResponse, Topics, unique + (n - nn));
-    if (!topics)
-        return -1;
-    for (uint32_t i = 0; i < unique; i++)
-        if (metadata_topic(b, ra, kv_at(topics, out++), version, names[i], NULL, may_create) < 0)
-            return -1;
     for (uint32_t i = 0; i < n; i++) {
         const kafka_value_t *t = kv_at(req_topics, i);
-        const uint8_t *id = KV_UUID(t, MetadataRequestTopic, TopicId);
-        if (!KV_STR(t, MetadataRequestTopic, Name) &&
-            metadata_topic(b, ra, kv_at(topics, out++), version, NULL, id, 0) < 0)
-            return -1;
+        if (KV_STR(t, MetadataRequestTopic, Name))
+            names[nn++] = KV_STR(t, MetadataRequestTopic, Name);
+        else
+            ids[ni++] = KV_UUID(t, MetadataRequestTopic, TopicId);
     }
+    nn = sort_unique(names, nn, cmp_str);
+    ni = sort_unique(ids, ni, cmp_id);
+    kafka_value_t *topics = KV_SET_ARRAY(ra, resp, MetadataResponse, Topics, nn + ni);
+    if (!topics)
+        return -1;
+    for (uint32_t i = 0; i < nn; i++)
+        if (metadata_topic(b, ra, kv_at(topics, out++), version, names[i], NULL, may_create) < 0)
+            return -1;
+    for (uint32_t i = 0; i < ni; i++)
+        if (metadata_topic(b, ra, kv_at(topics, out++), version, NULL, ids[i], 0) < 0)
+            return -1;
     return 0;
 }
 

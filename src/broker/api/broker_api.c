@@ -139,7 +139,15 @@ static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka
 req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra)
 {
     int i = advertised_index(r->api_key, r->api_version);
-    return i < 0 ? REQ_CLOSE : advertised[i].handler(b, c, r, ra);
+    req_status_t st = i < 0 ? REQ_CLOSE : advertised[i].handler(b, c, r, ra);
+    /* A handler out of arena may have built (and queued) a partial answer:
+     * the connection is closed before any of it is sent. */
+    if (ra->exhausted) {
+        log_warn("%s:%d: the answer to %s v%d needs more than %zu bytes to build", c->ip, c->port, r->api->name,
+                 r->api_version, ra->limit);
+        st = REQ_CLOSE;
+    }
+    return st;
 }
 
 /* Kafka: an unknown key or unsupported version is an invalid request, and
@@ -151,6 +159,9 @@ static int refuse(broker_t *b, conn_t *c, const kafka_request_t *req, int rc, si
     if (advertised_index(req->api_key, req->api_version) < 0)
         snprintf(why, sizeof(why), "unsupported request: api key %d (%s) v%d, correlation id %d", req->api_key,
                  req->api ? req->api->name : "unknown", req->api_version, req->correlation_id);
+    else if (rc == KAFKA_EBUDGET)
+        snprintf(why, sizeof(why), "%s v%d request of %zu bytes needs more than %zu bytes to decode",
+                 req->api->name, req->api_version, n, kafka_decode_budget(n));
     else
         snprintf(why, sizeof(why), "malformed request (%zu bytes, api key %d v%d, codec error %d)", n,
                  req->api_key, req->api_version, rc);
@@ -163,7 +174,7 @@ int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
     kafka_arena_t da, ra;
     kafka_request_t req;
     kafka_arena_init(&da, kafka_decode_budget(n));
-    kafka_arena_init(&ra, 0);
+    api_response_arena_init(&ra);
     int rc = kafka_request_decode(p, n, &da, &req);
     int out = 0;
     if (n >= 8 && req.api_key == KAFKA_API_API_VERSIONS && advertised_index(req.api_key, req.api_version) < 0) {

@@ -16,6 +16,8 @@
 #include "admin.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "listener.h"
+#include "request_memory.h"
 #include "log_dirs.h"
 #include "records_check.h"
 #include "broker/api/api.h"
@@ -40,8 +42,12 @@
 /* A connection with this much unsent output is not read until it drains, so
  * a client that only writes cannot grow our memory without bound. */
 #define OUT_HIGH_WATER (4u << 20)
-/* File ranges queued behind a connection's output before we stop reading it. */
-#define MAX_SPLICES 4096
+/* File ranges queued behind a connection's output before we stop reading
+ * it. Each holds a descriptor (a dup of its segment's), and descriptors are
+ * shared by every client and the logs: a client that fetches and never
+ * reads must not hold thousands. One Fetch answer may still queue more (a
+ * range per partition with data); nothing more is read until they drain. */
+#define MAX_SPLICES 64
 /* Input read ahead while a request waits. */
 #define PENDING_READ_MAX (1u << 20)
 /* Produce requests of one connection in flight at once while acks=all ones
@@ -57,6 +63,8 @@ static void request_strip(broker_request_t *r)
     kafka_arena_free(&r->arena);
     free(r->frame);
     r->frame = NULL;
+    if (r->conn)
+        reqmem_release(r->conn->broker, r);
 }
 
 static void request_free(broker_request_t *r)
@@ -101,6 +109,8 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     c->waiting_tail = NULL;
     c->nwaiting = 0;
     splices_free(c);
+    listener_conn_closed(b, c);
+    reqmem_conn_closed(b, c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
     b->n_conns--;
@@ -163,17 +173,20 @@ static void drain_answered(conn_t *c)
     }
 }
 
-void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
+int broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos)
 {
-    splice_t *s = calloc(1, sizeof(*s));
-    int dfd = s ? dup(fd) : -1;
+    /* The dup keeps the segment's file open while the range waits to be
+     * sent, even if retention deletes the segment meanwhile. It fails when
+     * the process is out of descriptors: the caller answers REQ_CLOSE and
+     * its caller closes the connection once the request is done with (the
+     * response is already framed, so this connection cannot go on). Closing
+     * it here would free the request under the handler's feet. */
+    int dfd = dup(fd);
     if (dfd < 0) {
-        /* Cannot happen short of fd or memory exhaustion; the response is
-         * already framed, so the connection cannot continue. */
-        free(s);
-        broker_conn_close(c->broker, c, "cannot queue file data for a fetch");
-        return;
+        log_warn("cannot queue file data of a fetch for %s:%d: %s", c->ip, c->port, strerror(errno));
+        return -1;
     }
+    splice_t *s = xcalloc(1, sizeof(*s));
     s->at = c->out_sent + ext->out_offset;
     s->fd = dfd;
     s->pos = pos;
@@ -184,6 +197,7 @@ void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64
         c->splices = s;
     c->splices_tail = s;
     c->nsplices++;
+    return 0;
 }
 
 /* Readable unless output is backed up; writable while output is pending. */
@@ -245,6 +259,17 @@ static void conn_flush(broker_t *b, conn_t *c)
     conn_rewatch(b, c);
 }
 
+/* An idle connection holds no buffers: thousands of them cost little
+ * more than their structs. A buffer is freed only when empty, so nothing
+ * positioned in it (a splice's offset) is lost. */
+static void conn_trim(conn_t *c)
+{
+    if (buf_unread(&c->in) == 0 && c->in.data)
+        buf_free(&c->in);
+    if (buf_unread(&c->out) == 0 && c->out.data)
+        buf_free(&c->out);
+}
+
 static int conn_backed_up(const conn_t *c)
 {
     return buf_unread(&c->out) >= OUT_HIGH_WATER || c->nsplices >= MAX_SPLICES;
@@ -281,12 +306,15 @@ static int conn_process(broker_t *b, conn_t *c)
             return -1;
         }
         if (buf_unread(&c->in) < 4 + (size_t)size) {
-            buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
+            /* Room for the whole frame, once request memory allows. */
+            if (reqmem_admit_frame(b, c, (size_t)size))
+                buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
             return 0;
         }
         if (broker_handle_frame(b, c, p + 4, (size_t)size) < 0)
             return -1;
         buf_consume(&c->in, 4 + (size_t)size);
+        reqmem_frame_done(b, c);
     }
     return c->closed ? -1 : 0;
 }
@@ -297,11 +325,15 @@ static void on_request_timeout(loop_t *loop, void *arg);
 
 static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_status_t st)
 {
+    /* A handler that closed the connection itself (an acks=0 produce that
+     * failed) freed r with it. */
+    if (c->closed)
+        return;
     if (st == REQ_WAIT) {
         /* Waiting again, but now pipelined (a Produce whose records were
          * checked off the loop has appended and waits for replication):
          * the Produce frames held behind it may go on. */
-        if (r->pipelined && !c->closed) {
+        if (r->pipelined) {
             conn_process(b, c);
             conn_flush(b, c);
             if (!c->closed)
@@ -326,14 +358,16 @@ static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_stat
     /* Frames that arrived meanwhile are next. */
     conn_process(b, c);
     conn_flush(b, c);
-    if (!c->closed)
+    if (!c->closed) {
+        conn_trim(c);
         conn_rewatch(b, c);
+    }
 }
 
 static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
 {
     kafka_arena_t ra;
-    kafka_arena_init(&ra, 0);
+    api_response_arena_init(&ra);
     req_status_t st = broker_dispatch(b, c, r, &ra);
     kafka_arena_free(&ra);
     request_finish(b, c, r, st);
@@ -351,28 +385,40 @@ static void on_request_timeout(loop_t *loop, void *arg)
     request_run(c->broker, c, r);
 }
 
-/* The handler asked to wait: keep a private copy of the request. */
-int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n)
+/* A private copy of the frame, decoded again into d's own arena, so the
+ * request no longer points into the connection's input. */
+static int keep_frame(broker_request_t *d, const uint8_t *p, size_t n)
 {
-    broker_request_t *d = calloc(1, sizeof(*d));
-    uint8_t *copy = d ? malloc(n ? n : 1) : NULL;
-    if (!copy) {
-        free(d);
-        return -1;
-    }
-    memcpy(copy, p, n);
-    *d = *r;
-    d->frame = copy;
+    d->frame = xmalloc(n ? n : 1);
+    memcpy(d->frame, p, n);
     kafka_arena_init(&d->arena, kafka_decode_budget(n));
     kafka_request_t req;
-    if (kafka_request_decode(copy, n, &d->arena, &req) != KAFKA_OK) {
+    if (kafka_request_decode(d->frame, n, &d->arena, &req) != KAFKA_OK)
+        return -1;
+    d->body = req.body;
+    d->client_id = req.client_id;
+    return 0;
+}
+
+/* The handler asked to wait: keep a private copy of the request (only
+ * its header when the handler's state is all it needs: a parked JoinGroup
+ * need not hold its member's megabyte of metadata twice). */
+int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n)
+{
+    broker_request_t *d = xcalloc(1, sizeof(*d));
+    *d = *r;
+    d->frame = NULL;
+    d->body = NULL;
+    d->client_id = NULL;
+    kafka_arena_init(&d->arena, 0);
+    if (!r->state_only && keep_frame(d, p, n) < 0) {
+        d->state = NULL;   /* still the caller's to free */
         request_free(d);
         return -1;
     }
-    d->body = req.body;
-    d->client_id = req.client_id;
     buf_init(&d->held);
     queue_waiting(c, d);
+    reqmem_hold(b, d, d->frame ? n + d->arena.used : 0);
     if (d->deadline_ms) {
         uint64_t now = loop_now_ms(b->loop);
         d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);
@@ -450,7 +496,7 @@ static void conn_read(broker_t *b, conn_t *c)
     for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
         ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
-            if (conn_process(b, c) < 0 || conn_backed_up(c))
+            if (conn_process(b, c) < 0 || conn_backed_up(c) || c->mem_wait)
                 return;
             continue;
         }
@@ -480,8 +526,10 @@ static void on_conn(loop_t *loop, int fd, unsigned events, void *arg)
         conn_read(b, c);
     if (!c->closed)
         conn_flush(b, c);
-    if (!c->closed)
+    if (!c->closed) {
+        conn_trim(c);
         conn_rewatch(b, c);
+    }
 }
 
 static void conn_rewatch(broker_t *b, conn_t *c)
@@ -490,7 +538,7 @@ static void conn_rewatch(broker_t *b, conn_t *c)
     /* A waiting request holds the connection's later frames back (Kafka
      * answers one request per connection at a time), but we keep reading so
      * a hang-up is noticed; conn_read stops at the buffer's bound. */
-    if (!conn_backed_up(c) && (!c->waiting || buf_unread(&c->in) < PENDING_READ_MAX))
+    if (!conn_backed_up(c) && !c->mem_wait && (!c->waiting || buf_unread(&c->in) < PENDING_READ_MAX))
         ev |= LOOP_READABLE;
     if (conn_has_output(c))
         ev |= LOOP_WRITABLE;
@@ -498,44 +546,43 @@ static void conn_rewatch(broker_t *b, conn_t *c)
         broker_conn_close(b, c, "cannot watch the socket");
 }
 
-static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
+void broker_conn_open(broker_t *b, int fd, const char *ip, int port, struct ip_slot *slot)
 {
-    (void)loop;
-    (void)events;
-    broker_t *b = arg;
-    for (;;) {
-        char ip[64];
-        int port = 0;
-        int cfd = net_accept(fd, ip, sizeof(ip), &port);
-        if (cfd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-                log_warn("accept: %s", strerror(errno));
-            return;
-        }
-        conn_t *c = calloc(1, sizeof(*c));
-        if (!c) {
-            log_error("out of memory accepting a connection from %s:%d", ip, port);
-            close(cfd);
+    conn_t *c = xcalloc(1, sizeof(*c));
+    c->ip_slot = slot;
+    c->fd = fd;
+    c->id = ++b->next_conn_id;
+    c->broker = b;
+    c->port = port;
+    snprintf(c->ip, sizeof(c->ip), "%s", ip);
+    buf_init(&c->in);
+    buf_init(&c->out);
+    c->next = b->conns;
+    b->conns = c;
+    b->n_conns++;
+    log_debug("connection from %s:%d", ip, port);
+    if (loop_watch(b->loop, fd, LOOP_READABLE, on_conn, c) < 0)
+        broker_conn_close(b, c, "cannot watch the socket");
+}
+
+/* Request memory was given back: connections that waited for it read on,
+ * as long as it lasts. */
+static void run_mem_waiters(broker_t *b)
+{
+    for (conn_t *c = b->conns; c; c = c->next) {
+        if (c->closed || !reqmem_retry(b, c))
             continue;
-        }
-        c->fd = cfd;
-        c->id = ++b->next_conn_id;
-        c->broker = b;
-        c->port = port;
-        snprintf(c->ip, sizeof(c->ip), "%s", ip);
-        buf_init(&c->in);
-        buf_init(&c->out);
-        c->next = b->conns;
-        b->conns = c;
-        b->n_conns++;
-        log_debug("connection from %s:%d", ip, port);
-        if (loop_watch(b->loop, cfd, LOOP_READABLE, on_conn, c) < 0)
-            broker_conn_close(b, c, "cannot watch the socket");
+        if (conn_process(b, c) < 0)
+            continue;
+        conn_flush(b, c);
+        if (!c->closed)
+            conn_rewatch(b, c);
     }
 }
 
-/* Runs fetches woken by appends, flushes output they queued, and frees
- * connections closed during this iteration. */
+/* Runs fetches woken by appends, flushes output they queued, lets in
+ * connections that waited for request memory, and frees connections closed
+ * during this iteration. */
 static void before_sleep(loop_t *loop, void *arg)
 {
     (void)loop;
@@ -543,6 +590,8 @@ static void before_sleep(loop_t *loop, void *arg)
     run_wakes(b);
     if (b->data_arrived)
         run_data_waiters(b);
+    if (reqmem_take_freed(b))
+        run_mem_waiters(b);
     for (conn_t **pp = &b->conns; *pp;) {
         conn_t *c = *pp;
         if (!c->closed) {
@@ -594,17 +643,15 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     /* Signals are blocked (in loop_on_shutdown_signals) before any helper
      * thread exists, so every thread inherits the mask and only the loop's
      * signalfd sees SIGINT/SIGTERM. */
+    reqmem_init(b);
     b->loop = loop_create();
     if (!b->loop || loop_on_shutdown_signals(b->loop, on_signal, b) < 0) {
         snprintf(err, errlen, "cannot create the event loop: %s", strerror(errno));
         return -1;
     }
     loop_set_before_sleep(b->loop, before_sleep, b);
-    const broker_endpoint_t *l = &b->cfg.listener;
-    b->listen_fd = net_listen_tcp(l->host, l->port, 511, err, errlen);
-    if (b->listen_fd < 0)
+    if (listener_open(b, err, errlen) < 0)
         return -1;
-    b->port = net_local_port(b->listen_fd);
     resolve_advertised(b);
     /* The coordinator first (cluster id, then meta.properties), then the
      * log dirs; replicas open as the coordinator's state arrives. */
@@ -622,11 +669,7 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
     }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
-    if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
-        snprintf(err, errlen, "cannot watch the listener: %s", strerror(errno));
-        return -1;
-    }
-    return 0;
+    return listener_accept_start(b, err, errlen);
 }
 
 static void broker_stop(broker_t *b)
@@ -638,8 +681,7 @@ static void broker_stop(broker_t *b)
         before_sleep(b->loop, b);
     /* Every request is gone with its connection: the checks left are skipped. */
     records_check_stop(b);
-    if (b->listen_fd >= 0)
-        close(b->listen_fd);
+    listener_close(b);
     /* No more fetching or ISR checks: the replicas are freed next. */
     repl_stop(b);
     /* Logs flushed and marked clean first; then the session goes, and with
@@ -664,7 +706,6 @@ int broker_main(int argc, char **argv)
     }
     broker_t b;
     memset(&b, 0, sizeof(b));
-    b.listen_fd = -1;
     char err[1024];
     if (broker_config_load(&b.cfg, argv[1], err, sizeof(err)) < 0) {
         log_error("%s", err);

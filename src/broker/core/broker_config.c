@@ -250,16 +250,23 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
     return 0;
 }
 
-/* The group coordinator's keys, with Kafka's defaults. */
+/* The group coordinator's keys, with Kafka's defaults, and one of kipper's
+ * own: group.max.memory.bytes, what the members of every group may hold
+ * together (group.h). A consumer member is typically a few KB (ids, its
+ * subscription in one to three protocols, its assignment; Kafka itself keeps
+ * a whole group's within message.max.bytes, 1 MiB), so the default of 32 MiB
+ * holds some ten thousand members while no client can make the broker hold
+ * more. */
 static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
-    long min_session, max_session, delay, max_size, md_max, commit_timeout;
+    long min_session, max_session, delay, max_size, md_max, commit_timeout, max_memory;
     if (get_num(cfg, "group.min.session.timeout.ms", 6000, 0, INT32_MAX, &min_session, err, errlen) < 0 ||
         get_num(cfg, "group.max.session.timeout.ms", 1800000, 0, INT32_MAX, &max_session, err, errlen) < 0 ||
         get_num(cfg, "group.initial.rebalance.delay.ms", 3000, 0, INT32_MAX, &delay, err, errlen) < 0 ||
         get_num(cfg, "group.max.size", INT32_MAX, 1, INT32_MAX, &max_size, err, errlen) < 0 ||
         get_num(cfg, "offset.metadata.max.bytes", 4096, 0, INT32_MAX, &md_max, err, errlen) < 0 ||
-        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0)
+        get_num(cfg, "offsets.commit.timeout.ms", 5000, 1, INT32_MAX, &commit_timeout, err, errlen) < 0 ||
+        get_num(cfg, "group.max.memory.bytes", 32L << 20, 65536, LONG_MAX, &max_memory, err, errlen) < 0)
         return -1;
     if (min_session > max_session) {
         snprintf(err, errlen, "group.min.session.timeout.ms (%ld) is larger than group.max.session.timeout.ms (%ld)",
@@ -272,6 +279,29 @@ static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, si
     bc->group_max_size = (int32_t)max_size;
     bc->offset_metadata_max_bytes = (int32_t)md_max;
     bc->offsets_commit_timeout_ms = (int32_t)commit_timeout;
+    bc->group_max_memory_bytes = max_memory;
+    return 0;
+}
+
+/* What clients may take: the listener's limits (listener.c says why
+ * max.connections has a default of its own; max.connections.per.ip.overrides
+ * is not read, the per-address limit applies to every address alike) and
+ * queued.max.request.bytes, whose default is socket.request.max.bytes's
+ * (Kafka's, -1, is unbounded; -1 is accepted). */
+static int read_connection_limits(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    long total, per_ip, queued;
+    if (get_num(cfg, "max.connections", 0, 1, INT32_MAX, &total, err, errlen) < 0 ||
+        get_num(cfg, "max.connections.per.ip", INT32_MAX, 1, INT32_MAX, &per_ip, err, errlen) < 0 ||
+        get_num(cfg, "queued.max.request.bytes", 104857600L, -1, LONG_MAX, &queued, err, errlen) < 0)
+        return -1;
+    if (queued == 0) {
+        snprintf(err, errlen, "queued.max.request.bytes must be -1 (unbounded) or positive, got 0");
+        return -1;
+    }
+    bc->max_connections = (int32_t)total;
+    bc->max_connections_per_ip = (int32_t)per_ip;
+    bc->queued_max_request_bytes = queued;
     return 0;
 }
 
@@ -299,7 +329,8 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
-        read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0)
+        read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0 ||
+        read_connection_limits(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -34,6 +34,9 @@ typedef struct {
     int64_t log_retention_bytes;  /* -1 = unbounded */
     int auto_create_topics;
     int32_t socket_request_max_bytes;
+    int32_t max_connections;      /* 0: not set (three quarters of RLIMIT_NOFILE, listener.c) */
+    int32_t max_connections_per_ip;
+    int64_t queued_max_request_bytes;  /* -1: unbounded */
     int unclean_leader_election;  /* unclean.leader.election.enable */
     int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
     int32_t replica_fetch_wait_max_ms;        /* a follower's fetch long-polls this long */
@@ -59,6 +62,7 @@ typedef struct {
     int32_t group_max_session_timeout_ms;    /* group.max.session.timeout.ms */
     int32_t group_initial_rebalance_delay_ms;/* group.initial.rebalance.delay.ms */
     int32_t group_max_size;                  /* group.max.size */
+    int64_t group_max_memory_bytes;          /* group.max.memory.bytes (kipper's key) */
     int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
     int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
 } broker_config_t;

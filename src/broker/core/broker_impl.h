@@ -22,6 +22,7 @@
 
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/ratelimit.h"
 #include "base/worker.h"
 #include "broker_config.h"
 #include "broker/coord/coord.h"
@@ -65,6 +66,8 @@ typedef struct broker_request {
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
     int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */
+    int state_only;           /* set by a handler that waits: its state holds all it needs again, so the
+                               * request is kept without its frame and decode (body NULL then) */
     void *state;
     void (*state_free)(void *state);
     /* While waiting (detached): its connection's queue, in arrival order.
@@ -74,6 +77,7 @@ typedef struct broker_request {
     struct conn *conn;
     int queued, answered;
     buf_t held;
+    size_t mem_held;          /* counted in queued.max.request.bytes (request_memory.c) */
 } broker_request_t;
 
 typedef struct splice {
@@ -101,6 +105,9 @@ struct conn {
     broker_request_t *waiting, *waiting_tail;
     int nwaiting;
     broker_t *broker;
+    struct ip_slot *ip_slot;  /* its address's count (listener.c) */
+    size_t mem_reserved;      /* its large frame being read, counted (request_memory.c) */
+    int mem_wait;             /* not read until request memory frees */
     conn_t *next;
 };
 
@@ -172,7 +179,7 @@ typedef struct flush_job flush_job_t;
 struct broker {
     broker_config_t cfg;
     loop_t *loop;
-    int listen_fd;
+    struct listener *listener;   /* listener.c's */
     int port;                 /* the port really bound */
     char adv_host[BROKER_HOST_MAX];
     int adv_port;
@@ -181,6 +188,11 @@ struct broker {
     int n_conns;
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
+    /* queued.max.request.bytes (request_memory.c) */
+    uint64_t queued_bytes;    /* large frames being read, and requests kept while they wait */
+    int mem_waiters;          /* connections not read until memory frees */
+    int mem_freed;            /* memory was given back while some wait */
+    ratelimit_t mem_log;
     int stopping;             /* shutting down: no new replicas */
     int shutting_down;        /* controlled shutdown: stand for no election */
 

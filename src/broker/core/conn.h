@@ -7,12 +7,17 @@
 
 #include "broker_impl.h"
 
+/* A client the listener accepted (fd non-blocking, counted in slot): a
+ * new connection. */
+void broker_conn_open(broker_t *b, int fd, const char *ip, int port, struct ip_slot *slot);
 void broker_conn_close(broker_t *b, conn_t *c, const char *why);
 /* Appends an encoded response to c->out; with ext records, their file
  * ranges are queued to follow at the right places. -1 if it cannot be built. */
 int broker_reply(conn_t *c, const broker_request_t *r, const kafka_value_t *body);
-/* Queue file bytes at ext->out_offset of the response just encoded. */
-void broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos);
+/* Queue file bytes at ext->out_offset of the response just encoded. -1
+ * when they cannot be (out of descriptors): the handler returns REQ_CLOSE,
+ * and the connection is closed once the request is done with. */
+int broker_conn_splice(conn_t *c, const kafka_ext_records_t *ext, int fd, int64_t pos);
 /* Run a waiting request's handler again (data arrived, or its async work
  * finished). Safe to call for any connection id; a gone one is ignored. */
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id);

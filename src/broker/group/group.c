@@ -4,14 +4,18 @@
  * its callbacks become parked waiters.
  *
  * Memory: everything here is bounded before it is allocated (group.max.size,
- * GROUPS_MAX, GROUP_OFFSETS_MAX, the request sizes), so running out of
+ * GROUPS_MAX, GROUP_OFFSETS_MAX, the request sizes, and the bytes of every
+ * member and pending member id together: max_memory), so running out of
  * memory is fatal (base/alloc.h). */
 #define _GNU_SOURCE
 #include "group.h"
 #include "base/alloc.h"
 #include "base/jstring.h"
 #include "base/logging.h"
+#include "base/ratelimit.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,8 @@ struct groups {
     group_t **groups;     /* sorted by id (bytes, then length) */
     int n, cap;
     uint64_t next_epoch;
+    uint64_t mem_used;    /* members and pending members, as max_memory counts them */
+    ratelimit_t mem_log;
 };
 
 static void settle(groups_t *gs, group_t *g, uint64_t now);
@@ -41,17 +47,96 @@ static char *dup_str(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
-static uint8_t *dup_bytes(const uint8_t *p, uint32_t len)
+/* Members' protocol metadata and assignments are shared, not copied, with
+ * the answers that carry them (the leader's JoinGroup carries everyone's
+ * metadata, each SyncGroup its member's assignment): a reference-counted
+ * copy of the bytes, which the pointer handed around points into. */
+typedef struct {
+    uint32_t refs;
+    max_align_t data[];
+} shared_t;
+
+static shared_t *shared_of(const uint8_t *p)
 {
-    uint8_t *c = xmalloc(len);
+    return (shared_t *)(void *)((char *)(uintptr_t)p - offsetof(shared_t, data));
+}
+
+static uint8_t *shared_copy(const uint8_t *p, uint32_t len)
+{
+    shared_t *b = xmalloc(sizeof(*b) + (len ? len : 1));
+    b->refs = 1;
     if (len)
-        memcpy(c, p, len);
-    return c;
+        memcpy(b->data, p, len);
+    return (uint8_t *)b->data;
+}
+
+static uint8_t *shared_ref(uint8_t *p)
+{
+    if (p)
+        shared_of(p)->refs++;
+    return p;
+}
+
+static void shared_unref(uint8_t *p)
+{
+    if (p && --shared_of(p)->refs == 0)
+        free(shared_of(p));
 }
 
 static int same_str(const char *a, const char *b)
 {
     return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+/* ---- what members cost (max_memory) ---- */
+
+static size_t str_cost(const char *s)
+{
+    return s ? strlen(s) + 1 : 0;
+}
+
+static size_t protocols_cost(const group_protocol_t *ps, int n)
+{
+    size_t c = 0;
+    for (int i = 0; i < n; i++)
+        c += sizeof(*ps) + str_cost(ps[i].name) + ps[i].len;
+    return c;
+}
+
+static size_t member_cost(const group_member_t *m)
+{
+    return sizeof(*m) + str_cost(m->member_id) + str_cost(m->instance_id) + str_cost(m->client_id) +
+           str_cost(m->client_host) + str_cost(m->protocol_type) + protocols_cost(m->protocols, m->nprotocols) +
+           m->assignment_len;
+}
+
+/* After any change to m: the count follows. */
+static void member_account(groups_t *gs, group_member_t *m)
+{
+    size_t c = member_cost(m);
+    gs->mem_used = gs->mem_used - m->cost + c;
+    m->cost = c;
+}
+
+static size_t pending_cost(const char *member_id)
+{
+    return sizeof(group_pending_t) + str_cost(member_id);
+}
+
+/* What a new member joining with p will cost: its id is a prefix and a
+ * UUID (new_member_id) unless it has one. */
+static size_t join_cost(const group_join_t *p)
+{
+    const char *prefix = p->instance_id ? p->instance_id : (p->client_id ? p->client_id : "");
+    size_t id = p->member_id[0] ? strlen(p->member_id) + 1 : strlen(prefix) + 38;
+    return sizeof(group_member_t) + id + str_cost(p->instance_id) + str_cost(p->client_id ? p->client_id : "") +
+           str_cost(p->client_host ? p->client_host : "") + str_cost(p->protocol_type) +
+           protocols_cost(p->protocols, p->nprotocols);
+}
+
+static int memory_allows(const groups_t *gs, size_t have, size_t want)
+{
+    return !gs->cfg.max_memory || want <= have || gs->mem_used + (want - have) <= gs->cfg.max_memory;
 }
 
 const char *group_state_name(group_state_t s)
@@ -112,10 +197,10 @@ void group_waiter_release(group_waiter_t *w)
     for (int i = 0; i < w->nmembers; i++) {
         free(w->members[i].member_id);
         free(w->members[i].instance_id);
-        free(w->members[i].metadata);
+        shared_unref(w->members[i].metadata);
     }
     free(w->members);
-    free(w->assignment);
+    shared_unref(w->assignment);
     free(w);
 }
 
@@ -161,7 +246,7 @@ static void free_protocols(group_protocol_t *ps, int n)
 {
     for (int i = 0; i < n; i++) {
         free(ps[i].name);
-        free(ps[i].metadata);
+        shared_unref(ps[i].metadata);
     }
     free(ps);
 }
@@ -171,7 +256,7 @@ static group_protocol_t *copy_protocols(const group_protocol_t *ps, int n)
     group_protocol_t *c = xcalloc((size_t)(n ? n : 1), sizeof(*c));
     for (int i = 0; i < n; i++) {
         c[i].name = dup_str(ps[i].name);
-        c[i].metadata = dup_bytes(ps[i].metadata, ps[i].len);
+        c[i].metadata = shared_copy(ps[i].metadata, ps[i].len);
         c[i].len = ps[i].len;
     }
     return c;
@@ -240,7 +325,8 @@ static void member_free(groups_t *gs, group_member_t *m, int16_t error)
     free(m->client_host);
     free(m->protocol_type);
     free_protocols(m->protocols, m->nprotocols);
-    free(m->assignment);
+    shared_unref(m->assignment);
+    gs->mem_used -= m->cost;
     free(m);
 }
 
@@ -321,22 +407,24 @@ static int pending_index(const group_t *g, const char *member_id)
     return -1;
 }
 
-static void pending_remove_at(group_t *g, int i)
+static void pending_remove_at(groups_t *gs, group_t *g, int i)
 {
+    gs->mem_used -= pending_cost(g->pending[i].member_id);
     free(g->pending[i].member_id);
     g->pending[i] = g->pending[g->npending - 1];
     g->npending--;
 }
 
-static void pending_remove(group_t *g, const char *member_id)
+static void pending_remove(groups_t *gs, group_t *g, const char *member_id)
 {
     int i = pending_index(g, member_id);
     if (i >= 0)
-        pending_remove_at(g, i);
+        pending_remove_at(gs, g, i);
 }
 
-static void pending_add(group_t *g, const char *member_id, uint64_t deadline)
+static void pending_add(groups_t *gs, group_t *g, const char *member_id, uint64_t deadline)
 {
+    gs->mem_used += pending_cost(member_id);
     g->pending = xrealloc(g->pending, sizeof(*g->pending) * (size_t)(g->npending + 1));
     g->pending[g->npending].member_id = dup_str(member_id);
     g->pending[g->npending].deadline = deadline;
@@ -415,7 +503,7 @@ static void set_leader(group_t *g, const char *member_id)
 }
 
 /* GroupMetadata.add: the member joins with its JoinGroup parked (w). */
-static void group_add(group_t *g, group_member_t *m, group_waiter_t *w)
+static void group_add(groups_t *gs, group_t *g, group_member_t *m, group_waiter_t *w)
 {
     if (g->nmembers == 0) {
         free(g->protocol_type);
@@ -428,7 +516,7 @@ static void group_add(group_t *g, group_member_t *m, group_waiter_t *w)
         park(m, w);
         set_awaiting_join(g, m, 1);
     }
-    pending_remove(g, m->member_id);
+    pending_remove(gs, g, m->member_id);
 }
 
 /* GroupMetadata.remove (no answers, no rebalance: callers decide). */
@@ -456,7 +544,7 @@ static void fill_members(group_waiter_t *w, const group_t *g)
         const group_protocol_t *p = group_member_protocol(m, g->protocol_name);
         w->members[i].member_id = dup_str(m->member_id);
         w->members[i].instance_id = dup_str(m->instance_id);
-        w->members[i].metadata = dup_bytes(p ? p->metadata : NULL, p ? p->len : 0);
+        w->members[i].metadata = p ? shared_ref(p->metadata) : NULL;
         w->members[i].len = p ? p->len : 0;
     }
     w->nmembers = g->nmembers;
@@ -513,7 +601,7 @@ static int answer_member_sync(groups_t *gs, group_t *g, group_member_t *m, int16
         if (!error) {
             w->protocol_type = dup_str(g->protocol_type);
             w->protocol_name = dup_str(g->protocol_name);
-            w->assignment = dup_bytes(m->assignment, m->assignment_len);
+            w->assignment = shared_ref(m->assignment);
             w->assignment_len = m->assignment_len;
         }
         finish(gs, w);
@@ -532,11 +620,12 @@ static void propagate_assignment(groups_t *gs, group_t *g, int16_t error, uint64
     }
 }
 
-static void set_assignment(group_member_t *m, const uint8_t *a, uint32_t len)
+static void set_assignment(groups_t *gs, group_member_t *m, const uint8_t *a, uint32_t len)
 {
-    free(m->assignment);
-    m->assignment = len ? dup_bytes(a, len) : NULL;
+    shared_unref(m->assignment);
+    m->assignment = len ? shared_copy(a, len) : NULL;
     m->assignment_len = len;
+    member_account(gs, m);
 }
 
 /* ---- rebalancing (GroupCoordinator) ---- */
@@ -558,7 +647,7 @@ static void prepare_rebalance(groups_t *gs, group_t *g, uint64_t now, const char
     if (g->state == GROUP_COMPLETING_REBALANCE) {
         /* Members waiting for the old generation's assignment rejoin. */
         for (int i = 0; i < g->nmembers; i++)
-            set_assignment(g->members[i], NULL, 0);
+            set_assignment(gs, g->members[i], NULL, 0);
         propagate_assignment(gs, g, KERR_REBALANCE_IN_PROGRESS, now);
     }
     clear_pending_sync(g);
@@ -725,7 +814,7 @@ static void settle(groups_t *gs, group_t *g, uint64_t now)
     for (int i = g->npending - 1; i >= 0; i--)
         if (g->pending[i].deadline <= now) {
             log_info("group %s: pending member %s expired", g->id, g->pending[i].member_id);
-            pending_remove_at(g, i);
+            pending_remove_at(gs, g, i);
             try_complete_join(gs, g, now);
         }
     /* A removal can rebalance and drop other members, so look again from
@@ -792,12 +881,18 @@ groups_t *groups_new(const group_config_t *cfg, group_wake_fn wake, void *arg)
     gs->wake = wake;
     gs->wake_arg = arg;
     gs->next_epoch = 1;
+    ratelimit_init(&gs->mem_log, 10000, 1);
     return gs;
 }
 
 const group_config_t *groups_config(const groups_t *gs)
 {
     return &gs->cfg;
+}
+
+uint64_t groups_memory(const groups_t *gs)
+{
+    return gs->mem_used;
 }
 
 int groups_count(const groups_t *gs)
@@ -830,8 +925,10 @@ static void group_free(groups_t *gs, group_t *g, int16_t error)
         member_free(gs, m, error);
     }
     free(g->members);
-    for (int i = 0; i < g->npending; i++)
+    for (int i = 0; i < g->npending; i++) {
+        gs->mem_used -= pending_cost(g->pending[i].member_id);
         free(g->pending[i].member_id);
+    }
     free(g->pending);
     for (int i = 0; i < g->noffsets; i++) {
         free(g->offsets[i]->topic);
@@ -981,6 +1078,24 @@ static int accept_joining_member(const groups_t *gs, const group_t *g, const cha
     }
 }
 
+/* The member joining with p still fits max_memory (a member already there
+ * only by what its new protocols add). */
+static int join_fits(groups_t *gs, const group_t *g, const group_join_t *p, uint64_t now)
+{
+    const group_member_t *m = p->member_id[0] ? group_member_find(g, p->member_id) : NULL;
+    size_t have = m ? protocols_cost(m->protocols, m->nprotocols) : 0;
+    size_t want = m ? protocols_cost(p->protocols, p->nprotocols) : join_cost(p);
+    if (memory_allows(gs, have, want))
+        return 1;
+    uint64_t held;
+    if (ratelimit_allow(&gs->mem_log, now, &held))
+        log_warn("group %s: a member joining with %zu bytes does not fit group.max.memory.bytes (%llu of %llu "
+                 "bytes held): GROUP_MAX_SIZE_REACHED (%llu more since the last line)", g->id, want,
+                 (unsigned long long)gs->mem_used, (unsigned long long)gs->cfg.max_memory,
+                 (unsigned long long)held);
+    return 0;
+}
+
 static group_member_t *member_new(const group_join_t *p, const char *member_id)
 {
     group_member_t *m = xcalloc(1, sizeof(*m));
@@ -1000,11 +1115,12 @@ static void add_member_and_rebalance(groups_t *gs, group_t *g, const group_join_
                                      group_waiter_t *w, uint64_t now)
 {
     group_member_t *m = member_new(p, member_id);
+    member_account(gs, m);
     m->is_new = 1;
     /* More members arriving during the initial delay extend it. */
     if (g->state == GROUP_PREPARING_REBALANCE && g->generation == 0)
         g->new_member_added = 1;
-    group_add(g, m, w);
+    group_add(gs, g, m, w);
     /* A new member cannot heartbeat until it has its id: its join times out
      * on its own instead (a client that gave up would linger otherwise). */
     schedule_heartbeat(m, now, GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS);
@@ -1021,6 +1137,7 @@ static void update_member(groups_t *gs, group_t *g, group_member_t *m, const gro
     free_protocols(m->protocols, m->nprotocols);
     m->protocols = copy_protocols(p->protocols, p->nprotocols);
     m->nprotocols = p->nprotocols;
+    member_account(gs, m);
     m->rebalance_timeout_ms = p->rebalance_timeout_ms;
     m->session_timeout_ms = p->session_timeout_ms;
     park(m, w);
@@ -1048,6 +1165,7 @@ static group_member_t *replace_static_member(groups_t *gs, group_t *g, group_mem
     members_take(g, m);
     free(m->member_id);
     m->member_id = dup_str(new_id);
+    member_account(gs, m);
     members_insert(g, m);
     if (was_leader)
         set_leader(g, new_id);
@@ -1112,7 +1230,7 @@ static void new_member_join(groups_t *gs, group_t *g, const group_join_t *p, gro
         if (g->npending >= gs->cfg.max_size) {
             join_error(gs, w, "", KERR_GROUP_MAX_SIZE_REACHED);
         } else {
-            pending_add(g, id, now + (uint64_t)p->session_timeout_ms);
+            pending_add(gs, g, id, now + (uint64_t)p->session_timeout_ms);
             join_error(gs, w, id, KERR_MEMBER_ID_REQUIRED);
         }
     } else {
@@ -1206,7 +1324,7 @@ void group_join(groups_t *gs, const group_join_t *p, uint64_t now, group_waiter_
         join_error(gs, w, p->member_id, KERR_COORDINATOR_NOT_AVAILABLE);
         return;
     }
-    if (!accept_joining_member(gs, g, p->member_id)) {
+    if (!accept_joining_member(gs, g, p->member_id) || !join_fits(gs, g, p, now)) {
         group_member_t *m = group_member_find(g, p->member_id);
         if (m)
             group_remove(gs, g, m, KERR_GROUP_MAX_SIZE_REACHED);
@@ -1245,14 +1363,45 @@ static void apply_assignment(groups_t *gs, group_t *g, const group_sync_t *p, ui
     log_info("assignment received from leader %s for group %s generation %d (%d members)", p->member_id, g->id,
              (int)g->generation, g->nmembers);
     for (int i = 0; i < g->nmembers; i++)
-        set_assignment(g->members[i], NULL, 0);
+        set_assignment(gs, g->members[i], NULL, 0);
     for (int i = 0; i < p->nassignments; i++) {
         group_member_t *m = group_member_find(g, p->assignments[i].member_id);
         if (m)
-            set_assignment(m, p->assignments[i].assignment, p->assignments[i].len);
+            set_assignment(gs, m, p->assignments[i].assignment, p->assignments[i].len);
     }
     propagate_assignment(gs, g, KERR_NONE, now);
     state_to(g, GROUP_STABLE);
+}
+
+/* The leader's assignment can be kept: each part within
+ * GROUP_ASSIGNMENT_MAX, all of them within max_memory. */
+static int assignment_fits(const groups_t *gs, const group_t *g, const group_sync_t *p)
+{
+    size_t have = 0, want = 0;
+    for (int i = 0; i < g->nmembers; i++)
+        have += g->members[i]->assignment_len;
+    for (int i = 0; i < p->nassignments; i++) {
+        if (p->assignments[i].len > GROUP_ASSIGNMENT_MAX)
+            return 0;
+        if (group_member_find(g, p->assignments[i].member_id))
+            want += p->assignments[i].len;
+    }
+    return memory_allows(gs, have, want);
+}
+
+/* Kafka's answer when a group is too large to store (doSyncGroup after a
+ * failed storeGroup): no assignment is kept, every member waiting for one
+ * gets UNKNOWN_SERVER_ERROR, and the group rebalances. */
+static void assignment_refused(groups_t *gs, group_t *g, const group_sync_t *p, uint64_t now)
+{
+    log_warn("group %s: the assignment of leader %s cannot be kept (a member's part over %u bytes, or "
+             "group.max.memory.bytes reached, %llu of %llu bytes held)", g->id, p->member_id,
+             (unsigned)GROUP_ASSIGNMENT_MAX, (unsigned long long)gs->mem_used,
+             (unsigned long long)gs->cfg.max_memory);
+    for (int i = 0; i < g->nmembers; i++)
+        set_assignment(gs, g->members[i], NULL, 0);
+    propagate_assignment(gs, g, KERR_UNKNOWN_SERVER_ERROR, now);
+    prepare_rebalance(gs, g, now, "the leader's assignment could not be kept");
 }
 
 void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_t *w)
@@ -1280,14 +1429,16 @@ void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_
         park(m, w);
         m->awaiting_sync = 1;
         m->pending_sync = 0;
-        if (group_is_leader(g, m->member_id))
+        if (group_is_leader(g, m->member_id) && assignment_fits(gs, g, p))
             apply_assignment(gs, g, p, now);
+        else if (group_is_leader(g, m->member_id))
+            assignment_refused(gs, g, p, now);
         break;
     case GROUP_STABLE:
         m->pending_sync = 0;
         w->protocol_type = dup_str(g->protocol_type);
         w->protocol_name = dup_str(g->protocol_name);
-        w->assignment = dup_bytes(m->assignment, m->assignment_len);
+        w->assignment = shared_ref(m->assignment);
         w->assignment_len = m->assignment_len;
         w->error = KERR_NONE;
         finish(gs, w);
@@ -1335,7 +1486,7 @@ static int16_t leave_one(groups_t *gs, group_t *g, const group_leaver_t *l, uint
         if (!m)
             return KERR_UNKNOWN_MEMBER_ID;
     } else if (pending_index(g, l->member_id) >= 0) {
-        pending_remove(g, l->member_id);
+        pending_remove(gs, g, l->member_id);
         if (g->state == GROUP_PREPARING_REBALANCE)
             try_complete_join(gs, g, now);
         return KERR_NONE;

@@ -40,6 +40,12 @@
 #define GROUP_OFFSETS_MAX 100000         /* committed partitions cached per group */
 #define GROUP_PROTOCOLS_MAX 64           /* protocols a member may offer */
 #define GROUP_MEMBER_METADATA_MAX (1u << 20)   /* bytes of protocol metadata per member */
+/* Bytes of one member's assignment (SyncGroup). Kafka bounds them only by
+ * the request size, but stores a whole group's assignments as one record of
+ * at most message.max.bytes (1 MiB by default) in __consumer_offsets and
+ * fails the SyncGroup past it (UNKNOWN_SERVER_ERROR): no member of a group
+ * Kafka can hold has more. */
+#define GROUP_ASSIGNMENT_MAX (1u << 20)
 #define GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS 300000  /* Kafka's NewMemberJoinTimeoutMs */
 
 typedef enum {
@@ -59,6 +65,10 @@ typedef struct {
     int32_t initial_rebalance_delay_ms;  /* group.initial.rebalance.delay.ms */
     int32_t max_size;                    /* group.max.size: members per group */
     int32_t max_groups;                  /* groups held in memory */
+    /* group.max.memory.bytes: members (their ids, protocol metadata and
+     * assignments, and a struct's worth each) and pending member ids of
+     * every group together; 0 is unbounded. */
+    uint64_t max_memory;
 } group_config_t;
 
 /* ---- answers to parked requests ---- */
@@ -66,7 +76,7 @@ typedef struct {
 typedef struct {
     char *member_id;
     char *instance_id;        /* NULL: dynamic member */
-    uint8_t *metadata;
+    uint8_t *metadata;        /* shared with the member (NULL when none): read only */
     uint32_t len;
 } group_member_info_t;
 
@@ -86,7 +96,7 @@ typedef struct group_waiter {
     int skip_assignment;
     group_member_info_t *members;          /* JoinGroup: for the leader */
     int nmembers;
-    uint8_t *assignment;                   /* SyncGroup */
+    uint8_t *assignment;                   /* SyncGroup; shared with the member, read only */
     uint32_t assignment_len;
     group_member_t *parked_on;             /* while parked */
 } group_waiter_t;
@@ -119,6 +129,7 @@ struct group_member {
     int is_new;                 /* joined, not yet through a rebalance */
     int pending_sync;           /* owes a SyncGroup this generation */
     uint64_t heartbeat_deadline;  /* 0: none scheduled */
+    size_t cost;                /* bytes counted against max_memory */
 };
 
 typedef struct {
@@ -179,6 +190,8 @@ groups_t *groups_new(const group_config_t *cfg, group_wake_fn wake, void *arg);
 /* Resolves parked waiters with COORDINATOR_NOT_AVAILABLE and frees all. */
 void groups_free(groups_t *gs);
 const group_config_t *groups_config(const groups_t *gs);
+/* Bytes of members and pending members held, as max_memory counts them. */
+uint64_t groups_memory(const groups_t *gs);
 int groups_count(const groups_t *gs);
 group_t *groups_at(const groups_t *gs, int i);          /* sorted by id */
 group_t *groups_find(const groups_t *gs, const char *id, size_t len);
@@ -219,7 +232,9 @@ typedef struct {
 } group_join_t;
 
 /* JoinGroup: w is answered now (w->done) or parked until the rebalance
- * completes. */
+ * completes. A join past group.max.size, or one whose member would take the
+ * groups past max_memory, is GROUP_MAX_SIZE_REACHED (and a member already
+ * there is removed, as Kafka removes one past group.max.size). */
 void group_join(groups_t *gs, const group_join_t *p, uint64_t now, group_waiter_t *w);
 
 typedef struct {
@@ -238,7 +253,11 @@ typedef struct {
     int nassignments;
 } group_sync_t;
 
-/* SyncGroup: answered now, or parked until the leader's assignment. */
+/* SyncGroup: answered now, or parked until the leader's assignment. A
+ * leader's assignment with a member's part over GROUP_ASSIGNMENT_MAX, or
+ * taking the groups past max_memory, cannot be kept: as Kafka when a group
+ * is too large to store, every member waiting for it gets
+ * UNKNOWN_SERVER_ERROR and the group rebalances. */
 void group_sync(groups_t *gs, const group_sync_t *p, uint64_t now, group_waiter_t *w);
 
 int16_t group_heartbeat(groups_t *gs, const char *group_id, size_t len, const char *member_id,

@@ -116,6 +116,7 @@ int group_service_start(broker_t *b)
         .initial_rebalance_delay_ms = bc->group_initial_rebalance_delay_ms,
         .max_size = bc->group_max_size < GROUP_MEMBERS_CAP ? bc->group_max_size : GROUP_MEMBERS_CAP,
         .max_groups = GROUPS_MAX,
+        .max_memory = (uint64_t)bc->group_max_memory_bytes,
     };
     s->b = b;
     s->groups = groups_new(&cfg, queue_wake, s);

@@ -511,7 +511,7 @@ static void answer_each(fetch_link_t *l, const kafka_value_t *body, const tree_t
 static int link_answer(fetch_link_t *l, const uint8_t *p, size_t n)
 {
     kafka_arena_t a;
-    kafka_arena_init(&a, kafka_decode_budget(n));
+    kafka_arena_init(&a, kafka_answer_decode_budget(n));
     const kafka_api_t *api = kafka_api_find(l->in_flight_api);
     int16_t version = l->in_flight_api == KAFKA_API_FETCH ? FETCH_VERSION : EPOCH_VERSION;
     int32_t corr;

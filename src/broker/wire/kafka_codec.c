@@ -25,6 +25,7 @@ void kafka_arena_init(kafka_arena_t *a, size_t limit)
     a->head = NULL;
     a->used = 0;
     a->limit = limit;
+    a->exhausted = 0;
 }
 
 void kafka_arena_free(kafka_arena_t *a)
@@ -40,8 +41,10 @@ void kafka_arena_free(kafka_arena_t *a)
 void *kafka_arena_alloc(kafka_arena_t *a, size_t n)
 {
     n = n ? (n + 15) & ~(size_t)15 : 16;
-    if (n > SIZE_MAX / 4 || (a->limit && (n > a->limit || a->used > a->limit - n)))
+    if (n > SIZE_MAX / 4 || (a->limit && (n > a->limit || a->used > a->limit - n))) {
+        a->exhausted = 1;
         return NULL;
+    }
     kafka_chunk_t *c = a->head;
     if (!c || c->cap - c->used < n) {
         /* Chunks double up to CHUNK_MAX so small frames cost one malloc. */
@@ -683,7 +686,7 @@ int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_req
     kafka_value_t *body = kafka_arena_alloc(a, sizeof(*body));
     int flex = kafka_api_flexible(out->api, out->api_version);
     if (!body || dec_struct(&r, out->api->request, out->api_version, flex, body) < 0 || r.p != r.end)
-        return KAFKA_EMALFORMED;
+        return a->exhausted ? KAFKA_EBUDGET : KAFKA_EMALFORMED;
     out->body = body;
     return KAFKA_OK;
 }

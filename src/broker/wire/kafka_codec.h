@@ -117,6 +117,7 @@ typedef struct kafka_chunk kafka_chunk_t;
 typedef struct {
     kafka_chunk_t *head;
     size_t used, limit;   /* bytes handed out; the most we will hand out */
+    int exhausted;        /* an allocation was refused for the limit */
 } kafka_arena_t;
 
 /* limit 0 means unbounded (for values the broker builds itself). */
@@ -226,6 +227,7 @@ enum {
     KAFKA_EMALFORMED = -1,     /* truncated, bad length, trailing bytes, over budget */
     KAFKA_EUNSUPPORTED = -2,   /* unknown API key or version; the header is valid */
     KAFKA_EINVAL = -3,         /* encode: a value that does not fit the schema */
+    KAFKA_EBUDGET = -4,        /* decode: well-formed so far, but past the arena's budget */
 };
 
 /* Body codec.  decode consumes exactly n bytes or fails. */
@@ -251,7 +253,8 @@ typedef struct {
 
 /* One request frame without its 4-byte size prefix.  KAFKA_EUNSUPPORTED
  * leaves the key, version and correlation id filled in so the broker can
- * answer with an error instead of dropping the connection. */
+ * answer with an error instead of dropping the connection; KAFKA_EBUDGET
+ * says the frame needs more memory than the arena's budget. */
 int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_request_t *out);
 /* Appends size prefix, header and body. */
 int kafka_request_encode(buf_t *out, const kafka_api_t *api, int16_t version, int32_t correlation_id,
@@ -266,9 +269,33 @@ int kafka_response_decode(const uint8_t *p, size_t n, const kafka_api_t *api, in
  * with ApiVersions v0 and UNSUPPORTED_VERSION, listing what we do support. */
 int16_t kafka_api_versions_response_version(int16_t requested);
 
-/* Arena budget for decoding a frame of n bytes: enough for any well-formed
- * frame (a struct element costs at most ~80 bytes of nodes per wire byte in
- * these schemas), small enough that a hostile one cannot blow up memory. */
-static inline size_t kafka_decode_budget(size_t n) { return 128 * n + 65536; }
+/* Arena budget for decoding a frame of n bytes. A value node is 32 bytes and
+ * a struct holds one per field of its schema, so the smallest elements cost
+ * the most per wire byte: a Metadata v1 topic of an empty name is 2 bytes on
+ * the wire and 96 in nodes (48 per byte). What clients really send costs at
+ * most 16 per byte (Fetch v4's partitions; OffsetCommit, ListOffsets and
+ * Metadata of short names 13-14; Produce about 1: test_kafka_decode_budget
+ * measures them), so the budget is that, plus room for small frames, and
+ * never more than KAFKA_DECODE_MAX whatever the frame: a request made of
+ * empty names is refused instead of taking 48 times its size. */
+#define KAFKA_DECODE_PER_BYTE 16
+#define KAFKA_DECODE_SLACK 65536
+/* About 85,000 OffsetCommit partitions or 60,000 Fetch partitions in one
+ * request; no client needs more in one. */
+#define KAFKA_DECODE_MAX ((size_t)16 << 20)
+static inline size_t kafka_decode_budget(size_t n)
+{
+    return n < (KAFKA_DECODE_MAX - KAFKA_DECODE_SLACK) / KAFKA_DECODE_PER_BYTE
+               ? KAFKA_DECODE_PER_BYTE * n + KAFKA_DECODE_SLACK
+               : KAFKA_DECODE_MAX;
+}
+/* The same for an answer from a broker we asked (the replica fetcher's),
+ * without the cap: its size is bounded by what we asked for, and a follower
+ * of many idle partitions gets an answer of tens of thousands of empty ones
+ * (14 bytes of nodes per byte: test_kafka_decode_budget). */
+static inline size_t kafka_answer_decode_budget(size_t n)
+{
+    return KAFKA_DECODE_PER_BYTE * n + KAFKA_DECODE_SLACK;
+}
 
 #endif
