@@ -118,7 +118,12 @@ $(FUZZ_BIN): build/fuzz/%: fuzz/%.c build/fuzz/libkipper.a
 	@echo "  CC   $< (libFuzzer)"
 	$(Q)$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< build/fuzz/libkipper.a $(LDLIBS)
 
-fuzz-build: fuzz-deps $(FUZZ_BIN)
+fuzz-build: fuzz-deps $(FUZZ_BIN) build/fuzz/kafka-seeds
+
+# A request frame per Kafka API and version, for fuzz/make-seeds.py.
+build/fuzz/kafka-seeds: fuzz/tools/kafka_seeds.c build/fuzz/libkipper.a
+	@echo "  CC   $<"
+	$(Q)$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -o $@ $< build/fuzz/libkipper.a $(LDLIBS)
 
 # Each harness for FUZZ_SECONDS (default 60), one after the other; a summary line per harness.
 fuzz: fuzz-deps $(FUZZ_BIN)
@@ -131,4 +136,4 @@ fuzz-replay: fuzz-deps $(FUZZ_BIN)
 clean:
 	rm -rf build bin
 
--include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d) build/fuzz/kafka-seeds.d
