@@ -6,7 +6,7 @@
 # for tests/run-all.sh and exits non-zero if any harness failed.
 set -u
 cd "$(dirname "$0")/.."
-mkdir -p build/fuzz/logs
+mkdir -p build/fuzz/logs build/fuzz/crashes
 passed=0
 failed=0
 for src in fuzz/*.c; do
@@ -20,7 +20,7 @@ for src in fuzz/*.c; do
         failed=$((failed + 1))
         continue
     fi
-    if "$bin" -runs=0 -timeout=30 "$dir" >"$log" 2>&1; then
+    if "$bin" -runs=0 -timeout=30 -artifact_prefix="build/fuzz/crashes/$h-replay-" "$dir" >"$log" 2>&1; then
         echo "fuzz replay $h: $n inputs ok"
         passed=$((passed + 1))
     else
