@@ -14,7 +14,9 @@
  * cut after a zxid it holds, as a follower told to TRUNC does, and replayed
  * once more.
  *
- * Oracle: a log cut after zxid z replays to z at most. */
+ * Oracle: a log cut after zxid z replays to z at most (unless a file holds
+ * zxids past the start of a later one, which kipper never writes: see
+ * files_overlap). */
 #include "fuzz.h"
 
 #include <inttypes.h>
@@ -107,25 +109,58 @@ static int fix_checksums(uint8_t *p, size_t len)
     return changed;
 }
 
-static void write_files(const char *dir, const uint8_t *data, size_t size, const size_t *starts, size_t nfiles)
+/* Writes the files; their names (start zxids) go to names. */
+static void write_files(const char *dir, const uint8_t *data, size_t size, const size_t *starts, size_t nfiles,
+                        int64_t *names)
 {
-    int64_t names[MAX_FILES];
     for (size_t i = 0; i < nfiles; i++) {
         size_t end = i + 1 < nfiles ? starts[i + 1] : size;
         const uint8_t *p = data + starts[i];
         size_t len = end - starts[i];
-        int64_t name = len >= 48 ? (int64_t)be64_get(p + 40) : i ? names[i - 1] + 1 : 1;
+        uint64_t name = len >= 48 ? be64_get(p + 40) : i ? (uint64_t)names[i - 1] + 1 : 1;
         for (size_t j = 0; j < i; j++)
-            if (names[j] == name) {
-                name = names[i - 1] + 1;
+            if (names[j] == (int64_t)name) {
+                name++;
                 j = (size_t)-1;   /* check the new name against all again */
             }
-        names[i] = name;
+        names[i] = (int64_t)name;
         char path[512];
-        snprintf(path, sizeof(path), "%s/log.%" PRIx64, dir, (uint64_t)name);
+        snprintf(path, sizeof(path), "%s/log.%" PRIx64, dir, name);
         if (fuzz_write_file(path, p, len) < 0)
             abort();
     }
+}
+
+/* The largest zxid among a file's well-formed entries (INT64_MIN if none). */
+static int64_t last_zxid_in(const uint8_t *p, size_t len)
+{
+    int64_t last = INT64_MIN;
+    for (size_t off = FILE_HEADER_LEN; len > off && len - off >= 12;) {
+        uint32_t n = be32_get(p + off + 8);
+        if (n < 32 || (size_t)n + ENTRY_OVERHEAD > len - off || p[off + 12 + n] != 'B')
+            break;
+        int64_t zxid = (int64_t)be64_get(p + off + 24);
+        if (zxid > last)
+            last = zxid;
+        off += (size_t)n + ENTRY_OVERHEAD;
+    }
+    return last;
+}
+
+/* Does a file hold a zxid at or past the start of a later file? kipper
+ * never writes such a folder (a file is named after its first zxid and the
+ * next one starts after its last); txnlog_truncate_after then cuts only the
+ * newest file starting at or below the zxid, trusting older files to end
+ * before it (fuzz/README.md, findings). */
+static int files_overlap(const uint8_t *data, size_t size, const size_t *starts, size_t nfiles, const int64_t *names)
+{
+    for (size_t i = 0; i < nfiles; i++) {
+        int64_t last = last_zxid_in(data + starts[i], (i + 1 < nfiles ? starts[i + 1] : size) - starts[i]);
+        for (size_t j = 0; j < nfiles; j++)
+            if (names[j] > names[i] && last >= names[j])
+                return 1;
+    }
+    return 0;
 }
 
 static void empty_dir(const char *dir)
@@ -145,8 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* As found on disk. Replay cuts a torn tail of the newest file, as a
      * restarting keeper does, and what follows works on what it left. */
+    int64_t names[MAX_FILES];
     empty_dir(dir);
-    write_files(dir, data, size, starts, nfiles);
+    write_files(dir, data, size, starts, nfiles, names);
     txnlog_replay_result_t res;
     int rc = replay(dir, &res);
 
@@ -160,9 +196,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         changed |= fix_checksums(copy + starts[i], (i + 1 < nfiles ? starts[i + 1] : size) - starts[i]);
     if (changed) {
         empty_dir(dir);
-        write_files(dir, copy, size, starts, nfiles);
+        write_files(dir, copy, size, starts, nfiles, names);
         rc = replay(dir, &res);
     }
+    int overlap = files_overlap(copy, size, starts, nfiles, names);
     free(copy);
 
     /* A leader's TRUNC to just before the last transaction, then restore. */
@@ -171,7 +208,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char err[1024];
         if (txnlog_truncate_after(dir, cut, err, sizeof(err)) == 0) {
             txnlog_replay_result_t after;
-            if (replay(dir, &after) == 0)
+            if (replay(dir, &after) == 0 && !overlap)
                 FUZZ_CHECK(after.last_zxid <= cut, "replay after TRUNC to 0x%" PRIx64 " reached 0x%" PRIx64,
                            (uint64_t)cut, (uint64_t)after.last_zxid);
         }
