@@ -98,7 +98,7 @@ build/bench-broker-load: bench/broker/load.c
 	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $$(pkg-config --cflags rdkafka) -o $@ $< \
 		$$(pkg-config --libs rdkafka) -lpthread
 
-# ---- fuzzing (fuzz/README.md) ----
+# ---- fuzzing (tests/README.md, Fuzzing) ----
 # One libFuzzer harness per decoder of untrusted bytes, fuzz/<name>.c, built with clang's libFuzzer,
 # AddressSanitizer and UBSan against the same sources as bin/kipper (build/fuzz/libkipper.a, compiled
 # with coverage instrumentation). `make fuzz` runs each for FUZZ_SECONDS, one at a time, from its

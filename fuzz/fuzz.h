@@ -1,6 +1,6 @@
 /* fuzz.h -- what the libFuzzer harnesses in this folder share.
  *
- * Each harness (one file each, fuzz/README.md) feeds one decoder of untrusted
+ * Each harness (one file each; tests/README.md, Fuzzing) feeds one decoder of untrusted
  * bytes through the same public header the broker or keeper calls it by, with
  * the bound the real entry point applies, and frees everything it made before
  * returning, so no input depends on an earlier one. Decoders that read files

@@ -151,7 +151,7 @@ static int64_t last_zxid_in(const uint8_t *p, size_t len)
  * never writes such a folder (a file is named after its first zxid and the
  * next one starts after its last); txnlog_truncate_after then cuts only the
  * newest file starting at or below the zxid, trusting older files to end
- * before it (fuzz/README.md, findings). */
+ * before it (tests/README.md, Fuzzing). */
 static int files_overlap(const uint8_t *data, size_t size, const size_t *starts, size_t nfiles, const int64_t *names)
 {
     for (size_t i = 0; i < nfiles; i++) {

@@ -4,7 +4,7 @@ real clients send and what kipper really writes.
 
 It runs kipper processes on loopback ports, each behind a small recording proxy,
 drives them with real clients, and cuts what went over the wire and what landed
-on disk into inputs of each harness's format (fuzz/README.md):
+on disk into inputs of each harness's format (tests/README.md, Fuzzing):
 
   keepers  a standalone keeper (snapCount 20, so it snapshots as it goes) used
            by kazoo and zkCli.sh, restarted once so that kazoo sends SetWatches:

@@ -26,7 +26,7 @@ else
     layers_passed=0 layers_failed=1
 fi
 
-# Every committed corpus (fuzz/corpus/<harness>) through its harness (fuzz/README.md): a test per harness.
+# Every committed corpus (fuzz/corpus/<harness>) through its harness (tests/README.md, Fuzzing): a test per harness.
 rm -f build/fuzz/replay.passed build/fuzz/replay.failed
 ./fuzz/replay.sh
 fuzz_rc=$?
