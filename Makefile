@@ -17,7 +17,15 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps bench-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker
+# The libFuzzer harnesses (fuzz/<name>.c; the rules are near the end).
+FUZZ_CC ?= clang-14
+FUZZ_SAN = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES := $(sort $(basename $(notdir $(wildcard fuzz/*.c))))
+FUZZ_BIN := $(FUZZ_HARNESSES:%=build/fuzz/%)
+FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
+
+.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker fuzz fuzz-build fuzz-replay
 
 all: deps bin/kipper
 
@@ -29,6 +37,9 @@ test-deps:
 
 bench-deps:
 	@./scripts/ensure-deps.sh bench
+
+fuzz-deps:
+	@./scripts/ensure-deps.sh fuzz
 
 # `make V=1` shows full compiler command lines.
 Q = $(if $(V),,@)
@@ -62,7 +73,7 @@ check-layers:
 integration: test-deps bin/kipper
 	./tests/run-integration.sh
 
-test: test-deps bin/kipper build/unit-tests
+test: test-deps bin/kipper build/unit-tests $(FUZZ_BIN)
 	./tests/run-all.sh
 
 run: deps bin/kipper
@@ -87,7 +98,42 @@ build/bench-broker-load: bench/broker/load.c
 	$(Q)$(CC) -std=c11 -O2 -g -Wall -Wextra -Werror $$(pkg-config --cflags rdkafka) -o $@ $< \
 		$$(pkg-config --libs rdkafka) -lpthread
 
+# ---- fuzzing (tests/README.md, Fuzzing) ----
+# One libFuzzer harness per decoder of untrusted bytes, fuzz/<name>.c, built with clang's libFuzzer,
+# AddressSanitizer and UBSan against the same sources as bin/kipper (build/fuzz/libkipper.a, compiled
+# with coverage instrumentation). `make fuzz` runs each for FUZZ_SECONDS, one at a time, from its
+# committed corpus (fuzz/corpus/<name>) into a scratch one (build/fuzz/corpus/<name>); `make test`
+# replays every committed corpus (fuzz/replay.sh).
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC   $< (fuzzing)"
+	$(Q)$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/libkipper.a: $(FUZZ_OBJ)
+	@echo "  AR   $@"
+	$(Q)rm -f $@ && ar rcs $@ $(FUZZ_OBJ)
+
+$(FUZZ_BIN): build/fuzz/%: fuzz/%.c build/fuzz/libkipper.a
+	@echo "  CC   $< (libFuzzer)"
+	$(Q)$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< build/fuzz/libkipper.a $(LDLIBS)
+
+fuzz-build: fuzz-deps $(FUZZ_BIN) build/fuzz/kafka-seeds
+
+# A request frame per Kafka API and version, for fuzz/make-seeds.py.
+build/fuzz/kafka-seeds: fuzz/tools/kafka_seeds.c build/fuzz/libkipper.a
+	@echo "  CC   $<"
+	$(Q)$(FUZZ_CC) $(CFLAGS_COMMON) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -o $@ $< build/fuzz/libkipper.a $(LDLIBS)
+
+# Each harness for FUZZ_SECONDS (default 60), one after the other; a summary line per harness.
+fuzz: fuzz-deps $(FUZZ_BIN)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(FUZZ_ONLY)
+
+# Every committed corpus through its harness once (what make test runs).
+fuzz-replay: fuzz-deps $(FUZZ_BIN)
+	./fuzz/replay.sh
+
 clean:
 	rm -rf build bin
 
--include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d) build/fuzz/kafka-seeds.d

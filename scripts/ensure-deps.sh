@@ -1,20 +1,24 @@
 #!/bin/sh
-# ensure-deps.sh build|test|bench -- install the Debian packages kipper needs that
+# ensure-deps.sh build|fuzz|test|bench -- install the Debian packages kipper needs that
 # are missing (only then: apt-get update, apt-get install -y). Needs root to
 # install; without root it names what is missing and fails.
 set -eu
 
 build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev libzookeeper-mt-dev libjansson-dev libsnappy-dev liblz4-dev libzstd-dev"
-# test: real clients and a real Apache ZooKeeper 3.8 to compare against.
-test_pkgs="$build_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-xxhash zookeeper zookeeper-bin kcat"
+# fuzz: clang's libFuzzer with ASan and UBSan (the runtimes are only recommended by clang-14, and
+# ensure-deps installs without recommends), for `make fuzz` and the corpus replay in `make test`.
+fuzz_pkgs="$build_pkgs clang-14 libclang-rt-14-dev"
+# test: the fuzz packages, real clients and a real Apache ZooKeeper 3.8 to compare against.
+test_pkgs="$fuzz_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-xxhash zookeeper zookeeper-bin kcat"
 # bench: the test packages plus librdkafka's headers for bench/broker/load.c.
 bench_pkgs="$test_pkgs librdkafka-dev pkg-config"
 
 case "${1:-build}" in
     build) want=$build_pkgs ;;
+    fuzz) want=$fuzz_pkgs ;;
     test) want=$test_pkgs ;;
     bench) want=$bench_pkgs ;;
-    *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+    *) echo "usage: $0 build|fuzz|test|bench" >&2; exit 2 ;;
 esac
 
 missing=""

@@ -1,8 +1,9 @@
 #!/bin/sh
-# run-all.sh -- every test: the C unit tests (built with ASan and UBSan),
-# then the integration tests (pytest, real clients against real processes).
-# Ends with one "N passed, N failed" line over both; exits non-zero on any
-# failure.
+# run-all.sh -- every test: the C unit tests (built with ASan and UBSan), the
+# layering check, the fuzzing corpora replayed through their libFuzzer
+# harnesses (ASan and UBSan too, one test per harness), then the integration
+# tests (pytest, real clients against real processes). Ends with one
+# "N passed, N failed" line over all of them; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -25,16 +26,25 @@ else
     layers_passed=0 layers_failed=1
 fi
 
+# Every committed corpus (fuzz/corpus/<harness>) through its harness (tests/README.md, Fuzzing): a test per harness.
+rm -f build/fuzz/replay.passed build/fuzz/replay.failed
+./fuzz/replay.sh
+fuzz_rc=$?
+fuzz_passed=$(cat build/fuzz/replay.passed 2>/dev/null || echo 0)
+fuzz_failed=$(cat build/fuzz/replay.failed 2>/dev/null || echo 1)
+[ "$fuzz_rc" -ne 0 ] && [ "$fuzz_failed" -eq 0 ] && fuzz_failed=1
+
 ./tests/run-integration.sh
 int_rc=$?
 int_passed=$(cat build/integration.passed 2>/dev/null || echo 0)
 int_failed=$(cat build/integration.failed 2>/dev/null || echo 1)
 [ "$int_rc" -ne 0 ] && [ "$int_failed" -eq 0 ] && int_failed=1
 
-passed=$((unit_passed + layers_passed + int_passed))
-failed=$((unit_failed + layers_failed + int_failed))
+passed=$((unit_passed + layers_passed + fuzz_passed + int_passed))
+failed=$((unit_failed + layers_failed + fuzz_failed + int_failed))
 echo
 echo "unit: $unit_passed passed, $unit_failed failed; layers: $layers_passed passed, $layers_failed failed;" \
+     "fuzz replay: $fuzz_passed passed, $fuzz_failed failed;" \
      "integration: $int_passed passed, $int_failed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -88,6 +88,8 @@ int config_parse(config_t *cfg, const char *text)
         }
     }
     free(copy);
+    if (rc < 0)
+        config_free(cfg);   /* a failed parse leaves nothing for the caller to free */
     return rc;
 }
 

@@ -24,7 +24,8 @@ typedef struct {
     char error[1024];   /* set when a call fails */
 } config_t;
 
-int config_load(config_t *cfg, const char *path);      /* 0, or -1 with cfg->error */
+/* 0, or -1 with cfg->error and no entries left (config_free is then optional). */
+int config_load(config_t *cfg, const char *path);
 int config_parse(config_t *cfg, const char *text);     /* same, from memory (tests) */
 void config_free(config_t *cfg);
 
