@@ -37,6 +37,13 @@ int coord_path_partition_leaf(char *out, size_t n, const char *topic, int32_t pa
     return fitted(snprintf(out, n, "/brokers/topics/%s/%d/%s", topic, (int)partition, leaf), n);
 }
 
+int coord_path_reassignment(char *out, size_t n, const char *topic, int32_t partition)
+{
+    if (partition < 0)
+        return fitted(snprintf(out, n, "%s/%s", COORD_REASSIGNMENTS, topic), n);
+    return fitted(snprintf(out, n, "%s/%s/%d", COORD_REASSIGNMENTS, topic, (int)partition), n);
+}
+
 int coord_path_broker(char *out, size_t n, int32_t broker_id)
 {
     return fitted(snprintf(out, n, "/brokers/ids/%d", (int)broker_id), n);

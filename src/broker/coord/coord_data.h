@@ -46,6 +46,10 @@ int coord_path_partition(char *out, size_t n, const char *topic, int32_t partiti
 /* leaf is "replicas", "leader" or "ISR". */
 int coord_path_partition_leaf(char *out, size_t n, const char *topic, int32_t partition, const char *leaf);
 int coord_path_broker(char *out, size_t n, int32_t broker_id);
+/* A move asked for: COORD_REASSIGNMENTS/[topic]/[partition], or the topic's
+ * folder for partition -1. */
+#define COORD_REASSIGNMENTS "/brokers/partitions_reassigned"
+int coord_path_reassignment(char *out, size_t n, const char *topic, int32_t partition);
 
 /* Kafka's rule: 1..249 characters of [a-zA-Z0-9._-], not "." or "..". */
 int coord_topic_name_valid(const char *name, char *err, size_t errlen);

@@ -126,6 +126,11 @@ struct partition {
     int32_t isr_version;      /* znode version: the fence for ISR writes */
     int isr_state;            /* 0 not read yet, 1 absent, 2 present */
     int electing;             /* a leader election is in flight */
+    /* A move asked for in /brokers/partitions_reassigned: the replica set to
+     * end with (docs/replication.md, Reassignment). */
+    int32_t target[COORD_MAX_REPLICAS];
+    int ntarget;
+    int reassigning;
     replica_t *replica;       /* this broker's replica, when assigned */
 };
 

@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "reassignments.h"
 #include "replica.h"
 #include "broker/group/group_service.h"
 #include "broker/coord/coord_admin.h"
@@ -125,6 +126,7 @@ static void on_session(broker_t *b, int state)
         /* After an expiry the old session's watches are gone: read again
          * what we already knew, setting new ones. */
         reread_known(b);
+        reassignments_read(b);
     } else if (state == ZOO_EXPIRED_SESSION_STATE) {
         log_warn("coordinator session 0x%" PRIx64 " expired: no longer leading anything; reconnecting",
                  (uint64_t)b->session_id);
@@ -414,6 +416,7 @@ static void partitions_listed(coord_t *co, const coord_result_t *res, void *arg)
     leaf_read_t *lr = arg;
     topic_t *t = cluster_topic(lr->b, lr->topic);
     if (t && res->rc == ZOK) {
+        int added = 0;
         for (int i = 0; i < res->nchildren; i++) {
             int32_t id = coord_parse_partition_name(res->children[i]);
             if (id < 0 || (id < t->nparts && t->parts[id]))
@@ -423,7 +426,10 @@ static void partitions_listed(coord_t *co, const coord_result_t *res, void *arg)
             read_leaf(lr->b, t->name, id, "replicas");
             read_leaf(lr->b, t->name, id, "ISR");
             read_leaf(lr->b, t->name, id, "leader");
+            added++;
         }
+        if (added)
+            reassignments_topic_known(lr->b, t->name);   /* a move may name them */
     } else if (res->rc != ZOK && res->rc != ZNONODE && res->rc != ZCLOSING) {
         log_warn("cannot list partitions of %s: %s", lr->topic, zerror(res->rc));
     }
@@ -590,6 +596,8 @@ static void on_node_event(broker_t *b, int type, const char *path)
     char topic[COORD_TOPIC_NAME_MAX + 1], leaf[16], own[64];
     int32_t partition = -1;
     coord_path_broker(own, sizeof(own), b->cfg.broker_id);
+    if (reassignments_event(b, type, path))
+        return;
     if (strcmp(path, "/brokers/ids") == 0) {
         read_brokers(b);
     } else if (strcmp(path, own) == 0) {

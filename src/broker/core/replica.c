@@ -152,7 +152,10 @@ void replica_reconcile(broker_t *b, partition_t *p)
     int32_t me = b->cfg.broker_id;
     if (b->stopping)
         return;
-    int assigned = p->have_replicas && contains(p->replicas, p->nreplicas, me);
+    /* A replica here, or one a move asked for here (it bootstraps as a
+     * follower and catches up before the move completes). */
+    int assigned = p->have_replicas && (contains(p->replicas, p->nreplicas, me) ||
+                                        (p->reassigning && contains(p->target, p->ntarget, me)));
     if (!assigned) {
         /* Unassigned (reassigned away, or the topic is being deleted). */
         if (p->replica && p->isr_state != 0)

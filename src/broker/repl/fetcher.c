@@ -24,6 +24,7 @@
 #define EPOCH_VERSION 3               /* ReplicaId and CurrentLeaderEpoch */
 #define RECONNECT_MS 500
 #define UNKNOWN_EPOCH_RETRY_MS 100    /* the leader has not taken over yet */
+#define LEADERSHIP_RETRY_MS 100       /* who leads is being settled: see part_error */
 #define READ_CHUNK 65536
 
 typedef enum {
@@ -391,26 +392,32 @@ static fetch_part_t *answered_part(fetch_link_t *l, const char *topic, int32_t p
 
 /* Errors that say our view of the partition may be stale: read the
  * coordinator again and retry after the backoff. */
+/* Errors about who leads are mostly a moment's disagreement: the leader
+ * has not taken over yet (UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER right
+ * after an election) or we have not heard of a newer one (FENCED_LEADER_EPOCH):
+ * read the coordinator again and retry soon, since the new leader's HW waits
+ * for us. Anything else backs off for replica.fetch.backoff.ms. */
 static void part_error(fetch_part_t *fp, int16_t error, fetch_phase_t resume)
 {
     broker_t *b = fp->link->f->b;
     char name[300];
+    uint64_t backoff = (uint64_t)b->cfg.replica_fetch_backoff_ms;
     fp->healthy = 0;
     switch (error) {
-    case KERR_UNKNOWN_LEADER_EPOCH:
-        part_wait(fp, UNKNOWN_EPOCH_RETRY_MS, resume);
-        return;
     case KERR_FENCED_LEADER_EPOCH:
     case KERR_NOT_LEADER_OR_FOLLOWER:
     case KERR_UNKNOWN_TOPIC_OR_PARTITION:
         cluster_reread_partition(b, fp->r->part);
-        break;
+        /* fall through */
+    case KERR_UNKNOWN_LEADER_EPOCH:
+        part_wait(fp, backoff < LEADERSHIP_RETRY_MS ? backoff : LEADERSHIP_RETRY_MS, resume);
+        return;
     default:
         break;
     }
     log_info("replica fetcher: %s from leader %d: error %d; retrying in %d ms", part_name(fp, name, sizeof(name)),
-             (int)fp->link->leader, error, (int)b->cfg.replica_fetch_backoff_ms);
-    part_wait(fp, (uint64_t)b->cfg.replica_fetch_backoff_ms, resume);
+             (int)fp->link->leader, error, (int)backoff);
+    part_wait(fp, backoff, resume);
 }
 
 /* becomeFollower's first step for fp's log: ask about its latest epoch, or

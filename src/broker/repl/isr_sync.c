@@ -129,6 +129,8 @@ void repl_check_isr(broker_t *b, replica_t *r)
     uint64_t now = loop_now_ms(b->loop);
     if (isr_plan(r->isr, now, (uint64_t)b->cfg.replica_lag_time_max_ms, is_live, b, next, &n))
         write_isr(b, r, next, n);
+    else
+        repl_move_check(b, r);
 }
 
 /* ---- the leader's hooks ---- */

@@ -95,14 +95,19 @@ void repl_replica_stopping(broker_t *b, replica_t *r)
 
 /* ---- taking a role ---- */
 
-/* Leading already: the assigned replicas may have changed (onReplicaChange);
- * the followers that stay keep their progress, the ISR check drops the rest. */
-static void replicas_changed(broker_t *b, replica_t *r)
+/* Leading already: the assigned replicas or a move's target may have
+ * changed (onReplicaChange, onPartitionReassigned); the followers that stay
+ * keep their progress, the ISR check drops the rest. */
+static void replica_sets_changed(broker_t *b, replica_t *r)
 {
     const partition_t *p = r->part;
-    if (r->isr->nar == p->nreplicas && memcmp(r->isr->ar, p->replicas, sizeof(*p->replicas) * (size_t)p->nreplicas) == 0)
+    int32_t rar[COORD_MAX_REPLICAS];
+    int nrar;
+    repl_move_rar(p, rar, &nrar);
+    if (r->isr->nar == p->nreplicas && memcmp(r->isr->ar, p->replicas, sizeof(*p->replicas) * (size_t)p->nreplicas) == 0 &&
+        r->isr->nrar == nrar && memcmp(r->isr->rar, rar, sizeof(*rar) * (size_t)nrar) == 0)
         return;
-    isr_set_replicas(r->isr, p->replicas, p->nreplicas, r->isr->rar, r->isr->nrar, loop_now_ms(b->loop));
+    isr_set_replicas(r->isr, p->replicas, p->nreplicas, rar, nrar, loop_now_ms(b->loop));
     repl_check_isr(b, r);
 }
 
@@ -111,7 +116,7 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
     partition_t *p = r->part;
     char name[300];
     if (r->role == REPLICA_LEADER && r->leader_epoch == epoch && r->isr) {
-        replicas_changed(b, r);
+        replica_sets_changed(b, r);
         return;
     }
     fetcher_unfollow(fetcher_of(b), r);
@@ -122,6 +127,11 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
              partition_log_end_offset(r->log), partition_log_high_watermark(r->log), loop_now_ms(b->loop),
              (uint64_t)b->cfg.leader_election_wait_ms);
     commitq_init(&r->commitq, COMMITQ_MAX);
+    int32_t rar[COORD_MAX_REPLICAS];
+    int nrar;
+    repl_move_rar(p, rar, &nrar);
+    if (nrar > 0)
+        isr_set_replicas(r->isr, p->replicas, p->nreplicas, rar, nrar, loop_now_ms(b->loop));
     r->role = REPLICA_LEADER;
     r->leader_epoch = epoch;
     log_info("leading %s at epoch %d (ISR size %d, log end %" PRId64 ", HW %" PRId64 ")",

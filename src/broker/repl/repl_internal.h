@@ -23,6 +23,11 @@ void repl_check_isr(broker_t *b, replica_t *r);
 void repl_isr_check_all(broker_t *b);
 void repl_isr_timer_start(broker_t *b);
 
+/* move.c: a partition move's added replicas (RAR), and its completion once
+ * they are all in sync (called with the ISR checks). */
+void repl_move_rar(const partition_t *p, int32_t *rar, int *nrar);
+void repl_move_check(broker_t *b, replica_t *r);
+
 /* leadership.c: a write of ours was fenced; stop leading r at once and read
  * its coordinator state again. */
 void repl_fenced(broker_t *b, replica_t *r, const char *why);
