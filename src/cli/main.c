@@ -1,6 +1,7 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
 #include "dev.h"
+#include "reassign.h"
 #include "topics.h"
 #include "base/logging.h"
 #include "broker/broker.h"
@@ -22,6 +23,8 @@ static void usage(FILE *f)
             "                   (Ctrl-C stops it; kipper dev --help)\n"
             "  topics ...       create, list, describe, alter and delete topics (kafka-topics.sh;\n"
             "                   kipper topics --help)\n"
+            "  reassign ...     move partitions between brokers, drain a broker (kafka-reassign-partitions.sh;\n"
+            "                   kipper reassign --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -51,6 +54,8 @@ int main(int argc, char **argv)
         return dev_main(argc - 1, argv + 1);
     if (strcmp(cmd, "topics") == 0)
         return topics_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "reassign") == 0)
+        return reassign_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

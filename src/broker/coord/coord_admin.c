@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "coord_admin.h"
 #include "coord_connect.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/clock.h"
@@ -542,11 +543,59 @@ static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
  * [first, first + count) of out. A new topic (first_replica_of_p0 < 0) gets
  * a random start and shift; added partitions continue from partition 0's
  * preferred replica, as Kafka does. */
+int coord_admin_broker_racks(zhandle_t *zh, const int32_t *ids, int n, char (*racks)[COORD_RACK_MAX], char *err,
+                             size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        char path[64], data[COORD_DOC_MAX], why[256];
+        int len = sizeof(data);
+        coord_broker_t b;
+        coord_path_broker(path, sizeof(path), ids[i]);
+        int rc = zoo_get(zh, path, 0, data, &len, NULL);
+        if (rc != ZOK) {
+            snprintf(err, errlen, "cannot read %s: %s", path, zerror(rc));
+            return -1;
+        }
+        if (coord_broker_parse(data, len < 0 ? 0 : (size_t)len, &b, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "%s: %s", path, why);
+            return -1;
+        }
+        snprintf(racks[i], COORD_RACK_MAX, "%s", b.rack);
+    }
+    return 0;
+}
+
+int coord_admin_assign(zhandle_t *zh, const int32_t *brokers, int n, int32_t first, int count, int rf, int start,
+                       int shift, int32_t *out, coord_admin_result_t *res)
+{
+    char err[256];
+    char (*racks)[COORD_RACK_MAX] = xcalloc((size_t)(n ? n : 1), sizeof(*racks));
+    const char **names = xcalloc((size_t)(n ? n : 1), sizeof(*names));
+    int rc = coord_admin_broker_racks(zh, brokers, n, racks, err, sizeof(err)) < 0 ? fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err) : 0;
+    int with_rack = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        names[i] = racks[i];
+        with_rack += racks[i][0] != 0;
+    }
+    if (rc == 0 && with_rack > 0 && with_rack < n)
+        rc = fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                  "Not all brokers have rack information for replica rack aware assignment.");
+    else if (rc == 0 && (with_rack ? coord_assign_replicas_racks(brokers, names, n, first, count, rf, start, shift, out,
+                                                                   err, sizeof(err))
+                                     : coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err,
+                                                             sizeof(err))) < 0)
+        rc = fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+    free(names);
+    free(racks);
+    return rc;
+}
+
+/* Over the live brokers: rack-aware when every one has a broker.rack (and
+ * refused when only some have), as Kafka's AdminUtils places replicas. */
 static int assign_automatically(zhandle_t *zh, int32_t first, int count, int rf, int32_t first_replica_of_p0,
                                 int32_t *out, coord_admin_result_t *res)
 {
     int n;
-    char err[256];
     int32_t *brokers = live_brokers(zh, &n, res);
     if (!brokers)
         return -1;
@@ -561,11 +610,9 @@ static int assign_automatically(zhandle_t *zh, int32_t first, int count, int rf,
             start++;
         start = shift = start < n ? start : 0;
     }
-    int rc = coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err, sizeof(err));
+    int rc = coord_admin_assign(zh, brokers, n, first, count, rf, start, shift, out, res);
     free(brokers);
-    if (rc < 0)
-        return fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
-    return 0;
+    return rc;
 }
 
 static int find_duplicate(const int32_t *ids, int n, int32_t *dup)

@@ -48,6 +48,17 @@ int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen);
  * No /brokers/ids yet means no brokers. 0 or -1. */
 int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char *err, size_t errlen);
 
+/* Each broker's broker.rack from its registration ("" when none): racks[i]
+ * for ids[i]. 0 or -1 with err (a broker not registered is an error). */
+int coord_admin_broker_racks(zhandle_t *zh, const int32_t *ids, int n, char (*racks)[COORD_RACK_MAX], char *err,
+                             size_t errlen);
+/* Kafka's replica placement over brokers[0..n) (sorted, registered):
+ * rack-aware (coord_assign_replicas_racks) when every one has a rack,
+ * rack-unaware when none has, INVALID_REPLICA_ASSIGNMENT when only some
+ * have. Fills out as coord_assign_replicas. 0, or -1 with res. */
+int coord_admin_assign(zhandle_t *zh, const int32_t *brokers, int n, int32_t first, int count, int rf, int start,
+                       int shift, int32_t *out, coord_admin_result_t *res);
+
 /* Validate then (unless validate_only) create the topic: one zoo_multi creating /brokers/topics/[t] (topic doc
  * with a new topic id and the configs), every /brokers/topics/[t]/[p] and its replicas node, so brokers never
  * see half a topic. assignment: NULL = automatic over the live brokers (random start and shift), else

@@ -7,6 +7,7 @@
  * store a document we could not read back. */
 #define _GNU_SOURCE
 #include "coord_data.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -296,7 +297,7 @@ static json_t *decimal_string(int64_t v)
 
 /* ---- /brokers/ids/[id] ---- */
 
-int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int64_t timestamp_ms)
+int coord_broker_write(char *out, size_t n, const char *host, int32_t port, const char *rack, int64_t timestamp_ms)
 {
     size_t hostlen = strlen(host);
     if (hostlen == 0 || hostlen >= COORD_HOST_MAX || port < 1 || port > 65535)
@@ -314,6 +315,8 @@ int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int6
     doc = with(doc, "host", json_string(host));
     doc = with(doc, "port", json_integer(port));
     doc = with(doc, "endpoints", endpoints);
+    if (rack && rack[0])
+        doc = with(doc, "rack", json_string(rack));
     doc = with(doc, "timestamp", decimal_string(timestamp_ms));
     return dump(doc, out, n);
 }
@@ -330,6 +333,11 @@ int coord_broker_parse(const char *data, size_t len, coord_broker_t *out, char *
                  : 0;
     if (rc == 0)
         out->port = (int32_t)port;
+    out->rack[0] = 0;
+    /* Optional: Kafka writes it only for a broker with broker.rack (null too). */
+    json_t *rack = json_object_get(root, "rack");
+    if (rc == 0 && rack && !json_is_null(rack))
+        rc = get_string(root, "rack", out->rack, sizeof(out->rack), err, errlen);
     json_decref(root);
     return rc;
 }
@@ -888,5 +896,104 @@ int coord_assign_replicas(const int32_t *brokers, int nbrokers, int32_t first_pa
         for (int j = 0; j < rf - 1; j++)
             replicas[1 + j] = brokers[follower_index(first, replica_shift, j, nbrokers)];
     }
+    return 0;
+}
+
+/* The brokers arranged alternating racks: racks in name order, each rack's
+ * brokers in id order, one from each rack in turn (Kafka's
+ * getRackAlternatedBrokerList). arranged[i] are indexes into brokers. */
+static void alternate_racks(const char *const *racks, int n, int *arranged)
+{
+    int *taken = xcalloc((size_t)n, sizeof(*taken));
+    const char *last = NULL;
+    int placed = 0;
+    while (placed < n) {
+        /* The next rack name after last, in order; wrap around. */
+        const char *rack = NULL;
+        for (int i = 0; i < n; i++)
+            if (!taken[i] && (!last || strcmp(racks[i], last) > 0) && (!rack || strcmp(racks[i], rack) < 0))
+                rack = racks[i];
+        if (!rack) {
+            last = NULL;
+            continue;
+        }
+        for (int i = 0; i < n; i++)   /* brokers are sorted: the first untaken is the lowest id */
+            if (!taken[i] && strcmp(racks[i], rack) == 0) {
+                taken[i] = 1;
+                arranged[placed++] = i;
+                break;
+            }
+        last = rack;
+    }
+    free(taken);
+}
+
+static int count_racks(const char *const *racks, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(racks[k], racks[i]) == 0;
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+static int rack_taken(const char *const *racks, const int *chosen, int nchosen, const char *rack)
+{
+    for (int i = 0; i < nchosen; i++)
+        if (strcmp(racks[chosen[i]], rack) == 0)
+            return 1;
+    return 0;
+}
+
+static int broker_taken(const int *chosen, int nchosen, int index)
+{
+    for (int i = 0; i < nchosen; i++)
+        if (chosen[i] == index)
+            return 1;
+    return 0;
+}
+
+/* One partition's replicas over the rack-alternated list. */
+static void assign_partition_racks(const char *const *racks, const int *arranged, int n, int nracks, int first,
+                                   int64_t shift, int rf, int *chosen)
+{
+    int nchosen = 0, nracks_used = 1;
+    chosen[nchosen++] = arranged[first];
+    for (int k = 0; nchosen < rf; k++) {
+        int idx = arranged[follower_index(first, shift * nracks, k, n)];
+        const char *rack = racks[idx];
+        int rack_ok = !rack_taken(racks, chosen, nchosen, rack) || nracks_used == nracks;
+        int broker_ok = !broker_taken(chosen, nchosen, idx) || nchosen == n;
+        if (rack_ok && broker_ok) {
+            nracks_used += !rack_taken(racks, chosen, nchosen, rack);
+            chosen[nchosen++] = idx;
+        }
+    }
+}
+
+int coord_assign_replicas_racks(const int32_t *brokers, const char *const *racks, int nbrokers, int32_t first_partition,
+                                int count, int rf, int start, int shift, int32_t *out, char *err, size_t errlen)
+{
+    if (check_assign_args(brokers, nbrokers, first_partition, count, rf, start, shift, err, errlen) < 0)
+        return -1;
+    int *arranged = xcalloc((size_t)nbrokers, sizeof(*arranged));
+    int *chosen = xcalloc((size_t)rf, sizeof(*chosen));
+    alternate_racks(racks, nbrokers, arranged);
+    int nracks = count_racks(racks, nbrokers);
+    int64_t replica_shift = shift;
+    for (int i = 0; i < count; i++) {
+        int32_t p = first_partition + i;
+        if (p > 0 && p % nbrokers == 0)
+            replica_shift++;
+        int first = (int)(((int64_t)p + start) % nbrokers);
+        assign_partition_racks(racks, arranged, nbrokers, nracks, first, replica_shift, rf, chosen);
+        for (int r = 0; r < rf; r++)
+            out[(size_t)p * (size_t)rf + (size_t)r] = brokers[chosen[r]];
+    }
+    free(chosen);
+    free(arranged);
     return 0;
 }

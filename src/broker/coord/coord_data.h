@@ -64,12 +64,16 @@ int32_t coord_parse_broker_id_name(const char *name);
  * it does not fit. Parsers take (data, len) as the coordinator returns
  * them (not NUL-terminated) and return 0, or -1 with err. */
 
+#define COORD_RACK_MAX 256
+
 typedef struct {
     char host[COORD_HOST_MAX];
     int32_t port;
+    char rack[COORD_RACK_MAX];    /* broker.rack; "" when none (Kafka writes "rack" only then) */
 } coord_broker_t;
 
-int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int64_t timestamp_ms);
+/* rack NULL or "": no "rack" key, as Kafka leaves it out. */
+int coord_broker_write(char *out, size_t n, const char *host, int32_t port, const char *rack, int64_t timestamp_ms);
 int coord_broker_parse(const char *data, size_t len, coord_broker_t *out, char *err, size_t errlen);
 
 typedef struct {
@@ -150,5 +154,14 @@ int coord_offset_parse(const char *data, size_t len, int64_t *offset, int32_t *l
  * rf > nbrokers or count < 1. */
 int coord_assign_replicas(const int32_t *brokers, int nbrokers, int32_t first_partition, int count, int rf,
                           int start, int shift, int32_t *out, char *err, size_t errlen);
+/* Kafka's rack-aware assignment (AdminUtils.assignReplicasToBrokersRackAware):
+ * the brokers (sorted) with their racks (racks[i] for brokers[i], none
+ * empty) are first arranged alternating racks; partition p's first replica
+ * is arranged[(start + p) % n] and each further replica the next one along
+ * (at the growing shift, stepping by the number of racks) that puts no two
+ * replicas on one rack while a rack has none, and no two on one broker. Same
+ * arguments and errors as coord_assign_replicas. */
+int coord_assign_replicas_racks(const int32_t *brokers, const char *const *racks, int nbrokers, int32_t first_partition,
+                                int count, int rf, int start, int shift, int32_t *out, char *err, size_t errlen);
 
 #endif

@@ -23,7 +23,7 @@ static const char *const accepted_without_effect[] = {
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
     "compression.type", "auto.leader.rebalance.enable",
-    "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
+    "delete.topic.enable", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", /* one fetch connection per leader broker instead */
     "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
@@ -296,6 +296,12 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     if (get_int(cfg, "broker.id", 0, 0, INT32_MAX, &bid, err, errlen) < 0)
         return -1;
     bc->broker_id = bid;
+    const char *rack = config_get(cfg, "broker.rack");
+    if (rack && (strlen(rack) == 0 || strlen(rack) >= sizeof(bc->broker_rack))) {
+        snprintf(err, errlen, "broker.rack must be 1..%zu characters", sizeof(bc->broker_rack) - 1);
+        return -1;
+    }
+    snprintf(bc->broker_rack, sizeof(bc->broker_rack), "%s", rack ? rack : "");
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||

@@ -19,6 +19,7 @@ typedef struct {
 
 typedef struct {
     int32_t broker_id;
+    char broker_rack[256];        /* broker.rack: "" for none (replicas are then placed rack-unaware) */
     broker_endpoint_t listener;
     broker_endpoint_t advertised;
     int advertised_set;           /* advertised.listeners given (else = listeners) */

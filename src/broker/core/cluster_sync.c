@@ -191,7 +191,7 @@ static void register_broker(broker_t *b)
     if (b->shutting_down)
         return;   /* controlled shutdown deregistered us on purpose */
     coord_path_broker(path, sizeof(path), b->cfg.broker_id);
-    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, (int64_t)clock_wall_ms());
+    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, b->cfg.broker_rack, (int64_t)clock_wall_ms());
     if (n < 0 || coord_create(b->coord, path, doc, n, ZOO_EPHEMERAL, registered, b) < 0)
         log_error("cannot register %s", path);
 }

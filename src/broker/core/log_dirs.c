@@ -91,6 +91,17 @@ static void scan_dir(broker_t *b, int d)
     closedir(dir);
 }
 
+int log_dirs_take_placed(broker_t *b, const char *name)
+{
+    for (size_t i = 0; i < b->nplaced; i++)
+        if (strcmp(b->placed[i].name, name) == 0) {
+            int d = b->placed[i].dir;
+            b->placed[i] = b->placed[--b->nplaced];
+            return d;
+        }
+    return -1;
+}
+
 int log_dirs_pick(broker_t *b, const char *topic, int32_t partition)
 {
     char name[COORD_TOPIC_NAME_MAX + 16];

@@ -11,6 +11,9 @@
 
 int log_dirs_start(broker_t *b, char *err, size_t errlen);
 void log_dirs_stop(broker_t *b);      /* flush everything, checkpoints, clean-shutdown marker */
+/* The log dir holding folder name ("topic-partition") found at start, which
+ * is then forgotten (the caller deletes it); -1 if there was none. */
+int log_dirs_take_placed(broker_t *b, const char *name);
 int log_dirs_pick(broker_t *b, const char *topic, int32_t partition);
 int64_t log_dirs_recovery_point(broker_t *b, const char *topic, int32_t partition);
 int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partition);

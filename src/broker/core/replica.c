@@ -12,6 +12,7 @@
 #include "broker/log/compression.h"
 #include "broker/log/message_convert.h"
 #include "broker/repl/repl.h"
+#include "base/alloc.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/endian.h"
@@ -145,6 +146,8 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     return r;
 }
 
+static void remove_stray(broker_t *b, partition_t *p);
+
 /* ---- reconcile: the partition's coordinator state changed ---- */
 
 void replica_reconcile(broker_t *b, partition_t *p)
@@ -160,6 +163,8 @@ void replica_reconcile(broker_t *b, partition_t *p)
         /* Unassigned (reassigned away, or the topic is being deleted). */
         if (p->replica && p->isr_state != 0)
             replica_stop(b, p, 1);
+        else if (!p->replica && p->have_replicas && p->topic->have_doc)
+            remove_stray(b, p);
         return;
     }
     if (!p->topic->have_doc)
@@ -193,6 +198,24 @@ void replica_free(replica_t *r)
     free(r);
 }
 
+/* Renamed aside at once (so a new topic of the same name starts clean) and
+ * removed on the flusher thread. The folder's log must be closed first. */
+static void delete_folder(broker_t *b, const char *dir)
+{
+    size_t n = strlen(dir) + 64;
+    char *doomed = xmalloc(n);
+    aside_name(dir, "-delete", doomed, n);
+    if (rename(dir, doomed) < 0) {
+        log_error("cannot rename %s for deletion: %s", dir, strerror(errno));
+        free(doomed);
+        return;
+    }
+    if (worker_submit(b->flusher, remove_tree_job, free_job_arg, doomed) < 0) {
+        log_warn("%s left for the next start to remove", doomed);
+        free(doomed);
+    }
+}
+
 void replica_stop(broker_t *b, partition_t *p, int delete_log)
 {
     replica_t *r = p->replica;
@@ -206,27 +229,30 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
     repl_replica_stopping(b, r);
     p->replica = NULL;
     log_info("replica of %s stopped%s", pname(p, name, sizeof(name)), delete_log ? "; deleting its log" : "");
-    char *doomed = NULL;
-    if (delete_log) {
-        /* Renamed at once so a new topic of the same name starts clean;
-         * removed on the helper thread. */
-        size_t n = strlen(r->dir) + 64;
-        doomed = malloc(n);
-        if (doomed) {
-            aside_name(r->dir, "-delete", doomed, n);
-            if (rename(r->dir, doomed) < 0) {
-                log_error("cannot rename %s for deletion: %s", r->dir, strerror(errno));
-                free(doomed);
-                doomed = NULL;
-            }
-        }
-    }
     log_dirs_forget(b, r);   /* a flush in flight finishes without it */
+    char dir[sizeof(r->dir)];
+    snprintf(dir, sizeof(dir), "%s", r->dir);
     replica_free(r);
-    if (doomed && worker_submit(b->flusher, remove_tree_job, free_job_arg, doomed) < 0) {
-        log_warn("%s left for the next start to remove", doomed);
-        free(doomed);
-    }
+    if (delete_log)
+        delete_folder(b, dir);
+}
+
+/* A folder found at start for a partition of this topic that is not (or no
+ * longer) assigned here: a replica moved away while this broker was down. */
+static void remove_stray(broker_t *b, partition_t *p)
+{
+    char name[300], dir[BROKER_PATH_MAX + COORD_TOPIC_NAME_MAX + 16];
+    pname(p, name, sizeof(name));
+    int d = log_dirs_take_placed(b, name);
+    if (d < 0)
+        return;
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg.log_dirs[d], name);
+    replica_t probe = {.part = p};
+    snprintf(probe.dir, sizeof(probe.dir), "%s", dir);
+    if (check_partition_metadata(&probe, p->topic) != 0)
+        return;   /* another topic's folder (or unreadable): not ours to delete */
+    log_info("%s is no longer assigned to this broker; deleting its log %s", name, dir);
+    delete_folder(b, dir);
 }
 
 /* ---- the leader's append ---- */
