@@ -22,7 +22,7 @@ static const char *const accepted_without_effect[] = {
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type", "auto.leader.rebalance.enable",
+    "compression.type",
     "delete.topic.enable", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", /* one fetch connection per leader broker instead */
@@ -243,10 +243,17 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
     bc->replica_fetch_backoff_ms = (int32_t)backoff;
     bc->leader_election_wait_ms = (int32_t)election_wait;
     bc->controlled_shutdown_timeout_ms = (int32_t)shutdown_timeout;
-    if (config_get_bool(cfg, "controlled.shutdown.enable", 1, &bc->controlled_shutdown) < 0) {
+    long interval, pct;
+    if (config_get_bool(cfg, "controlled.shutdown.enable", 1, &bc->controlled_shutdown) < 0 ||
+        config_get_bool(cfg, "auto.leader.rebalance.enable", 1, &bc->auto_leader_rebalance) < 0) {
         snprintf(err, errlen, "%s", cfg->error);
         return -1;
     }
+    if (get_num(cfg, "leader.imbalance.check.interval.seconds", 300, 1, INT32_MAX / 1000, &interval, err, errlen) < 0 ||
+        get_num(cfg, "leader.imbalance.per.broker.percentage", 10, 0, 100, &pct, err, errlen) < 0)
+        return -1;
+    bc->leader_imbalance_check_interval_s = (int32_t)interval;
+    bc->leader_imbalance_per_broker_percentage = (int32_t)pct;
     return 0;
 }
 

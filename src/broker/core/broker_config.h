@@ -44,6 +44,9 @@ typedef struct {
     int32_t replica_fetch_backoff_ms;         /* after a partition's fetch error */
     int32_t leader_election_wait_ms;          /* LeaderElectionWaitTime (kipper's key) */
     int controlled_shutdown;                  /* controlled.shutdown.enable */
+    int auto_leader_rebalance;                /* auto.leader.rebalance.enable */
+    int32_t leader_imbalance_check_interval_s;   /* leader.imbalance.check.interval.seconds */
+    int32_t leader_imbalance_per_broker_percentage;
     int32_t controlled_shutdown_timeout_ms;   /* kipper's key */
     int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
     int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */

@@ -126,6 +126,8 @@ struct partition {
     int32_t isr_version;      /* znode version: the fence for ISR writes */
     int isr_state;            /* 0 not read yet, 1 absent, 2 present */
     int electing;             /* a leader election is in flight */
+    uint64_t stand_after_ms;  /* a replica ahead of us in AR should stand first: our turn after this (0: none) */
+    int unclean_asked;        /* named in /admin/unclean_leader_election (kipper elect --unclean) */
     /* A move asked for in /brokers/partitions_reassigned: the replica set to
      * end with (docs/replication.md, Reassignment). */
     int32_t target[COORD_MAX_REPLICAS];

@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "elections.h"
 #include "reassignments.h"
 #include "replica.h"
 #include "broker/group/group_service.h"
@@ -127,6 +128,7 @@ static void on_session(broker_t *b, int state)
          * what we already knew, setting new ones. */
         reread_known(b);
         reassignments_read(b);
+        elections_read(b);
     } else if (state == ZOO_EXPIRED_SESSION_STATE) {
         log_warn("coordinator session 0x%" PRIx64 " expired: no longer leading anything; reconnecting",
                  (uint64_t)b->session_id);
@@ -596,7 +598,7 @@ static void on_node_event(broker_t *b, int type, const char *path)
     char topic[COORD_TOPIC_NAME_MAX + 1], leaf[16], own[64];
     int32_t partition = -1;
     coord_path_broker(own, sizeof(own), b->cfg.broker_id);
-    if (reassignments_event(b, type, path))
+    if (reassignments_event(b, type, path) || elections_event(b, type, path))
         return;
     if (strcmp(path, "/brokers/ids") == 0) {
         read_brokers(b);

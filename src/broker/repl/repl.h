@@ -68,6 +68,17 @@ int replica_truncate(broker_t *b, replica_t *r, int64_t offset);
 /* The leader's log starts past our end: start over at offset. 0 or -1. */
 int replica_restart_at(broker_t *b, replica_t *r, int64_t offset);
 
+/* ---- the preferred replica (preferred.c) ---- */
+
+/* Whether p's preferred replica (the first of its list) could lead instead
+ * of its leader: live, in the ISR, not the leader already. */
+int repl_preferred_possible(const broker_t *b, const partition_t *p);
+/* A preferred election was asked for p: its leader, if it is us, steps
+ * down for the preferred replica. */
+void repl_preferred_asked(broker_t *b, partition_t *p);
+/* auto.leader.rebalance.enable's periodic check. */
+void repl_balance_check(broker_t *b);
+
 /* ---- controlled shutdown (shutdown.c) ---- */
 
 /* On SIGTERM: hand each partition we lead to another live ISR member and

@@ -11,6 +11,7 @@ struct repl {
     fetcher_t *fetcher;
     loop_timer_t *isr_timer;
     uint64_t isr_check_ms;
+    uint64_t balance_at;      /* the next auto.leader.rebalance.enable check */
     /* controlled shutdown in progress (shutdown.c) */
     void (*shutdown_done)(broker_t *b);
     loop_timer_t *shutdown_timer;
