@@ -116,6 +116,10 @@ cleanup() {
     cl_stop_all
     if [ "$OK" = 1 ] && [ "$KEEP" != 1 ]; then
         rm -rf "$TOP"
+    elif [ "${BENCH_KEEP:-0}" != 1 ]; then
+        # kept for its logs and results, without the records
+        rm -rf "$TOP"/run-*/broker*/logs "$TOP"/run-*/keeper*/data
+        say "bench/broker/failover: work folder kept (the partitions' and the keepers' data removed; BENCH_KEEP=1 keeps them): $TOP"
     else
         say "bench/broker/failover: work folder kept: $TOP"
     fi

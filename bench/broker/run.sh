@@ -558,8 +558,8 @@ p3 = runs.get("produce-rf3-acksall-100")
 if p3:
     rps3 = num(p3, "records_per_s") or 0
     ratio = rps3 / num(p, "records_per_s") if p and num(p, "records_per_s") else None
-    tgt.append("RF=3 acks=all >= 1,000,000 records/s and >= 0.6 of RF=1: %.2f M %s, %s %s"
-               % (rps3 / 1e6, "ok" if rps3 >= 1e6 else "below", f(ratio, "%.2fx"),
+    tgt.append("RF=3 acks=all >= 1,000,000 records/s and >= 0.6 of RF=1: %.2f M %s, %s of RF=1 %s"
+               % (rps3 / 1e6, "ok" if rps3 >= 1e6 else "below", f(ratio, "%.3fx"),
                   "ok" if ratio is not None and ratio >= 0.6 else "below"))
 lat = [runs[t] for t in runs if t and t.startswith("latency-100-") and runs[t].get("skipped") != "1"]
 if lat:
