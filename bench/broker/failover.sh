@@ -267,6 +267,7 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
 src_commit=$(git -C "$ROOT" log -1 --format=%h -- src 2>/dev/null || echo '?')
 commit="$commit, src/ as of $src_commit"
 git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || commit="$commit + uncommitted changes in src/"
+[ "$KIPPER" -ef "$ROOT/bin/kipper" ] || commit="not this tree's bin/kipper; this tree: $commit"
 grep -q 'valid=0' "$RESULTS" && KEEP=1
 
 python3 - "$RESULTS" <<PYEOF

@@ -382,6 +382,7 @@ commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
 src_commit=$(git -C "$ROOT" log -1 --format=%h -- src 2>/dev/null || echo '?')
 commit="$commit, src/ as of $src_commit"
 git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || commit="$commit + uncommitted changes in src/"
+[ "$KIPPER" -ef "$ROOT/bin/kipper" ] || commit="not this tree's bin/kipper; this tree: $commit"
 fs=$(df -PT "$WORK/broker1/logs" | awk 'NR==2 {print $2}')
 case $alive in *NO*) KEEP=1 ;; esac
 if grep -q 'valid=0' "$RESULTS" || [ "$b_err" != 0 ]; then
