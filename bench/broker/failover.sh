@@ -320,11 +320,16 @@ for r in runs:
     else:
         tgt_ms = 1000
         tgt = "< 1000" + (" (target at 1000 partitions)" if n != "1000" else "")
+    notes = []
     if allms is not None and allms >= 0:
         verdict = "ok" if (allms <= tgt_ms if sig == "KILL" else allms < tgt_ms) else "above"
+    elif "err_NOT_WARM" in r:
+        verdict = "NOT MEASURED"
+        rec = "-"
+        notes.append("no kill: only %s of %s partitions were acked by broker 1 in the %.0f s before it"
+                     % (r.get("warm", "?"), n, ${WARMUP} + 30))
     else:
         verdict = "NOT RECOVERED"
-    notes = []
     nf = r.get("not_full_before")
     if nf not in (None, "0"):
         notes.append("%s partition(s) without a full ISR before the kill" % nf)

@@ -1103,9 +1103,9 @@ out:;
            "victim_id=%d",
            opt_topic, opt_partitions, opt_size, opt_acks, opt_linger ? opt_linger : "0", opt_rate, opt_signal,
            opt_victim_pid, opt_victim_id);
-    printf(" warm_s=%.3f kill_unix_ms=%.3f records=%" PRIu64 " skipped_queue_full=%" PRIu64 " delivered=%" PRIu64
+    printf(" warm=%d warm_s=%.3f kill_unix_ms=%.3f records=%" PRIu64 " skipped_queue_full=%" PRIu64 " delivered=%" PRIu64
            " failed=%" PRIu64 " victim_acks_after_kill=%" PRIu64 " other_acks_before_kill=%" PRIu64,
-           t_warm ? (double)(t_warm - t0) / 1e9 : -1.0, (double)kill_rt.tv_sec * 1e3 + (double)kill_rt.tv_nsec / 1e6,
+           atomic_load(&fo.warm), t_warm ? (double)(t_warm - t0) / 1e9 : -1.0, (double)kill_rt.tv_sec * 1e3 + (double)kill_rt.tv_nsec / 1e6,
            sent, skipped, fo.delivered, fo.failed, fo.victim_after_kill, fo.other_before_kill);
     if (t_exit)
         printf(" victim_exit_ms=%.1f", (double)(t_exit - t_kill) / 1e6);
