@@ -17,7 +17,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
 
-.PHONY: all deps test-deps bench-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker
+.PHONY: all deps test-deps bench-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover
 
 all: deps bin/kipper
 
@@ -77,9 +77,14 @@ bench-keeper-ensemble: test-deps bin/kipper
 	./bench/keeper/run.sh --ensemble
 
 # kipper's broker on librdkafka: throughput and latency beside the machine's loopback TCP and disk
-# write limits, measured in the same run (bench/README.md); about 2 minutes.
+# write limits, replication factor 1 and 3 on 3 brokers, measured in the same run (bench/README.md); about 3 minutes.
 bench-broker: bench-deps bin/kipper build/bench-broker-load
 	BENCH_LOAD=build/bench-broker-load ./bench/broker/run.sh
+
+# failover time: a leader of 1, 100 and 1000 partitions killed (SIGTERM, SIGKILL) to the next acks=all
+# acknowledgement of every partition, 3 brokers on loopback (bench/README.md); about 2 minutes.
+bench-broker-failover: bench-deps bin/kipper build/bench-broker-load
+	BENCH_LOAD=build/bench-broker-load ./bench/broker/failover.sh
 
 build/bench-broker-load: bench/broker/load.c
 	@mkdir -p build
