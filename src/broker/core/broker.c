@@ -44,8 +44,12 @@
 /* Input read ahead while a request waits. */
 #define PENDING_READ_MAX (1u << 20)
 /* Produce requests of one connection in flight at once while acks=all ones
- * wait for replication (librdkafka's idempotent producer sends up to 5). */
-#define PIPELINE_MAX 5
+ * wait for replication, and the bytes their frames may hold meanwhile.
+ * librdkafka keeps up to 5 in flight with idempotence and up to a million
+ * without: small requests (linger.ms=0) need many in flight for latency,
+ * large ones few; the byte bound keeps either within a few MiB. */
+#define PIPELINE_MAX 64
+#define PIPELINE_BYTES (8u << 20)
 
 /* What a request holds beyond its held answer: its state, decode and frame. */
 static void request_strip(broker_request_t *r)
@@ -99,6 +103,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     }
     c->waiting_tail = NULL;
     c->nwaiting = 0;
+    c->waiting_bytes = 0;
     splices_free(c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
@@ -107,6 +112,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
 
 static void queue_waiting(conn_t *c, broker_request_t *r)
 {
+    c->waiting_bytes += r->frame_len;
     r->next = NULL;
     r->conn = c;
     r->queued = 1;
@@ -156,6 +162,7 @@ static void drain_answered(conn_t *c)
         if (!c->waiting)
             c->waiting_tail = NULL;
         c->nwaiting--;
+        c->waiting_bytes -= r->frame_len;
         if (buf_unread(&r->held))
             buf_append(&c->out, buf_read_ptr(&r->held), buf_unread(&r->held));
         request_free(r);
@@ -257,7 +264,8 @@ static int may_take_frame(const conn_t *c, const uint8_t *p, size_t avail)
 {
     if (!c->waiting)
         return 1;
-    if (c->nwaiting >= PIPELINE_MAX || avail < 6 || be16_get(p + 4) != KAFKA_API_PRODUCE)
+    if (c->nwaiting >= PIPELINE_MAX || avail < 6 || be16_get(p + 4) != KAFKA_API_PRODUCE ||
+        c->waiting_bytes + be32_get(p) > PIPELINE_BYTES)
         return 0;
     for (const broker_request_t *r = c->waiting; r; r = r->next)
         if (!r->answered && !r->pipelined)
@@ -352,6 +360,7 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     memcpy(copy, p, n);
     *d = *r;
     d->frame = copy;
+    d->frame_len = n;
     kafka_arena_init(&d->arena, kafka_decode_budget(n));
     kafka_request_t req;
     if (kafka_request_decode(copy, n, &d->arena, &req) != KAFKA_OK) {

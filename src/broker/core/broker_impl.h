@@ -59,6 +59,7 @@ typedef struct broker_request {
     kafka_value_t *body;
     kafka_arena_t arena;      /* the decode, when detached */
     uint8_t *frame;           /* owned copy, when detached */
+    size_t frame_len;
     uint64_t deadline_ms;     /* loop time at which a waiting request runs with timed_out */
     loop_timer_t *timer;
     int timed_out;
@@ -99,6 +100,7 @@ struct conn {
      * PIPELINE_MAX in all, and answered in order. */
     broker_request_t *waiting, *waiting_tail;
     int nwaiting;
+    size_t waiting_bytes;     /* of their frames' copies */
     broker_t *broker;
     conn_t *next;
 };
