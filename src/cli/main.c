@@ -1,6 +1,7 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
 #include "dev.h"
+#include "elect.h"
 #include "reassign.h"
 #include "topics.h"
 #include "base/logging.h"
@@ -25,6 +26,7 @@ static void usage(FILE *f)
             "                   kipper topics --help)\n"
             "  reassign ...     move partitions between brokers, drain a broker (kafka-reassign-partitions.sh;\n"
             "                   kipper reassign --help)\n"
+            "  elect ...        preferred or unclean leader elections (kafka-leader-election.sh; kipper elect --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         return topics_main(argc - 1, argv + 1);
     if (strcmp(cmd, "reassign") == 0)
         return reassign_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "elect") == 0)
+        return elect_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;
