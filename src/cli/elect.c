@@ -210,7 +210,7 @@ static int run(zhandle_t *zh, const elect_opts_t *o, const coord_tp_t *tps, int 
     for (int i = 0; i < n; i++)
         was[i] = out[i] == ELECTED;   /* led as asked already: nothing to elect */
     int rc = coord_elect_request(zh, path, tps, n, err, sizeof(err));
-    if (rc < 0) {
+    if (rc != 0) {
         fprintf(stderr, "kipper elect: %s\n", err);
         free(out);
         free(was);

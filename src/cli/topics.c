@@ -10,6 +10,7 @@
 #include "topics.h"
 #include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
+#include "broker/coord/coord_reassign.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -464,17 +465,34 @@ static int partition_shown(const describe_ctx_t *c, const coord_partition_desc_t
            (p->leader < 0 || !bsearch(&p->leader, c->live, (size_t)c->nlive, sizeof(int32_t), compare_int32));
 }
 
-static void print_partition(const char *topic, const coord_partition_desc_t *p)
+/* A partition being moved shows as kafka-topics.sh shows it: the replicas
+ * are the target and those still to go, then which are added and removed. */
+static void print_partition(zhandle_t *zh, const char *topic, const coord_partition_desc_t *p)
 {
+    int32_t target[COORD_MAX_REPLICAS];
+    int ntarget = 0;
+    char err[256];
+    int moving = coord_move_read(zh, topic, p->partition, target, &ntarget, err, sizeof(err));
+    if (moving < 0)
+        fprintf(stderr, "kipper topics: %s\n", err);
+    coord_move_sets_t m;
+    coord_move_sets(p->replicas, p->nreplicas, target, ntarget, &m);
     printf("\tTopic: %s\tPartition: %d\t", topic, (int)p->partition);
     if (p->leader >= 0)
         printf("Leader: %d", (int)p->leader);
     else
         printf("Leader: none");
-    print_ids("Replicas", p->replicas, p->nreplicas);
+    if (moving > 0)
+        print_ids("Replicas", m.replicas, m.nreplicas);
+    else
+        print_ids("Replicas", p->replicas, p->nreplicas);
     print_ids("Isr", p->isr, p->nisr);
-    /* After Isr, where kafka-topics.sh puts its own later fields (Adding
-     * Replicas, Elr), so scripts that read its fields by position still do. */
+    if (moving > 0) {
+        print_ids("Adding Replicas", m.adding, m.nadding);
+        print_ids("Removing Replicas", m.removing, m.nremoving);
+    }
+    /* After Isr and the moves, where kafka-topics.sh puts its own later
+     * fields (Elr), so scripts that read its fields by position still do. */
     if (p->leader_epoch >= 0)
         printf("\tLeaderEpoch: %d\n", (int)p->leader_epoch);
     else
@@ -483,7 +501,7 @@ static void print_partition(const char *topic, const coord_partition_desc_t *p)
 
 /* kafka-topics.sh --describe's lines for one topic: the topic line (left
  * out with a filter, as kafka-topics.sh does), then its partitions. */
-static void print_topic(const coord_topic_desc_t *d, const describe_ctx_t *c)
+static void print_topic(zhandle_t *zh, const coord_topic_desc_t *d, const describe_ctx_t *c)
 {
     char id[23];
     if (!c->filters) {
@@ -496,7 +514,7 @@ static void print_topic(const coord_topic_desc_t *d, const describe_ctx_t *c)
     }
     for (int i = 0; i < d->npartitions; i++)
         if (partition_shown(c, &d->partitions[i]))
-            print_partition(d->name, &d->partitions[i]);
+            print_partition(zh, d->name, &d->partitions[i]);
 }
 
 static int not_found(const topics_opts_t *o)
@@ -514,7 +532,7 @@ static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o,
     coord_topic_desc_t d;
     coord_admin_result_t res;
     if (coord_admin_describe_topic(zh, name, &d, &res) == 0) {
-        print_topic(&d, c);
+        print_topic(zh, &d, c);
         coord_admin_topic_desc_free(&d);
         return EXIT_OK;
     }

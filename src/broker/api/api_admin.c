@@ -9,16 +9,15 @@
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
+#include "api_admin_job.h"
 #include "api_util.h"
-#include "broker/core/admin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- waiting for the job ---- */
 
-/* Starts the job for a request that will wait for it. */
-static req_status_t wait_for_job(broker_t *b, broker_request_t *req, admin_job_t *j, int64_t timeout_ms)
+req_status_t api_admin_wait_for_job(broker_t *b, broker_request_t *req, admin_job_t *j, int64_t timeout_ms)
 {
     if (admin_job_submit(b, j) < 0) {
         admin_job_free(j);
@@ -31,8 +30,7 @@ static req_status_t wait_for_job(broker_t *b, broker_request_t *req, admin_job_t
     return REQ_WAIT;
 }
 
-/* 1 when the answer can be built now; 0 after arranging to wait. */
-static int job_ready(broker_t *b, broker_request_t *req)
+int api_admin_job_ready(broker_t *b, broker_request_t *req)
 {
     admin_job_t *j = req->state;
     if (!j->done)
@@ -43,8 +41,8 @@ static int job_ready(broker_t *b, broker_request_t *req)
     return 0;
 }
 
-static int16_t item_error(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
-                          const char **message)
+int16_t api_admin_item_error(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
+                             const char **message)
 {
     *message = it->res.error || it->skip ? it->res.message : NULL;
     if (it->res.error || it->skip)
@@ -70,7 +68,7 @@ static req_status_t admin_request(broker_t *b, conn_t *c, broker_request_t *req,
 {
     if (!req->state)
         return start(b, c, req);
-    if (!job_ready(b, req))
+    if (!api_admin_job_ready(b, req))
         return REQ_WAIT;
     const admin_job_t *j = req->state;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
@@ -183,14 +181,14 @@ static req_status_t create_start(broker_t *b, conn_t *c, broker_request_t *req)
         if (!it->skip && copy_assignments(it, KV_GET(t, CreatableTopic, Assignments)) == 0)
             copy_configs(it, KV_GET(t, CreatableTopic, Configs));
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, CreateTopicsRequest, timeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, CreateTopicsRequest, timeoutMs));
 }
 
 static int create_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
                                kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     KV_SET_STR(ra, out, CreatableTopicResult, Name, it->name);
     KV_SET_INT(out, CreatableTopicResult, ErrorCode, error);
     KV_SET_STR(ra, out, CreatableTopicResult, ErrorMessage, message);
@@ -243,14 +241,14 @@ static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
             return REQ_CLOSE;
         }
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, DeleteTopicsRequest, TimeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, DeleteTopicsRequest, TimeoutMs));
 }
 
 static int delete_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
                                const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     const char *name = it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : "");
     KV_SET_STR(ra, out, DeletableTopicResult, Name, name);
     memcpy(KV_UUID(out, DeletableTopicResult, TopicId), it->topic_id, 16);
@@ -307,14 +305,14 @@ static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *r
         if (!it->skip)
             copy_new_assignment(it, KV_GET(t, CreatePartitionsTopic, Assignments), known ? known->nparts : 0);
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, CreatePartitionsRequest, TimeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, CreatePartitionsRequest, TimeoutMs));
 }
 
 static int partitions_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
                                    const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     KV_SET_STR(ra, out, CreatePartitionsTopicResult, Name, it->name);
     KV_SET_INT(out, CreatePartitionsTopicResult, ErrorCode, error);
     KV_SET_STR(ra, out, CreatePartitionsTopicResult, ErrorMessage, message);

@@ -997,3 +997,45 @@ int coord_assign_replicas_racks(const int32_t *brokers, const char *const *racks
     free(arranged);
     return 0;
 }
+
+/* ---- lists of partitions ---- */
+
+typedef struct {
+    const char *item;
+    int index;
+    size_t partition_at;
+} named_partition_t;
+
+static int32_t partition_of(const named_partition_t *p)
+{
+    int32_t v;
+    memcpy(&v, p->item + p->partition_at, sizeof(v));
+    return v;
+}
+
+static int named_partition_order(const void *x, const void *y)
+{
+    const named_partition_t *a = x, *b = y;
+    int c = strcmp(a->item, b->item);
+    int32_t pa = partition_of(a), pb = partition_of(b);
+    if (c == 0)
+        c = (pa > pb) - (pa < pb);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+int coord_partition_repeated(const void *items, int n, size_t stride, size_t partition_at)
+{
+    if (n < 2)
+        return -1;
+    named_partition_t *v = xcalloc((size_t)n, sizeof(*v));
+    for (int i = 0; i < n; i++)
+        v[i] = (named_partition_t){(const char *)items + (size_t)i * stride, i, partition_at};
+    qsort(v, (size_t)n, sizeof(*v), named_partition_order);
+    int repeated = -1;
+    for (int i = 1; i < n; i++)
+        if (strcmp(v[i].item, v[i - 1].item) == 0 && partition_of(&v[i]) == partition_of(&v[i - 1]) &&
+            (repeated < 0 || v[i].index < repeated))
+            repeated = v[i].index;
+    free(v);
+    return repeated;
+}

@@ -53,6 +53,13 @@ int coord_path_reassignment(char *out, size_t n, const char *topic, int32_t part
 
 /* Kafka's rule: 1..249 characters of [a-zA-Z0-9._-], not "." or "..". */
 int coord_topic_name_valid(const char *name, char *err, size_t errlen);
+
+/* Lists of partitions (a plan's moves, an election's list) are arrays of n
+ * structs of `stride` bytes, each starting with a topic name (a char array)
+ * whose int32 partition number is at `partition_at`. The index of an
+ * element that names the same partition as an earlier one, or -1. Sorts
+ * pointers, so a long list costs n log n, not n squared. */
+int coord_partition_repeated(const void *items, int n, size_t stride, size_t partition_at);
 /* A child name of /brokers/topics/[topic] that is a partition number
  * (canonical decimal, 0..COORD_MAX_PARTITIONS-1); -1 otherwise. */
 int32_t coord_parse_partition_name(const char *name);

@@ -3,6 +3,7 @@
 #include "coord_elect.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +39,12 @@ int coord_tp_list_parse(const char *data, size_t len, coord_tp_t **out, int *n, 
         coord_tp_t *tp = &(*out)[*n];
         snprintf(tp->topic, sizeof(tp->topic), "%s", json_string_value(t));
         tp->partition = (int32_t)json_integer_value(p);
-        for (int k = 0; k < *n; k++)
-            if ((*out)[k].partition == tp->partition && strcmp((*out)[k].topic, tp->topic) == 0) {
-                snprintf(err, errlen, "%s-%d is named twice", tp->topic, (int)tp->partition);
-                goto bad;
-            }
         (*n)++;
+    }
+    int twice = coord_partition_repeated(*out, *n, sizeof(**out), offsetof(coord_tp_t, partition));
+    if (twice >= 0) {
+        snprintf(err, errlen, "%s-%d is named twice", (*out)[twice].topic, (int)(*out)[twice].partition);
+        goto bad;
     }
     json_decref(root);
     return 0;
@@ -81,7 +82,7 @@ int coord_elect_request(zhandle_t *zh, const char *path, const coord_tp_t *tps, 
         snprintf(err, errlen, "an election of this kind is already in progress (%s exists)", path);
     else if (rc != ZOK)
         snprintf(err, errlen, "cannot create %s: %s", path, zerror(rc));
-    return rc == ZOK ? 0 : -1;
+    return rc == ZOK ? 0 : rc == ZNODEEXISTS ? 1 : -1;
 }
 
 int coord_elect_done(zhandle_t *zh, const char *path, char *err, size_t errlen)

@@ -29,8 +29,9 @@ int coord_tp_list_parse(const char *data, size_t len, coord_tp_t **out, int *n, 
 /* malloc'd, NUL-terminated; NULL out of memory. */
 char *coord_tp_list_format(const coord_tp_t *tps, int n);
 
-/* Creates path with the list (and /admin if missing). ZNODEEXISTS means an
- * election of that kind is in progress: -1 with err saying so. */
+/* Creates path with the list (and /admin if missing). 0; 1 when an
+ * election of that kind is in progress (the node exists), err saying so;
+ * -1 with err. */
 int coord_elect_request(zhandle_t *zh, const char *path, const coord_tp_t *tps, int n, char *err, size_t errlen);
 /* Deletes path (gone already is fine). */
 int coord_elect_done(zhandle_t *zh, const char *path, char *err, size_t errlen);

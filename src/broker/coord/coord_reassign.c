@@ -3,6 +3,7 @@
 #include "coord_reassign.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,11 +80,6 @@ static int parse_entry(json_t *entry, size_t i, coord_plan_t *plan, char *err, s
     coord_move_t *m = plan_add(plan);
     snprintf(m->topic, sizeof(m->topic), "%s", json_string_value(topic));
     m->partition = (int32_t)json_integer_value(partition);
-    for (int k = 0; k < plan->n - 1; k++)
-        if (plan->moves[k].partition == m->partition && strcmp(plan->moves[k].topic, m->topic) == 0) {
-            snprintf(err, errlen, "%s-%d is named twice", m->topic, (int)m->partition);
-            return -1;
-        }
     return parse_replicas(entry, m, err, errlen);
 }
 
@@ -107,6 +103,13 @@ int coord_plan_parse(const char *json, size_t len, coord_plan_t *plan, char *err
     }
     for (size_t i = 0; rc == 0 && i < json_array_size(parts); i++)
         rc = parse_entry(json_array_get(parts, i), i, plan, err, errlen);
+    int twice = rc == 0 ? coord_partition_repeated(plan->moves, plan->n, sizeof(*plan->moves),
+                                                   offsetof(coord_move_t, partition))
+                        : -1;
+    if (twice >= 0) {
+        snprintf(err, errlen, "%s-%d is named twice", plan->moves[twice].topic, (int)plan->moves[twice].partition);
+        rc = -1;
+    }
     json_decref(root);
     if (rc < 0)
         coord_plan_free(plan);
@@ -191,10 +194,10 @@ static int current_replicas(zhandle_t *zh, const char *topic, int32_t partition,
     return -1;
 }
 
-static int registered(const int32_t *live, int nlive, int32_t id)
+static int in_list(const int32_t *v, int n, int32_t id)
 {
-    for (int i = 0; i < nlive; i++)
-        if (live[i] == id)
+    for (int i = 0; i < n; i++)
+        if (v[i] == id)
             return 1;
     return 0;
 }
@@ -209,7 +212,7 @@ int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t 
         const coord_partition_desc_t *p;
         rc = current_replicas(zh, m->topic, m->partition, &d, &p, err, errlen);
         for (int k = 0; rc == 0 && k < m->nreplicas; k++)
-            if (!registered(live, nlive, m->replicas[k])) {
+            if (!in_list(live, nlive, m->replicas[k])) {
                 snprintf(err, errlen, "%s-%d: broker %d is not registered (no such live broker)", m->topic,
                          (int)m->partition, (int)m->replicas[k]);
                 rc = -1;
@@ -270,7 +273,7 @@ static int start_move(zhandle_t *zh, const coord_move_t *m, char *err, size_t er
     return 0;
 }
 
-static int same_set(const int32_t *a, int na, const int32_t *b, int nb)
+static int same_list(const int32_t *a, int na, const int32_t *b, int nb)
 {
     return na == nb && memcmp(a, b, sizeof(*a) * (size_t)na) == 0;
 }
@@ -283,8 +286,12 @@ int coord_plan_execute(zhandle_t *zh, const coord_plan_t *plan, char *err, size_
         const coord_move_t *m = &plan->moves[i];
         const coord_partition_desc_t *p;
         rc = current_replicas(zh, m->topic, m->partition, &d, &p, err, errlen);
-        if (rc == 0 && !same_set(p->replicas, p->nreplicas, m->replicas, m->nreplicas))
+        if (rc < 0)
+            break;
+        if (!same_list(p->replicas, p->nreplicas, m->replicas, m->nreplicas))
             rc = start_move(zh, m, err, errlen);
+        else   /* the target is where the partition is: a move elsewhere stops */
+            rc = coord_plan_cancel(zh, &(coord_plan_t){.moves = &plan->moves[i], .n = 1}, err, errlen);
     }
     coord_admin_topic_desc_free(&d);
     return rc;
@@ -305,6 +312,45 @@ int coord_plan_cancel(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t
     return 0;
 }
 
+void coord_move_sets(const int32_t *current, int ncurrent, const int32_t *target, int ntarget,
+                     coord_move_sets_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < ntarget && i < COORD_MAX_REPLICAS; i++) {
+        out->replicas[out->nreplicas++] = target[i];
+        if (!in_list(current, ncurrent, target[i]))
+            out->adding[out->nadding++] = target[i];
+    }
+    for (int i = 0; i < ncurrent && i < COORD_MAX_REPLICAS; i++)
+        if (!in_list(target, ntarget, current[i]))
+            out->replicas[out->nreplicas++] = out->removing[out->nremoving++] = current[i];
+}
+
+int coord_move_read(zhandle_t *zh, const char *topic, int32_t partition, int32_t *target, int *ntarget, char *err,
+                    size_t errlen)
+{
+    char path[COORD_TOPIC_NAME_MAX + 64], data[1024];
+    int len = sizeof(data);
+    *ntarget = 0;
+    if (coord_path_reassignment(path, sizeof(path), topic, partition) < 0) {
+        snprintf(err, errlen, "%s-%d: path too long", topic, (int)partition);
+        return -1;
+    }
+    int rc = zoo_get(zh, path, 0, data, &len, NULL);
+    if (rc == ZNONODE)
+        return 0;
+    if (rc != ZOK) {
+        snprintf(err, errlen, "cannot read %s: %s", path, zerror(rc));
+        return -1;
+    }
+    char why[256];
+    if (coord_replicas_parse(data, len < 0 ? 0 : (size_t)len, target, ntarget, why, sizeof(why)) < 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        return -1;
+    }
+    return 1;
+}
+
 int coord_move_status(zhandle_t *zh, const coord_move_t *m, char *err, size_t errlen)
 {
     char path[COORD_TOPIC_NAME_MAX + 64];
@@ -320,7 +366,7 @@ int coord_move_status(zhandle_t *zh, const coord_move_t *m, char *err, size_t er
     coord_topic_desc_t d = {.name = ""};
     const coord_partition_desc_t *p;
     rc = current_replicas(zh, m->topic, m->partition, &d, &p, err, errlen);
-    int status = rc < 0 ? -1 : same_set(p->replicas, p->nreplicas, m->replicas, m->nreplicas) ? COORD_MOVE_DONE
+    int status = rc < 0 ? -1 : same_list(p->replicas, p->nreplicas, m->replicas, m->nreplicas) ? COORD_MOVE_DONE
                                                                                              : COORD_MOVE_NOT_DONE;
     coord_admin_topic_desc_free(&d);
     return status;
@@ -376,7 +422,7 @@ static int replacement(const brokers_t *bs, const coord_move_t *m, int32_t drain
 {
     int best = -1, best_new_rack = 0;
     for (int i = 0; i < bs->n; i++) {
-        if (bs->ids[i] == drained || registered(m->replicas, m->nreplicas, bs->ids[i]))
+        if (bs->ids[i] == drained || in_list(m->replicas, m->nreplicas, bs->ids[i]))
             continue;
         int new_rack = 1;
         for (int k = 0; k < m->nreplicas; k++)
@@ -421,7 +467,7 @@ static int drain_topic(zhandle_t *zh, const char *topic, int32_t broker, brokers
     }
     for (int i = 0; i < d.npartitions; i++) {
         const coord_partition_desc_t *p = &d.partitions[i];
-        if (!registered(p->replicas, p->nreplicas, broker))
+        if (!in_list(p->replicas, p->nreplicas, broker))
             continue;
         coord_move_t *m = plan_add(proposed);
         snprintf(m->topic, sizeof(m->topic), "%s", topic);

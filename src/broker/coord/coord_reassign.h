@@ -50,13 +50,29 @@ int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t 
 /* The plan's partitions as they are assigned now (for a rollback). */
 int coord_plan_current(zhandle_t *zh, const coord_plan_t *plan, coord_plan_t *current, char *err, size_t errlen);
 /* Starts every move: a move's node is created, or replaced when the partition
- * is already moving (the new target wins). Moves whose partition already has
- * exactly the target are skipped. One node per move, in the plan's order:
+ * is already moving (the new target wins). A partition that already has exactly
+ * the target (the same list, in order) needs no move: one in progress is
+ * cancelled. One node per move, in the plan's order:
  * an error stops there, the moves before it stay started. 0 or -1. */
 int coord_plan_execute(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen);
 /* Deletes the plan's move nodes still there (their partitions keep the
  * replicas they had). 0 or -1. */
 int coord_plan_cancel(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen);
+
+/* A move in progress as Kafka shows it (ListPartitionReassignments,
+ * kafka-topics.sh --describe): the replicas are the target followed by the
+ * current replicas still to go; adding, the target's brokers not yet
+ * replicas; removing, the replicas not in the target. */
+typedef struct {
+    int32_t replicas[2 * COORD_MAX_REPLICAS], adding[COORD_MAX_REPLICAS], removing[COORD_MAX_REPLICAS];
+    int nreplicas, nadding, nremoving;
+} coord_move_sets_t;
+void coord_move_sets(const int32_t *current, int ncurrent, const int32_t *target, int ntarget,
+                     coord_move_sets_t *out);
+/* The partition's move node: 1 with its target, 0 when none is in
+ * progress, -1 with err. */
+int coord_move_read(zhandle_t *zh, const char *topic, int32_t partition, int32_t *target, int *ntarget, char *err,
+                    size_t errlen);
 
 typedef enum {
     COORD_MOVE_DONE,          /* no move node; the replicas are the target */

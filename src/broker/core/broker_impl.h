@@ -135,6 +135,7 @@ struct partition {
     int32_t target[COORD_MAX_REPLICAS];
     int ntarget;
     int reassigning;
+    int move_confirming;      /* the move's node is gone: the target stays until that is confirmed (reassignments.c) */
     replica_t *replica;       /* this broker's replica, when assigned */
 };
 

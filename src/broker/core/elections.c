@@ -25,18 +25,27 @@ static int is_preferred(const char *path)
     return strcmp(path, COORD_PREFERRED_ELECTION) == 0;
 }
 
-/* The unclean permission is exactly the node's list: set for those named,
- * cleared for every other partition. */
-static void apply_unclean(broker_t *b, const coord_tp_t *tps, int n)
+static int tp_order(const void *x, const void *y)
 {
+    const coord_tp_t *a = x, *b = y;
+    int c = strcmp(a->topic, b->topic);
+    return c ? c : (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+/* The unclean permission is exactly the node's list: set for those named,
+ * cleared for every other partition. The list is sorted here, so a long
+ * one against many partitions costs a search per partition. */
+static void apply_unclean(broker_t *b, coord_tp_t *tps, int n)
+{
+    qsort(tps, (size_t)n, sizeof(*tps), tp_order);
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
             if (!p)
                 continue;
-            int named = 0;
-            for (int j = 0; j < n && !named; j++)
-                named = tps[j].partition == p->id && strcmp(tps[j].topic, p->topic->name) == 0;
+            coord_tp_t key = {.partition = p->id};
+            snprintf(key.topic, sizeof(key.topic), "%s", p->topic->name);
+            int named = n > 0 && bsearch(&key, tps, (size_t)n, sizeof(*tps), tp_order) != NULL;
             if (named == p->unclean_asked)
                 continue;
             p->unclean_asked = named;

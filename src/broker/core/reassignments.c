@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "reassignments.h"
 #include "cluster.h"
+#include "conn.h"
 #include "replica.h"
 #include "base/alloc.h"
 #include "base/logging.h"
@@ -50,7 +51,10 @@ static void set_target(broker_t *b, partition_t *p, const int32_t *target, int n
     memcpy(p->target, target, sizeof(*target) * (size_t)n);
     log_info("%s-%d is to move to replicas [%s]", p->topic->name, (int)p->id, ids);
     replica_reconcile(b, p);
+    broker_wake_data_waiters(b);   /* AlterPartitionReassignments answers wait for the target */
 }
+
+static void read_move(broker_t *b, const char *topic, int32_t partition);
 
 static void clear_target(broker_t *b, partition_t *p)
 {
@@ -60,6 +64,47 @@ static void clear_target(broker_t *b, partition_t *p)
     p->ntarget = 0;
     log_info("%s-%d: no move asked for any more", p->topic->name, (int)p->id);
     replica_reconcile(b, p);
+    broker_wake_data_waiters(b);
+}
+
+/* ---- a move gone ---- */
+
+static void move_gone_confirmed(coord_t *co, const coord_result_t *res, void *arg)
+{
+    (void)co;
+    move_read_t *m = arg;
+    partition_t *p = cluster_partition(m->b, m->topic, m->partition);
+    if (p) {
+        p->move_confirming = 0;
+        if (res->rc == ZNONODE)
+            clear_target(m->b, p);
+        else if (res->rc == ZOK)
+            read_move(m->b, m->topic, m->partition);   /* a new move was asked for meanwhile */
+    }
+    free(m);
+}
+
+/* The move's node is gone: the move was made (the replicas node now names
+ * the target, written in the same multi) or cancelled. Which one, the
+ * replicas node says, and its new content may still be on its way: its read
+ * was sent when its change was announced, but the deletion can reach us
+ * first, in the answer to a listing sent before. Dropping the target now
+ * would make a broker the move just added look unassigned, and it would
+ * delete the log it has been elected with. So the target is kept until the
+ * answer to a request sent now: ZooKeeper answers a session's requests in
+ * order, so by then the replicas read has been applied. */
+static void move_gone(broker_t *b, partition_t *p)
+{
+    char path[COORD_TOPIC_NAME_MAX + 64];
+    if (!p->reassigning || p->move_confirming)
+        return;
+    move_read_t *m = new_read(b, p->topic->name, p->id);
+    if (coord_path_reassignment(path, sizeof(path), p->topic->name, p->id) < 0 ||
+        coord_exists(b->coord, path, 0, move_gone_confirmed, m) < 0) {
+        free(m);
+        return;
+    }
+    p->move_confirming = 1;
 }
 
 /* ---- one move's data ---- */
@@ -73,7 +118,7 @@ static void move_read(coord_t *co, const coord_result_t *res, void *arg)
     int32_t target[COORD_MAX_REPLICAS];
     int n = 0;
     if (p && res->rc == ZNONODE)
-        clear_target(m->b, p);
+        move_gone(m->b, p);
     else if (p && res->rc == ZOK &&
              coord_replicas_parse(res->data, (size_t)res->len, target, &n, err, sizeof(err)) < 0)
         log_warn("%s/%s/%d: %s; ignored", COORD_REASSIGNMENTS, m->topic, (int)m->partition, err);
@@ -101,7 +146,7 @@ static void clear_unlisted(broker_t *b, topic_t *t, const coord_result_t *res)
             continue;
         snprintf(name, sizeof(name), "%d", k);
         if (!res || !listed(res, name))
-            clear_target(b, t->parts[k]);
+            move_gone(b, t->parts[k]);
     }
 }
 

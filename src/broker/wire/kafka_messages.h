@@ -382,6 +382,88 @@
     F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
     F(S, Results, KT_ARRAY, ARR(CreatePartitionsTopicResult), V(0, ANY))
 
+/* ---- ElectLeaders (key 43) ---- */
+
+#define KAFKA_FIELDS_ElectLeadersTopicPartitions(F, S) \
+    F(S, Topic, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_ElectLeadersRequest(F, S) \
+    F(S, ElectionType, KT_INT8, V(1, ANY)) \
+    F(S, TopicPartitions, KT_ARRAY, ARR(ElectLeadersTopicPartitions), V(0, ANY), NUL(0)) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000))
+
+#define KAFKA_FIELDS_ElectLeadersPartitionResult(F, S) \
+    F(S, PartitionId, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_ReplicaElectionResult(F, S) \
+    F(S, Topic, KT_STRING, V(0, ANY)) \
+    F(S, PartitionResult, KT_ARRAY, ARR(ElectLeadersPartitionResult), V(0, ANY))
+
+#define KAFKA_FIELDS_ElectLeadersResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(1, ANY)) \
+    F(S, ReplicaElectionResults, KT_ARRAY, ARR(ReplicaElectionResult), V(0, ANY))
+
+/* ---- AlterPartitionReassignments (key 45) ---- */
+
+#define KAFKA_FIELDS_ReassignablePartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    /* null: cancel the partition's move */ \
+    F(S, Replicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY), NUL(0), DNULL)
+
+#define KAFKA_FIELDS_ReassignableTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(ReassignablePartition), V(0, ANY))
+
+#define KAFKA_FIELDS_AlterPartitionReassignmentsRequest(F, S) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000)) \
+    F(S, Topics, KT_ARRAY, ARR(ReassignableTopic), V(0, ANY))
+
+#define KAFKA_FIELDS_ReassignablePartitionResponse(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_ReassignableTopicResponse(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(ReassignablePartitionResponse), V(0, ANY))
+
+#define KAFKA_FIELDS_AlterPartitionReassignmentsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0)) \
+    F(S, Responses, KT_ARRAY, ARR(ReassignableTopicResponse), V(0, ANY))
+
+/* ---- ListPartitionReassignments (key 46) ---- */
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsTopics(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, PartitionIndexes, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsRequest(F, S) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000)) \
+    /* null: every partition being moved */ \
+    F(S, Topics, KT_ARRAY, ARR(ListPartitionReassignmentsTopics), V(0, ANY), NUL(0), DNULL)
+
+#define KAFKA_FIELDS_OngoingPartitionReassignment(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, Replicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY)) \
+    F(S, AddingReplicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY)) \
+    F(S, RemovingReplicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_OngoingTopicReassignment(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(OngoingPartitionReassignment), V(0, ANY))
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0)) \
+    F(S, Topics, KT_ARRAY, ARR(OngoingTopicReassignment), V(0, ANY))
+
 /* ---- DescribeConfigs (key 32) ---- */
 
 #define KAFKA_FIELDS_DescribeConfigsResource(F, S) \
@@ -753,6 +835,12 @@
     X(DeleteTopicState) X(DeleteTopicsRequest) X(DeletableTopicResult) X(DeleteTopicsResponse) \
     X(CreatePartitionsAssignment) X(CreatePartitionsTopic) X(CreatePartitionsRequest) \
     X(CreatePartitionsTopicResult) X(CreatePartitionsResponse) \
+    X(ElectLeadersTopicPartitions) X(ElectLeadersRequest) X(ElectLeadersPartitionResult) \
+    X(ReplicaElectionResult) X(ElectLeadersResponse) \
+    X(ReassignablePartition) X(ReassignableTopic) X(AlterPartitionReassignmentsRequest) \
+    X(ReassignablePartitionResponse) X(ReassignableTopicResponse) X(AlterPartitionReassignmentsResponse) \
+    X(ListPartitionReassignmentsTopics) X(ListPartitionReassignmentsRequest) X(OngoingPartitionReassignment) \
+    X(OngoingTopicReassignment) X(ListPartitionReassignmentsResponse) \
     X(DescribeConfigsResource) X(DescribeConfigsRequest) X(DescribeConfigsSynonym) \
     X(DescribeConfigsResourceResult) X(DescribeConfigsResult) X(DescribeConfigsResponse) \
     X(DescribeClusterRequest) X(DescribeClusterBroker) X(DescribeClusterResponse) \
