@@ -8,10 +8,12 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 
 from harness import KIPPER, wait_until
+from kafka_wire import Record, record_batch
 from repl_cluster import ReplCluster, Recorder, Stream, check_stream, dirty_reads, keeper_ensemble
 
 
@@ -235,3 +237,45 @@ def test_bad_plans_are_refused_and_change_nothing(make_cluster, plan, message):
     assert out.returncode != 0 and message in out.stderr, out.stderr
     assert not c.zk.exists("/brokers/partitions_reassigned/bad")
     assert c.state("bad", 0)["replicas"] == [1, 2, 3]
+
+
+def folder_bytes(c, i, topic, p):
+    d = os.path.join(c.brokers[i].log_dir, "%s-%d" % (topic, p))
+    try:
+        return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".log"))
+    except OSError:
+        return 0
+
+
+def test_the_throttle_holds_a_moves_catch_up_traffic(make_cluster):
+    """With leader.replication.throttled.rate and follower.replication.throttled.rate
+    at 1 MB/s, a replica a move adds never holds more than the rate allows for
+    the time it has been copying (plus one fetch), while an in-sync follower of
+    another partition keeps up at full speed; the move still completes."""
+    rate = 1 << 20
+    c = make_cluster(ids=(1, 2), extra={"leader.replication.throttled.rate": rate,
+                                        "follower.replication.throttled.rate": rate})
+    c.create_topic("big", assignment=[[1]])
+    c.create_topic("live", assignment=[[1, 2]], configs={"min.insync.replicas": 2})
+    value = b"x" * 10000
+    with c.conn(1) as conn:
+        for _ in range(5):      # 4.5 MB
+            part = conn.produce("big", 0, record_batch([Record(None, value)] * 90), acks=1)
+            assert part.error == 0
+    total = folder_bytes(c, 1, "big", 0)
+    started = time.monotonic()
+    assert reassign(c, "--execute", plan=plan_of([("big", 0, [1, 2])])).returncode == 0
+    samples = 0
+    while folder_bytes(c, 2, "big", 0) < total:
+        elapsed = time.monotonic() - started
+        # The rate, plus one fetch's worth (replica.fetch.max.bytes) ahead of it.
+        assert folder_bytes(c, 2, "big", 0) <= rate * elapsed + (1 << 20) + 100000, (elapsed, samples)
+        with c.conn(1) as conn:   # in sync, not throttled: acks=all answers at once
+            part = conn.produce("live", 0, record_batch([Record(None, value)] * 50), acks=-1, timeout_ms=30000)
+            assert part.error == 0
+        samples += 1
+        assert elapsed < 60, "the move does not progress"
+        time.sleep(0.2)
+    wait_moved(c, "big", 0, [1, 2])
+    assert samples >= 5   # it took seconds: the rate held it back
+    c.assert_replicas_identical("live", 1)

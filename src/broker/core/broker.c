@@ -327,12 +327,29 @@ static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_stat
         conn_rewatch(b, c);
 }
 
+static void on_request_timeout(loop_t *loop, void *arg);
+
+/* The timer of a waiting request, at its deadline (which a handler may have
+ * brought forward when it ran again). */
+static void arm_deadline(broker_t *b, broker_request_t *r)
+{
+    if (!r->deadline_ms || (r->timer && r->timer_at == r->deadline_ms))
+        return;
+    if (r->timer)
+        loop_timer_cancel(b->loop, r->timer);
+    uint64_t now = loop_now_ms(b->loop);
+    r->timer = loop_timer_add(b->loop, r->deadline_ms > now ? r->deadline_ms - now : 0, on_request_timeout, r);
+    r->timer_at = r->deadline_ms;
+}
+
 static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
 {
     kafka_arena_t ra;
     kafka_arena_init(&ra, 0);
     req_status_t st = broker_dispatch(b, c, r, &ra);
     kafka_arena_free(&ra);
+    if (st == REQ_WAIT && !r->timed_out)
+        arm_deadline(b, r);
     request_finish(b, c, r, st);
 }
 
@@ -371,10 +388,8 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     d->client_id = req.client_id;
     buf_init(&d->held);
     queue_waiting(c, d);
-    if (d->deadline_ms) {
-        uint64_t now = loop_now_ms(b->loop);
-        d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);
-    }
+    d->timer = NULL;
+    arm_deadline(b, d);
     return 0;
 }
 

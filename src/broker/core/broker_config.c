@@ -254,6 +254,12 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
         return -1;
     bc->leader_imbalance_check_interval_s = (int32_t)interval;
     bc->leader_imbalance_per_broker_percentage = (int32_t)pct;
+    long leader_rate, follower_rate;
+    if (get_num(cfg, "leader.replication.throttled.rate", LONG_MAX, 1, LONG_MAX, &leader_rate, err, errlen) < 0 ||
+        get_num(cfg, "follower.replication.throttled.rate", LONG_MAX, 1, LONG_MAX, &follower_rate, err, errlen) < 0)
+        return -1;
+    bc->leader_replication_throttled_rate = leader_rate;
+    bc->follower_replication_throttled_rate = follower_rate;
     return 0;
 }
 

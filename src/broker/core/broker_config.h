@@ -48,6 +48,8 @@ typedef struct {
     int32_t leader_imbalance_check_interval_s;   /* leader.imbalance.check.interval.seconds */
     int32_t leader_imbalance_per_broker_percentage;
     int32_t controlled_shutdown_timeout_ms;   /* kipper's key */
+    int64_t leader_replication_throttled_rate;   /* bytes/s of a move's catch-up traffic a leader sends */
+    int64_t follower_replication_throttled_rate; /* ... and a follower asks for (repl/throttle.c) */
     int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
     int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */
     int64_t log_roll_ms;          /* log.roll.ms / log.roll.hours */

@@ -62,6 +62,7 @@ typedef struct broker_request {
     size_t frame_len;
     uint64_t deadline_ms;     /* loop time at which a waiting request runs with timed_out */
     loop_timer_t *timer;
+    uint64_t timer_at;        /* the deadline the timer is armed for */
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
     int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */

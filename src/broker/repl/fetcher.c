@@ -304,6 +304,24 @@ static void fill_fetch_part(fetch_link_t *l, fetch_part_t *fp, kafka_value_t *v)
     KV_SET_INT(v, FetchPartition, PartitionMaxBytes, cfg->replica_fetch_max_bytes);
 }
 
+/* A move's catch-up traffic is not asked for while the follower's throttle
+ * is spent (repl/throttle.c): those partitions are left out of this fetch,
+ * and the timer brings the link back when the throttle opens, should the
+ * fetch be left empty. The parts kept, in order. */
+static int without_throttled(fetch_link_t *l, fetch_part_t **parts, int n)
+{
+    broker_t *b = l->f->b;
+    if (repl_throttle_open(b, REPL_FOLLOWER_SIDE))
+        return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!repl_move_traffic(parts[i]->r->part, b->cfg.broker_id))
+            parts[kept++] = parts[i];
+    if (kept < n)
+        arm_timer(l->f, repl_throttle_open_at(b, REPL_FOLLOWER_SIDE));
+    return kept;
+}
+
 /* Truncation first: a partition must know where its log agrees with the
  * leader's before it fetches. */
 static int send_next(fetch_link_t *l)
@@ -319,7 +337,7 @@ static int send_next(fetch_link_t *l)
         rc = fill_topics(&a, body, &epoch_request, parts, n, fill_epoch_part, l);
         if (rc == 0)
             rc = send_request(l, KAFKA_API_OFFSET_FOR_LEADER_EPOCH, EPOCH_VERSION, body);
-    } else if ((n = phase_parts(l, PHASE_FETCHING, parts)) > 0) {
+    } else if ((n = without_throttled(l, parts, phase_parts(l, PHASE_FETCHING, parts))) > 0) {
         kafka_value_t *body = KV_NEW(&a, FetchRequest);
         KV_SET_INT(body, FetchRequest, ReplicaId, b->cfg.broker_id);
         KV_SET_INT(body, FetchRequest, MaxWaitMs, b->cfg.replica_fetch_wait_max_ms);
@@ -492,6 +510,8 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
     const kafka_value_t *rec = KV_GET(pv, FetchPartitionData, Records);
     /* A fetch may end in the middle of a batch: it comes again next time. */
     size_t len = rec->is_null ? 0 : record_batches_prefix(rec->u.b, rec->n, NULL);
+    if (len > 0 && repl_move_traffic(r->part, b->cfg.broker_id))
+        repl_throttle_charge(b, REPL_FOLLOWER_SIDE, (int64_t)len);
     if (len > 0 && replica_append_fetched(b, r, rec->u.b, len) < 0) {
         /* Not contiguous with our log (or corrupt): find out again where
          * our log and the leader's agree. */

@@ -352,6 +352,7 @@ int repl_start(broker_t *b)
 {
     b->repl = xcalloc(1, sizeof(*b->repl));
     b->repl->fetcher = fetcher_create(b);
+    repl_throttle_start(b);
     repl_isr_timer_start(b);
     return 0;
 }

@@ -9,6 +9,9 @@
  *   the HW and the commitQ, ISR changes written to the coordinator (fenced);
  * - follow.c and fetcher.c: the follower's side: its log operations, and the
  *   fetcher that drives them over one connection per leader;
+ * - move.c and throttle.c: partition moves, and the throttle on their
+ *   catch-up traffic;
+ * - preferred.c: leadership back to the preferred replica;
  * - shutdown.c: controlled shutdown (leadership handed over before leaving).
  *
  * Threading: everything runs on the broker's loop and owns no thread. */
@@ -23,6 +26,21 @@
 /* The fetcher and the ISR check timer. 0, or -1 out of memory. */
 int repl_start(broker_t *b);
 void repl_stop(broker_t *b);
+
+/* ---- the move throttle (throttle.c) ---- */
+
+typedef enum { REPL_LEADER_SIDE, REPL_FOLLOWER_SIDE } repl_side_t;
+
+/* A fetch of p by replica is a move's catch-up traffic (p is being moved
+ * and replica is not in its ISR): the throttle applies to it. */
+int repl_move_traffic(const partition_t *p, int32_t replica);
+/* Such traffic may go now (on the leader: answer it; on the follower: ask
+ * for it); charged with what went, into debt if need be. */
+int repl_throttle_open(broker_t *b, repl_side_t side);
+void repl_throttle_charge(broker_t *b, repl_side_t side, int64_t bytes);
+uint64_t repl_throttle_open_at(broker_t *b, repl_side_t side);
+/* A new rate (bytes/s; Kafka's Long.MAX_VALUE or <= 0: unlimited). */
+void repl_throttle_set_rate(broker_t *b, repl_side_t side, int64_t rate);
 
 /* ---- roles (leadership.c) ---- */
 
