@@ -5,12 +5,12 @@
 #define KIPPER_BROKER_REPL_INTERNAL_H
 
 #include "broker/core/broker_impl.h"
-#include "base/rate_limit.h"
+#include "base/byte_rate.h"
 #include "broker/repl/fetcher.h"
 
 struct repl {
     fetcher_t *fetcher;
-    rate_limit_t leader_throttle, follower_throttle;   /* the move throttle (throttle.c) */
+    byte_rate_t leader_throttle, follower_throttle;   /* the move throttle (throttle.c) */
     loop_timer_t *isr_timer;
     uint64_t isr_check_ms;
     uint64_t balance_at;      /* the next auto.leader.rebalance.enable check */

@@ -1,5 +1,5 @@
-/* rate_limit.c -- see rate_limit.h. */
-#include "rate_limit.h"
+/* byte_rate.c -- see byte_rate.h. */
+#include "byte_rate.h"
 
 /* The bucket holds a tenth of a second of the rate: enough for the grain of
  * the work limited (a fetch answer), little enough that the rate holds over
@@ -8,18 +8,18 @@
 #define BUCKET_MS 100
 #define DEBT_MS 10000
 
-int rate_limit_unlimited(const rate_limit_t *r)
+int byte_rate_unlimited(const byte_rate_t *r)
 {
-    return r->rate <= 0 || r->rate >= RATE_LIMIT_NONE;
+    return r->rate <= 0 || r->rate >= BYTE_RATE_NONE;
 }
 
-static void refill(rate_limit_t *r, uint64_t now_ms)
+static void refill(byte_rate_t *r, uint64_t now_ms)
 {
     if (now_ms <= r->last_ms)
         return;
     uint64_t elapsed = now_ms - r->last_ms;
     r->last_ms = now_ms;
-    if (rate_limit_unlimited(r))
+    if (byte_rate_unlimited(r))
         return;
     int64_t cap = r->rate / (1000 / BUCKET_MS);
     /* rate < 2^50 and elapsed capped: no overflow. */
@@ -29,39 +29,39 @@ static void refill(rate_limit_t *r, uint64_t now_ms)
         r->tokens = cap;
 }
 
-void rate_limit_init(rate_limit_t *r, int64_t rate, uint64_t now_ms)
+void byte_rate_init(byte_rate_t *r, int64_t rate, uint64_t now_ms)
 {
     r->rate = rate;
     r->tokens = 0;
     r->last_ms = now_ms;
 }
 
-void rate_limit_set_rate(rate_limit_t *r, int64_t rate, uint64_t now_ms)
+void byte_rate_set_rate(byte_rate_t *r, int64_t rate, uint64_t now_ms)
 {
     refill(r, now_ms);
     r->rate = rate;
-    if (rate_limit_unlimited(r))
+    if (byte_rate_unlimited(r))
         r->tokens = 0;
 }
 
-int rate_limit_open(rate_limit_t *r, uint64_t now_ms)
+int byte_rate_open(byte_rate_t *r, uint64_t now_ms)
 {
     refill(r, now_ms);
-    return rate_limit_unlimited(r) || r->tokens > 0;
+    return byte_rate_unlimited(r) || r->tokens > 0;
 }
 
-void rate_limit_charge(rate_limit_t *r, int64_t bytes, uint64_t now_ms)
+void byte_rate_charge(byte_rate_t *r, int64_t bytes, uint64_t now_ms)
 {
     refill(r, now_ms);
-    if (rate_limit_unlimited(r) || bytes <= 0)
+    if (byte_rate_unlimited(r) || bytes <= 0)
         return;
     int64_t floor = -(r->rate / 1000) * DEBT_MS;
     r->tokens = bytes > r->tokens - floor ? floor : r->tokens - bytes;
 }
 
-uint64_t rate_limit_open_at(rate_limit_t *r, uint64_t now_ms)
+uint64_t byte_rate_open_at(byte_rate_t *r, uint64_t now_ms)
 {
-    if (rate_limit_open(r, now_ms))
+    if (byte_rate_open(r, now_ms))
         return now_ms;
     /* tokens <= 0: the time to earn -tokens + 1 bytes, rounded up. */
     int64_t owed = 1 - r->tokens;
