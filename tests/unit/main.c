@@ -53,6 +53,7 @@ int main(int argc, char **argv)
     suite_kafka_codec();
     suite_broker_config();
     suite_coord_data();
+    suite_coord_config();
     suite_compression();
     suite_message_convert();
     suite_producer_state();
