@@ -705,7 +705,7 @@ def test_with_apache_zookeeper(make_broker, apache_coordinator):
     try:
         reg = json.loads(zk.get("/brokers/ids/1")[0])
         assert reg["port"] == b.port and zk.get("/brokers/ids/1")[1].ephemeralOwner != 0
-        assert json.loads(zk.get("/brokers/topics/zk")[0])["config"] == {"retention.ms": "86400000"}
+        assert json.loads(zk.get("/config/topics/zk")[0])["config"] == {"retention.ms": "86400000"}
         for p in (0, 1):
             assert json.loads(zk.get("/brokers/topics/zk/%d/replicas" % p)[0]) == {"replicas": [1]}
             assert json.loads(zk.get("/brokers/topics/zk/%d/leader" % p)[0]) == {"leader": 1, "leader_epoch": 0}

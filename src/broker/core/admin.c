@@ -73,6 +73,7 @@ void admin_job_free(admin_job_t *j)
         free(j->items[i].name);
         free(j->items[i].assignment);
         free(j->items[i].configs);
+        free(j->items[i].ops);
     }
     free(j->items);
     free(j);
@@ -155,6 +156,10 @@ static void job_run(void *arg)
                                      it->topic_id, &it->res);
         else if (j->kind == ADMIN_DELETE)
             coord_admin_delete_topic(j->zh, it->name, &it->res);
+        else if (j->kind == ADMIN_ALTER_CONFIGS)
+            coord_admin_alter_configs(j->zh, it->entity,
+                                      it->entity == COORD_ENTITY_BROKER && !it->name[0] ? COORD_CONFIG_DEFAULT : it->name,
+                                      it->ops, it->nops, it->replace, j->validate_only, &it->res);
         else
             coord_admin_add_partitions(j->zh, it->name, it->partitions, it->assignment, it->rf, j->validate_only,
                                        &it->res);
@@ -214,7 +219,9 @@ static int topic_led(broker_t *b, const char *name, int partitions)
 
 int admin_item_visible(broker_t *b, const admin_job_t *j, const admin_item_t *it)
 {
-    if (it->skip || it->res.error || j->validate_only)
+    /* A config change is answered once written, as Kafka answers it: every
+     * broker applies it when its watch fires. */
+    if (it->skip || it->res.error || j->validate_only || j->kind == ADMIN_ALTER_CONFIGS)
         return 1;
     if (j->kind == ADMIN_DELETE)
         return cluster_topic(b, it->name) == NULL;

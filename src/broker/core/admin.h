@@ -26,6 +26,7 @@ typedef enum {
     ADMIN_CREATE,
     ADMIN_DELETE,
     ADMIN_ADD_PARTITIONS,
+    ADMIN_ALTER_CONFIGS,  /* AlterConfigs and IncrementalAlterConfigs: one resource per item */
     ADMIN_PRODUCER_IDS,   /* the service's own: the next producer-id block */
 } admin_kind_t;
 
@@ -36,6 +37,12 @@ typedef struct {
     int32_t *assignment;            /* partitions * rf ids, or NULL */
     coord_config_entry_t *configs;
     int nconfigs;
+    /* ADMIN_ALTER_CONFIGS: the resource (name is a topic, a broker id or ""
+     * for every broker's default) and what the request does to its configs. */
+    coord_entity_t entity;
+    coord_config_op_t *ops;
+    int nops;
+    int replace;                    /* AlterConfigs: the set becomes ops */
     int skip;                       /* refused before reaching the coordinator */
     coord_admin_result_t res;
     uint8_t topic_id[16];
