@@ -27,6 +27,7 @@ EXTRA = {"log.retention.check.interval.ms": 200, "log.flush.interval.ms": 300}
 SMALL = {"segment.bytes": 1024}
 
 ERR_OFFSET_OUT_OF_RANGE = 1
+ERR_NOT_ENOUGH_REPLICAS = 19
 ERR_INVALID_CONFIG = 40
 ERR_INVALID_REQUEST = 42
 SRC_TOPIC, SRC_DYNAMIC_BROKER, SRC_DYNAMIC_DEFAULT, SRC_STATIC, SRC_DEFAULT = 1, 2, 3, 4, 5
@@ -310,6 +311,48 @@ def test_incremental_alter_configs(cluster):
         assert incremental_alter(k, 4, "", [("leader.replication.throttled.rate", 0, "-1")]) == (
             ERR_INVALID_CONFIG,
             "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0")
+
+
+def test_min_insync_and_log_append_time_apply_at_once(cluster):
+    """min.insync.replicas and message.timestamp.type are read at use: the next
+    produce sees a change."""
+    c = cluster
+    c.create_topic("live", partitions=1, rf=3)
+    leader = c.leader("live", 0)
+    with c.conn(leader) as k:
+        assert incremental_alter(k, 2, "live", [("min.insync.replicas", 0, "4"),
+                                                 ("message.timestamp.type", 0, "LogAppendTime")]) == (0, None)
+
+        def refused():
+            return k.produce("live", 0, record_batch([Record(None, b"v")])).error == ERR_NOT_ENOUGH_REPLICAS
+        wait_until(refused, timeout=20, what="acks=all refused under min.insync.replicas 4")
+        assert incremental_alter(k, 2, "live", [("min.insync.replicas", 1, None)]) == (0, None)
+        wait_until(lambda: not refused(), timeout=20, what="acks=all accepted again")
+        hw = c.high_watermark("live", 0)
+        batch = [b for _, _, b in k.fetch_all("live", 0, hw - 1)][0]
+        assert batch.attributes & 0x08 and batch.max_timestamp > 1700000000000 + 10 ** 9   # stamped by the broker
+
+
+def test_topic_of_an_older_kipper_moves_to_config_topics(cluster):
+    """A topic whose configs are in its document (no /config/topics node, as an older
+    kipper wrote it) is read from there; the first change writes the new node and
+    empties the document's copy."""
+    c = cluster
+    populated(c, "legacy")
+    doc = zk_json(c, "/brokers/topics/legacy")
+    doc["config"] = {"segment.bytes": "1024", "retention.ms": "1"}
+    c.zk.delete("/config/topics/legacy")
+    c.zk.set("/brokers/topics/legacy", json.dumps(doc).encode())
+    wait_retention_applied(c, "legacy")
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "legacy", "--describe")
+    assert out.stdout == "Configs for topic 'legacy' are segment.bytes=1024,retention.ms=1\n", out
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "legacy", "--alter",
+                 "--add-config", "retention.bytes=100000")
+    assert out.returncode == 0, out
+    assert zk_json(c, "/config/topics/legacy")["config"] == {"segment.bytes": "1024", "retention.ms": "1",
+                                                            "retention.bytes": "100000"}
+    assert zk_json(c, "/brokers/topics/legacy")["config"] == {}
+    assert zk_json(c, "/brokers/topics/legacy")["topic_id"] == doc["topic_id"]
 
 
 def test_delete_records_moves_every_replicas_log_start(cluster):
