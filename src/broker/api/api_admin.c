@@ -396,7 +396,11 @@ static void copy_config_ops(admin_item_t *it, const kafka_value_t *cs, const alt
     it->nops = (int)cs->n;
 }
 
-/* The resource types there are configs of: topics, brokers. */
+/* The resource types there are configs of: topics, brokers. A broker
+ * resource may name any broker id, not only this one (Kafka's ZooKeeper
+ * mode refuses another id): any broker writes the coordinator, as for
+ * topics, and clients that send every AlterConfigs to the controller
+ * (KafkaJS), which each kipper broker says it is, can change any broker's. */
 static void alter_item(admin_item_t *it, const kafka_value_t *r, const alter_shape_t *sh)
 {
     int type = (int)KV_REF_INT(r, sh->type);

@@ -131,6 +131,10 @@ struct partition {
     int32_t target[COORD_MAX_REPLICAS];
     int ntarget;
     int reassigning;
+    /* The move ended while this broker, in its target, was not in the replicas
+     * we last read: the replicas node is being read again, and until it
+     * answers the replica is not taken for unassigned (reassignments.c). */
+    int replicas_rereading;
     replica_t *replica;       /* this broker's replica, when assigned */
 };
 

@@ -338,6 +338,7 @@ static void apply_leaf(partition_t *p, const char *leaf, const coord_result_t *r
     char err[256];
     int present = res->rc == ZOK;
     if (strcmp(leaf, "replicas") == 0) {
+        p->replicas_rereading = 0;
         p->have_replicas = present &&
                            coord_replicas_parse(res->data, (size_t)res->len, p->replicas, &p->nreplicas, err,
                                                 sizeof(err)) == 0;
@@ -636,6 +637,11 @@ static void on_event(coord_t *co, int type, int state, const char *path, void *a
 }
 
 /* ---- asked for by replication ---- */
+
+void cluster_reread_replicas(broker_t *b, partition_t *p)
+{
+    read_leaf(b, p->topic->name, p->id, "replicas");
+}
 
 void cluster_reread_partition(broker_t *b, partition_t *p)
 {

@@ -13,6 +13,9 @@ void cluster_stop(broker_t *b);
 /* Read p's leader and ISR nodes again (our view may be stale: a write of
  * ours was fenced, a leader said we are behind). */
 void cluster_reread_partition(broker_t *b, partition_t *p);
+/* Read p's replicas node again (a move ended; reassignments.c); its answer
+ * clears p->replicas_rereading and reconciles. */
+void cluster_reread_replicas(broker_t *b, partition_t *p);
 /* Controlled shutdown: delete our registration (not re-created while
  * b->shutting_down), so leaders drop us from their ISRs at once. */
 void cluster_deregister(broker_t *b);

@@ -5,6 +5,7 @@
  * partition of the view they no longer name. */
 #define _GNU_SOURCE
 #include "reassignments.h"
+#include "cluster_sync.h"
 #include "cluster.h"
 #include "replica.h"
 #include "base/alloc.h"
@@ -52,13 +53,34 @@ static void set_target(broker_t *b, partition_t *p, const int32_t *target, int n
     replica_reconcile(b, p);
 }
 
+static int listed_id(const int32_t *ids, int n, int32_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+/* A completed move writes the replicas node and deletes the move's in one
+ * multi, but their watches are answered by separate reads: seeing the move
+ * gone first, a broker only in the target would take its replica for
+ * unassigned and delete its log, though the replicas now name it. So such a
+ * broker reads the replicas node again first (a read sent after the
+ * deletion was seen returns the multi's replicas), and decides then. */
 static void clear_target(broker_t *b, partition_t *p)
 {
     if (!p->reassigning)
         return;
+    int32_t me = b->cfg.broker_id;
+    int only_target = listed_id(p->target, p->ntarget, me) && !listed_id(p->replicas, p->nreplicas, me);
     p->reassigning = 0;
     p->ntarget = 0;
     log_info("%s-%d: no move asked for any more", p->topic->name, (int)p->id);
+    if (only_target && p->replica) {
+        p->replicas_rereading = 1;
+        cluster_reread_replicas(b, p);
+        return;
+    }
     replica_reconcile(b, p);
 }
 

@@ -194,6 +194,8 @@ void replica_reconcile(broker_t *b, partition_t *p)
      * follower and catches up before the move completes). */
     int assigned = p->have_replicas && (contains(p->replicas, p->nreplicas, me) ||
                                         (p->reassigning && contains(p->target, p->ntarget, me)));
+    if (!assigned && p->replicas_rereading)
+        return;   /* a move just ended: the replicas node decides (reassignments.c) */
     if (!assigned) {
         /* Unassigned (reassigned away, or the topic is being deleted). */
         if (p->replica && p->isr_state != 0)
