@@ -1,5 +1,6 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
+#include "configs.h"
 #include "dev.h"
 #include "elect.h"
 #include "reassign.h"
@@ -27,6 +28,8 @@ static void usage(FILE *f)
             "  reassign ...     move partitions between brokers, drain a broker (kafka-reassign-partitions.sh;\n"
             "                   kipper reassign --help)\n"
             "  elect ...        preferred or unclean leader elections (kafka-leader-election.sh; kipper elect --help)\n"
+            "  configs ...      describe and change topic configs and dynamic broker configs on a running\n"
+            "                   cluster (kafka-configs.sh; kipper configs --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -60,6 +63,8 @@ int main(int argc, char **argv)
         return reassign_main(argc - 1, argv + 1);
     if (strcmp(cmd, "elect") == 0)
         return elect_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "configs") == 0)
+        return configs_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

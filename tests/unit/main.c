@@ -54,6 +54,7 @@ int main(int argc, char **argv)
     suite_broker_config();
     suite_coord_data();
     suite_coord_moves();
+    suite_coord_config();
     suite_compression();
     suite_message_convert();
     suite_producer_state();

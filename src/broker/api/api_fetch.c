@@ -14,6 +14,7 @@
 #include "api_util.h"
 #include "base/logging.h"
 #include "broker/repl/repl.h"
+#include "broker/core/replica.h"
 
 #include <string.h>
 
@@ -83,6 +84,8 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
      * move with it (repl.h). */
     if (!error && replica_id >= 0)
         error = repl_follower_fetched(x->b, r, replica_id, offset);
+    if (!error && replica_id >= 0 && req->api_version >= 5)   /* LogStartOffset: v5+ */
+        replica_follower_start_seen(x->b, r, replica_id, KV_INT(in, FetchPartition, LogStartOffset));
     if (error) {
         fetch_failed(x, out, error);
         return;

@@ -433,20 +433,18 @@ void coord_topic_id_generate(uint8_t id[16])
 
 /* ---- /brokers/topics/[topic] ---- */
 
-static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t errlen)
+/* The "config" object of a topic or config document into entries. */
+static int parse_config_object(json_t *config, coord_config_entry_t *entries, int *n, char *err, size_t errlen)
 {
-    json_t *config = require(root, "config", err, errlen);
-    if (!config)
-        return -1;
     if (!json_is_object(config) || json_object_size(config) > COORD_MAX_TOPIC_CONFIGS) {
         snprintf(err, errlen, "\"config\" is not an object of at most %d entries", COORD_MAX_TOPIC_CONFIGS);
         return -1;
     }
-    out->nconfigs = 0;
+    *n = 0;
     const char *key;
     json_t *value;
     json_object_foreach(config, key, value) {
-        coord_config_entry_t *e = &out->configs[out->nconfigs];
+        coord_config_entry_t *e = &entries[*n];
         size_t klen = strlen(key);
         if (klen == 0 || klen >= sizeof(e->key)) {
             snprintf(err, errlen, "config name '%.64s' is empty or too long", key);
@@ -458,9 +456,17 @@ static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t err
         }
         memcpy(e->key, key, klen + 1);
         memcpy(e->value, json_string_value(value), json_string_length(value) + 1);
-        out->nconfigs++;
+        (*n)++;
     }
     return 0;
+}
+
+/* Optional in a topic document since the configs moved to /config/topics. */
+static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t errlen)
+{
+    json_t *config = json_object_get(root, "config");
+    out->nconfigs = 0;
+    return config ? parse_config_object(config, out->configs, &out->nconfigs, err, errlen) : 0;
 }
 
 static int parse_topic(json_t *root, coord_topic_t *out, char *err, size_t errlen)
@@ -487,13 +493,13 @@ int coord_topic_parse(const char *data, size_t len, coord_topic_t *out, char *er
     return rc;
 }
 
-static json_t *config_object(const coord_topic_t *t)
+static json_t *config_object(const coord_config_entry_t *entries, int n)
 {
-    if (t->nconfigs < 0 || t->nconfigs > COORD_MAX_TOPIC_CONFIGS)
+    if (n < 0 || n > COORD_MAX_TOPIC_CONFIGS)
         return NULL;
     json_t *config = json_object();
-    for (int i = 0; config && i < t->nconfigs; i++) {
-        const coord_config_entry_t *e = &t->configs[i];
+    for (int i = 0; config && i < n; i++) {
+        const coord_config_entry_t *e = &entries[i];
         size_t klen = strnlen(e->key, sizeof(e->key));
         int bad = klen == 0 || klen == sizeof(e->key) || strnlen(e->value, sizeof(e->value)) == sizeof(e->value) ||
                   json_object_get(config, e->key) != NULL;   /* a name twice: which one would count? */
@@ -510,8 +516,66 @@ int coord_topic_write(char *out, size_t n, const coord_topic_t *t)
     coord_topic_id_format(t->topic_id, idtext);
     json_t *doc = with(json_object(), "version", json_integer(1));
     doc = with(doc, "topic_id", json_string(idtext));
-    doc = with(doc, "config", config_object(t));
+    doc = with(doc, "config", config_object(t->configs, t->nconfigs));
     return dump(doc, out, n);
+}
+
+/* ---- /config ---- */
+
+int coord_path_topic_config(char *out, size_t n, const char *topic)
+{
+    return fitted(snprintf(out, n, "%s/%s", COORD_CONFIG_TOPICS, topic), n);
+}
+
+int coord_path_broker_config(char *out, size_t n, const char *name)
+{
+    return fitted(snprintf(out, n, "%s/%s", COORD_CONFIG_BROKERS, name), n);
+}
+
+int coord_entity_config_write(char *out, size_t n, const coord_config_entry_t *entries, int nentries)
+{
+    json_t *doc = with(json_object(), "version", json_integer(1));
+    doc = with(doc, "config", config_object(entries, nentries));
+    return dump(doc, out, n);
+}
+
+int coord_entity_config_parse(const char *data, size_t len, coord_config_entry_t *entries, int *nentries, char *err,
+                              size_t errlen)
+{
+    json_t *root = load_object(data, len, err, errlen);
+    if (!root)
+        return -1;
+    int64_t version;
+    json_t *config = NULL;
+    int rc = get_integer(root, "version", 1, INT32_MAX, &version, err, errlen);
+    if (rc == 0 && !(config = require(root, "config", err, errlen)))
+        rc = -1;
+    if (rc == 0)
+        rc = parse_config_object(config, entries, nentries, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int coord_config_change_write(char *out, size_t n, const char *entity_path)
+{
+    if (!entity_path[0] || strlen(entity_path) >= COORD_ENTITY_PATH_MAX)
+        return -1;
+    json_t *doc = with(json_object(), "version", json_integer(2));
+    doc = with(doc, "entity_path", json_string(entity_path));
+    return dump(doc, out, n);
+}
+
+int coord_config_change_parse(const char *data, size_t len, char *entity_path, size_t cap, char *err, size_t errlen)
+{
+    json_t *root = load_object(data, len, err, errlen);
+    if (!root)
+        return -1;
+    int64_t version;
+    int rc = get_integer(root, "version", 2, 2, &version, err, errlen);
+    if (rc == 0)
+        rc = get_string(root, "entity_path", entity_path, cap, err, errlen);
+    json_decref(root);
+    return rc;
 }
 
 /* ---- replicas, partitions_reassigned, leader, ISR ---- */

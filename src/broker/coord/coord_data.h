@@ -8,14 +8,24 @@
  *   /cluster/id                          {"version":"1","id":"<cluster id>"}
  *   /brokers/ids/[id]        ephemeral   {"version":4,"host":"h","port":9092,
  *                                         "endpoints":["PLAINTEXT://h:9092"],"timestamp":"<ms>"}
- *   /brokers/topics/[topic]              {"version":1,"topic_id":"<22-char base64url>",
- *                                         "config":{"retention.ms":"1000",...}}
+ *   /brokers/topics/[topic]              {"version":1,"topic_id":"<22-char base64url>","config":{}}
+ *       "config" held the topic's overrides up to this version; they live in
+ *       /config/topics/[topic] now. Still read for a topic without that node
+ *       (created by an older kipper); written empty, so older brokers in a
+ *       rolling upgrade still parse the document.
  *   /brokers/topics/[topic]/[partition]  (no data)
  *     .../replicas                       {"replicas":[2,1,3]}   first = preferred replica
  *     .../leader             ephemeral   {"leader":2,"leader_epoch":7}
  *     .../ISR                            {"isr":[2,1],"leader_epoch":7}
  *   /brokers/partitions_reassigned/[topic]/[partition]   {"replicas":[...]}
  *   /latest_producer_id_block            {"version":1,"broker":0,"block_start":"0","block_end":"999"}
+ *   /config/topics/[topic]               {"version":1,"config":{"retention.ms":"1000",...}}
+ *   /config/brokers/[id]                 the same: one broker's dynamic configs
+ *   /config/brokers/<default>            the same: every broker's
+ *   /config/changes/config_change_NNNNNNNNNN   (sequential)
+ *                                        {"version":2,"entity_path":"topics/foo"}
+ *       Kafka's ZooKeeper-mode layout for configs (coord_config.h says which
+ *       names kipper knows and how they are checked).
  *   /consumers/[group]/offsets/[topic]/[partition]
  *                                        {"offset":42,"leader_epoch":3,"metadata":"..."}
  *       committed offsets, where Kafka's ZooKeeper-era consumers kept them
@@ -101,6 +111,27 @@ int coord_topic_id_parse(const char *s, uint8_t id[16]);   /* 0 or -1 */
 void coord_topic_id_generate(uint8_t id[16]);
 int coord_topic_write(char *out, size_t n, const coord_topic_t *t);
 int coord_topic_parse(const char *data, size_t len, coord_topic_t *out, char *err, size_t errlen);
+
+/* ---- /config ---- */
+
+#define COORD_CONFIG_TOPICS "/config/topics"
+#define COORD_CONFIG_BROKERS "/config/brokers"
+#define COORD_CONFIG_CHANGES "/config/changes"
+#define COORD_CONFIG_CHANGE_PREFIX "config_change_"
+#define COORD_CONFIG_DEFAULT "<default>"   /* the broker entity every broker shares */
+#define COORD_ENTITY_PATH_MAX 300
+
+/* /config/topics/[topic]; /config/brokers/[name] (an id or <default>). */
+int coord_path_topic_config(char *out, size_t n, const char *topic);
+int coord_path_broker_config(char *out, size_t n, const char *name);
+/* A config node's document: entries[0..n) as {"version":1,"config":{...}}
+ * (names distinct); and back, at most COORD_MAX_TOPIC_CONFIGS entries. */
+int coord_entity_config_write(char *out, size_t n, const coord_config_entry_t *entries, int nentries);
+int coord_entity_config_parse(const char *data, size_t len, coord_config_entry_t *entries, int *nentries, char *err,
+                              size_t errlen);
+/* A change notification: entity_path is "topics/[topic]" or "brokers/[name]". */
+int coord_config_change_write(char *out, size_t n, const char *entity_path);
+int coord_config_change_parse(const char *data, size_t len, char *entity_path, size_t cap, char *err, size_t errlen);
 
 /* "replicas" and partitions_reassigned documents; *nreplicas <= COORD_MAX_REPLICAS,
  * no duplicate ids, ids >= 0. */

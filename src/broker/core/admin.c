@@ -81,6 +81,7 @@ void admin_job_free(admin_job_t *j)
         free(j->items[i].name);
         free(j->items[i].assignment);
         free(j->items[i].configs);
+        free(j->items[i].ops);
     }
     free(j->items);
     free(j);
@@ -244,6 +245,10 @@ static void topic_item_run(admin_job_t *j, admin_item_t *it)
     else if (j->kind == ADMIN_ADD_PARTITIONS)
         coord_admin_add_partitions(j->zh, it->name, it->partitions, it->assignment, it->rf, j->validate_only,
                                    &it->res);
+    else if (j->kind == ADMIN_ALTER_CONFIGS)
+        coord_admin_alter_configs(j->zh, it->entity,
+                                  it->entity == COORD_ENTITY_BROKER && !it->name[0] ? COORD_CONFIG_DEFAULT : it->name,
+                                  it->ops, it->nops, it->replace, j->validate_only, &it->res);
     else
         move_partition(j, it);
 }
@@ -347,7 +352,9 @@ static int election_visible(const partition_t *p, admin_kind_t kind)
 
 int admin_item_visible(broker_t *b, const admin_job_t *j, const admin_item_t *it)
 {
-    if (it->skip || it->res.error || j->validate_only)
+    /* A config change is answered once written, as Kafka answers it: every
+     * broker applies it when its watch fires. */
+    if (it->skip || it->res.error || j->validate_only || j->kind == ADMIN_ALTER_CONFIGS)
         return 1;
     if (j->kind == ADMIN_MOVE || is_election(j->kind)) {
         const partition_t *p = cluster_partition(b, it->name, it->partition);

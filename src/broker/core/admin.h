@@ -29,6 +29,7 @@ typedef enum {
     ADMIN_MOVE,               /* a partition's move started or cancelled */
     ADMIN_ELECT_PREFERRED,    /* the items' preferred replicas asked to lead */
     ADMIN_ELECT_UNCLEAN,      /* the items asked to elect outside their ISR */
+    ADMIN_ALTER_CONFIGS,      /* AlterConfigs and IncrementalAlterConfigs: one resource per item */
     ADMIN_PRODUCER_IDS,       /* the service's own: the next producer-id block */
     ADMIN_ELECT_DONE,         /* the service's own: an election's node deleted */
 } admin_kind_t;
@@ -43,6 +44,12 @@ typedef struct {
     int cancel;                     /* ADMIN_MOVE: the move is cancelled, not started */
     coord_config_entry_t *configs;
     int nconfigs;
+    /* ADMIN_ALTER_CONFIGS: the resource (name is a topic, a broker id or ""
+     * for every broker's default) and what the request does to its configs. */
+    coord_entity_t entity;
+    coord_config_op_t *ops;
+    int nops;
+    int replace;                    /* AlterConfigs: the set becomes ops */
     int skip;                       /* refused before reaching the coordinator */
     coord_admin_result_t res;
     uint8_t topic_id[16];

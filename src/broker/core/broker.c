@@ -16,6 +16,7 @@
 #include "admin.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "dynamic_config.h"
 #include "log_dirs.h"
 #include "broker/api/api.h"
 #include "broker/group/group_service.h"
@@ -629,6 +630,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
     }
+    if (dynamic_config_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting the dynamic configs");
+        return -1;
+    }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
     if (loop_watch(b->loop, b->listen_fd, LOOP_READABLE, on_accept, b) < 0) {
@@ -656,8 +661,10 @@ static void broker_stop(broker_t *b)
      * before it closes. */
     admin_stop(b);
     cluster_stop(b);
-    /* After the coordinator link: its last callbacks still find the groups. */
+    /* After the coordinator link: its last callbacks still find the groups
+     * and the dynamic configs. */
     group_service_stop(b);
+    dynamic_config_stop(b);
     free(b->wakes);
     if (b->loop)
         loop_destroy(b->loop);

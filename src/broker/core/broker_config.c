@@ -3,6 +3,7 @@
  * for a bad value. */
 #define _GNU_SOURCE
 #include "broker_config.h"
+#include "broker/coord/coord_config.h"
 #include "broker/coord/coord_connect.h"
 #include "base/logging.h"
 #include "base/net.h"
@@ -288,6 +289,37 @@ static int read_group_settings(config_t *cfg, broker_config_t *bc, char *err, si
     return 0;
 }
 
+/* Keeps the text of every key that may also change dynamically. The readers
+ * above checked theirs; the throttle rates, read by nobody else, are checked
+ * here with Kafka's rules. 0, or -1 with err. */
+static int keep_static_dynamic(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    const coord_config_def_t *d;
+    char why[256];
+    bc->nstatic_dynamic = 0;
+    for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_BROKER, i)) != NULL; i++) {
+        const char *v = config_get(cfg, d->name);
+        if (!v || bc->nstatic_dynamic == BROKER_STATIC_DYNAMIC_MAX)
+            continue;
+        if (strstr(d->name, ".throttled.rate") && coord_config_check(d, v, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "%s: %s", cfg->path, why);
+            return -1;
+        }
+        bc->static_dynamic[bc->nstatic_dynamic].name = d->name;
+        snprintf(bc->static_dynamic[bc->nstatic_dynamic].value, sizeof(bc->static_dynamic[0].value), "%s", v);
+        bc->nstatic_dynamic++;
+    }
+    return 0;
+}
+
+const char *broker_config_static_value(const broker_config_t *bc, const char *name)
+{
+    for (int i = 0; i < bc->nstatic_dynamic; i++)
+        if (strcmp(bc->static_dynamic[i].name, name) == 0)
+            return bc->static_dynamic[i].value;
+    return NULL;
+}
+
 static void note_accepted(config_t *cfg)
 {
     for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
@@ -319,6 +351,8 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
         read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0)
+        return -1;
+    if (keep_static_dynamic(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -11,6 +11,7 @@
 #define BROKER_MAX_LOG_DIRS 16
 #define BROKER_PATH_MAX 1024
 #define BROKER_HOST_MAX 256
+#define BROKER_STATIC_DYNAMIC_MAX 16
 
 typedef struct {
     char host[BROKER_HOST_MAX];   /* "" = every address */
@@ -67,7 +68,20 @@ typedef struct {
     int32_t group_max_size;                  /* group.max.size */
     int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
     int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
+    /* server.properties' own text of the keys that may also change while the
+     * broker runs (coord_config.h's broker names): DescribeConfigs reports
+     * them as STATIC_BROKER_CONFIG, and a dynamic value of one name of a
+     * setting is weighed against them as Kafka merges its properties. */
+    struct {
+        const char *name;         /* the definition's, static storage */
+        char value[64];
+    } static_dynamic[BROKER_STATIC_DYNAMIC_MAX];
+    int nstatic_dynamic;
 } broker_config_t;
+
+/* server.properties' text of a key that may change dynamically; NULL when
+ * the file does not set it. */
+const char *broker_config_static_value(const broker_config_t *bc, const char *name);
 
 /* Read server.properties from cfg (already loaded or parsed). Unknown keys
  * are warned about; Kafka keys kipper does not act on yet get an info line.

@@ -140,10 +140,18 @@ struct partition {
     replica_t *replica;       /* this broker's replica, when assigned */
 };
 
+typedef enum { TOPIC_CONFIG_UNREAD, TOPIC_CONFIG_ABSENT, TOPIC_CONFIG_PRESENT } topic_config_state_t;
+
 struct topic {
     char name[COORD_TOPIC_NAME_MAX + 1];
-    coord_topic_t doc;        /* id and configs */
+    coord_topic_t doc;        /* id, and the configs an older kipper kept here */
     int have_doc;
+    /* /config/topics/[topic] (dynamic_config.c): its overrides when PRESENT;
+     * ABSENT, the document's apply (a topic an older kipper created). No
+     * replica opens while UNREAD, so none starts with the wrong configs. */
+    topic_config_state_t config_state;
+    coord_config_entry_t *overrides;   /* malloc'd, booleans in lower case */
+    int noverrides;
     partition_t **parts;      /* by partition id; NULL until known */
     int nparts;
 };
@@ -169,6 +177,14 @@ struct replica {
     producer_state_t *producers;
     int flushing;             /* a flush job is on the flusher thread */
     int log_append_time;      /* message.timestamp.type=LogAppendTime */
+    int64_t leader_hw;        /* following: the leader's HW in its last fetch answer, -1 none (DescribeLogDirs) */
+    /* Leading: each follower's log start offset from its fetches at our
+     * leader epoch, for DeleteRecords' low watermark (api_records.c). */
+    struct {
+        int32_t id, epoch;
+        int64_t log_start;
+    } follower_starts[COORD_MAX_REPLICAS];
+    int nfollower_starts;
 };
 
 /* ---- the broker ---- */
@@ -206,8 +222,9 @@ struct broker {
 
     /* storage */
     int clean_shutdown[BROKER_MAX_LOG_DIRS];   /* the marker was there at start */
-    offset_checkpoint_entry_t *recovery_points, *high_watermarks;
-    size_t nrecovery_points, nhigh_watermarks;
+    offset_checkpoint_entry_t *recovery_points, *high_watermarks, *log_starts;
+    size_t nrecovery_points, nhigh_watermarks, nlog_starts;
+    char log_dirs_abs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];   /* as DescribeLogDirs names them */
     placed_t *placed;
     size_t nplaced;
     flush_job_t **flushes;    /* flush jobs on the flusher thread */
@@ -216,6 +233,7 @@ struct broker {
     loop_timer_t *flush_timer, *retention_timer;
 
     admin_t *admin;           /* the admin service (admin.c) */
+    struct dynamic_config *dyn;   /* dynamic broker configs (dynamic_config.c) */
 
     group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
 

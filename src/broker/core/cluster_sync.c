@@ -14,6 +14,7 @@
 #include "cluster.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "dynamic_config.h"
 #include "elections.h"
 #include "reassignments.h"
 #include "replica.h"
@@ -129,6 +130,7 @@ static void on_session(broker_t *b, int state)
         reread_known(b);
         reassignments_read(b);
         elections_read(b);
+        dynamic_config_read_all(b);
     } else if (state == ZOO_EXPIRED_SESSION_STATE) {
         log_warn("coordinator session 0x%" PRIx64 " expired: no longer leading anything; reconnecting",
                  (uint64_t)b->session_id);
@@ -461,6 +463,7 @@ static void topic_doc_read(coord_t *co, const coord_result_t *res, void *arg)
         } else {
             t->doc = doc;
             t->have_doc = 1;
+            dynamic_config_topic_doc_changed(lr->b, t);
         }
     }
     free(lr);
@@ -514,8 +517,10 @@ static void topics_listed(coord_t *co, const coord_result_t *res, void *arg)
             log_warn("/brokers/topics/%s: %s; ignored", name, err);
             continue;
         }
-        cluster_topic_add(b, name);
+        topic_t *t = cluster_topic_add(b, name);
         read_topic_doc(b, name);
+        /* Before the partitions: the replicas open with the topic's configs. */
+        dynamic_config_read_topic(b, t);
         read_partitions(b, name);
     }
     broker_wake_data_waiters(b);   /* DeleteTopics answers wait for topics to go */
@@ -598,7 +603,7 @@ static void on_node_event(broker_t *b, int type, const char *path)
     char topic[COORD_TOPIC_NAME_MAX + 1], leaf[16], own[64];
     int32_t partition = -1;
     coord_path_broker(own, sizeof(own), b->cfg.broker_id);
-    if (reassignments_event(b, type, path) || elections_event(b, type, path))
+    if (reassignments_event(b, type, path) || elections_event(b, type, path) || dynamic_config_event(b, type, path))
         return;
     if (strcmp(path, "/brokers/ids") == 0) {
         read_brokers(b);

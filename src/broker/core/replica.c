@@ -116,6 +116,41 @@ static void replica_open_log(broker_t *b, replica_t *r)
     }
     int64_t hw = log_dirs_high_watermark(b, p->topic->name, p->id);
     partition_log_set_high_watermark(r->log, hw);
+    /* Where DeleteRecords (or the leader's) last moved the log start: it is
+     * not where the first segment begins, so it was checkpointed. */
+    int64_t start = log_dirs_log_start(b, p->topic->name, p->id), leo = partition_log_end_offset(r->log);
+    if (start > partition_log_start_offset(r->log))
+        partition_log_delete_records_before(r->log, start < leo ? start : leo);
+}
+
+void replica_follower_start_seen(broker_t *b, replica_t *r, int32_t id, int64_t log_start)
+{
+    int k = 0;
+    while (k < r->nfollower_starts && r->follower_starts[k].id != id)
+        k++;
+    if (k == r->nfollower_starts) {
+        if (k == COORD_MAX_REPLICAS)
+            return;
+        r->follower_starts[r->nfollower_starts++].id = id;
+        r->follower_starts[k].epoch = -1;
+    }
+    int raised = r->follower_starts[k].epoch != r->leader_epoch || log_start > r->follower_starts[k].log_start;
+    r->follower_starts[k].epoch = r->leader_epoch;
+    r->follower_starts[k].log_start = log_start;
+    if (raised)   /* a DeleteRecords may be waiting for it */
+        broker_wake_data_waiters(b);
+}
+
+void replica_apply_config(broker_t *b, replica_t *r)
+{
+    const topic_t *t = r->part->topic;
+    partition_log_config_t cfg;
+    log_dirs_config_for(b, t, &cfg);
+    if (r->log && partition_log_set_config(r->log, &cfg) != PLOG_OK)
+        log_warn("%s: the log refuses its new configs (segment.bytes %lld); keeping the old ones", r->dir,
+                 (long long)cfg.segment_bytes);
+    const char *ts = topic_config(t, "message.timestamp.type");
+    r->log_append_time = ts ? strcmp(ts, "LogAppendTime") == 0 : b->cfg.log_append_time;
 }
 
 static replica_t *replica_create(broker_t *b, partition_t *p)
@@ -126,6 +161,7 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     r->part = p;
     r->role = REPLICA_NONE;
     r->leader_epoch = -1;
+    r->leader_hw = -1;
     r->producers = producer_state_create(PRODUCER_MAX_PRODUCERS_DEFAULT);
     if (!r->producers) {
         free(r);
@@ -133,9 +169,8 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     }
     r->log_dir = log_dirs_pick(b, p->topic->name, p->id);
     snprintf(r->dir, sizeof(r->dir), "%s/%s-%d", b->cfg.log_dirs[r->log_dir], p->topic->name, (int)p->id);
-    const char *ts = topic_config(p->topic, "message.timestamp.type");
-    r->log_append_time = ts ? strcmp(ts, "LogAppendTime") == 0 : b->cfg.log_append_time;
     replica_open_log(b, r);
+    replica_apply_config(b, r);
     /* Idempotent producers' sequences are rebuilt from the batch headers. */
     if (r->log && r->producers)
         partition_log_scan_batches(r->log, partition_log_start_offset(r->log), producer_state_apply_batch,
@@ -167,8 +202,8 @@ void replica_reconcile(broker_t *b, partition_t *p)
             remove_stray(b, p);
         return;
     }
-    if (!p->topic->have_doc)
-        return;   /* the topic id is needed for partition.metadata */
+    if (!p->topic->have_doc || p->topic->config_state == TOPIC_CONFIG_UNREAD)
+        return;   /* the topic id is needed for partition.metadata, the configs for the log */
     if (!p->replica && !(p->replica = replica_create(b, p)))
         return;
     repl_reconcile(b, p);

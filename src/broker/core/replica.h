@@ -9,6 +9,12 @@
 void replica_reconcile(broker_t *b, partition_t *p);   /* after any change of p's coordinator state */
 void replica_stop(broker_t *b, partition_t *p, int delete_log);
 void replica_free(replica_t *r);
+/* The topic's configs or the broker's changed: the log's config and the
+ * LogAppendTime flag follow (dynamic_config.c). */
+void replica_apply_config(broker_t *b, replica_t *r);
+/* Leading r: follower id's fetch said its log starts at log_start
+ * (DeleteRecords waits for every live follower's to pass its offset). */
+void replica_follower_start_seen(broker_t *b, replica_t *r, int32_t id, int64_t log_start);
 /* Leader append of one produce request's records for p: info has their
  * offsets (a retried batch's original ones). */
 int16_t replica_append(broker_t *b, replica_t *r, uint8_t *records, size_t len, int32_t *err_batch,

@@ -520,6 +520,7 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
         return;
     }
     replica_follower_high_watermark(b, r, KV_INT(pv, FetchPartitionData, HighWatermark));
+    replica_follower_log_start(b, r, KV_INT(pv, FetchPartitionData, LogStartOffset));
 }
 
 static void answer_each(fetch_link_t *l, const kafka_value_t *body, const tree_t *tree,

@@ -79,8 +79,11 @@ int repl_await_commit(broker_t *b, replica_t *r, commit_waiter_t *w, int64_t off
 /* Appends batches the leader sent (offsets and epochs kept). 0, or -1 when
  * they do not continue our log or fail their CRC. */
 int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, size_t len);
-/* HW = min(the leader's HW, our LEO). */
+/* HW = min(the leader's HW, our LEO); the leader's is kept (r->leader_hw). */
 void replica_follower_high_watermark(broker_t *b, replica_t *r, int64_t leader_hw);
+/* The leader's log starts at leader_log_start (DeleteRecords, retention):
+ * ours moves there too (up to our LEO), as Kafka's follower does. */
+void replica_follower_log_start(broker_t *b, replica_t *r, int64_t leader_log_start);
 /* becomeFollower's cut: everything from offset on goes. 0 or -1. */
 int replica_truncate(broker_t *b, replica_t *r, int64_t offset);
 /* The leader's log starts past our end: start over at offset. 0 or -1. */
