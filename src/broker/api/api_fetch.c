@@ -103,7 +103,7 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     int rc = PLOG_OK;
     /* A move's catch-up traffic waits while its throttle is spent: nothing
      * for this partition in this answer. */
-    int move = replica_id >= 0 && repl_move_traffic(r->part, replica_id);
+    int move = replica_id >= 0 && repl_move_traffic(x->b, r->part, replica_id, REPL_LEADER_SIDE);
     if (move && !repl_throttle_open(x->b, REPL_LEADER_SIDE) && offset < upto) {
         upto = offset;
         x->move_held = 1;

@@ -24,7 +24,6 @@ typedef struct {
 struct dynamic_config {
     broker_config_t statics;    /* b->cfg as server.properties made it */
     level_t levels[2];          /* DYNAMIC_BROKER (ours), DYNAMIC_DEFAULT */
-    int64_t throttle[2];        /* THROTTLE_LEADER, THROTTLE_FOLLOWER */
 };
 
 int dynamic_config_start(broker_t *b)
@@ -33,7 +32,6 @@ int dynamic_config_start(broker_t *b)
     if (!b->dyn)
         return -1;
     b->dyn->statics = b->cfg;
-    b->dyn->throttle[0] = b->dyn->throttle[1] = INT64_MAX;
     return 0;
 }
 
@@ -141,8 +139,10 @@ static void recompute(broker_t *b)
     c->min_insync_replicas = (int)single(b, "min.insync.replicas", s->min_insync_replicas);
     c->unclean_leader_election = flag(b, "unclean.leader.election.enable", s->unclean_leader_election, "true");
     c->log_append_time = flag(b, "log.message.timestamp.type", s->log_append_time, "LogAppendTime");
-    b->dyn->throttle[THROTTLE_LEADER] = single(b, "leader.replication.throttled.rate", INT64_MAX);
-    b->dyn->throttle[THROTTLE_FOLLOWER] = single(b, "follower.replication.throttled.rate", INT64_MAX);
+    c->leader_replication_throttled_rate =
+        single(b, "leader.replication.throttled.rate", s->leader_replication_throttled_rate);
+    c->follower_replication_throttled_rate =
+        single(b, "follower.replication.throttled.rate", s->follower_replication_throttled_rate);
 }
 
 static void apply_topic(broker_t *b, topic_t *t)
@@ -353,11 +353,6 @@ int dynamic_config_event(broker_t *b, int type, const char *path)
 }
 
 /* ---- the throttle's settings ---- */
-
-int64_t config_throttle_rate(const broker_t *b, int side)
-{
-    return b->dyn ? b->dyn->throttle[side == THROTTLE_FOLLOWER] : INT64_MAX;
-}
 
 int config_replica_throttled(const topic_t *t, int side, int32_t partition, int32_t broker)
 {

@@ -5,7 +5,7 @@
  * replicas' logs get their new configs, and the broker's own settings that
  * may change (b->cfg's retention, segment size and age, message.max.bytes,
  * log.message.timestamp.type, min.insync.replicas,
- * unclean.leader.election.enable) are what server.properties said under
+ * unclean.leader.election.enable, the two replication throttle rates) are what server.properties said under
  * what the coordinator says, per broker over the shared default, as Kafka
  * merges them. Everything else reads b->cfg and topic_config() at use, so it
  * sees the change.
@@ -48,12 +48,9 @@ int dynamic_config_entries(const broker_t *b, int level, const coord_config_entr
 /* b->cfg as server.properties made it. */
 const broker_config_t *dynamic_config_static(const broker_t *b);
 
-/* ---- the replication throttle's settings (issue 12; the throttle itself is
- * broker/repl's) ---- */
+/* ---- which replicas the move throttle holds (the throttle is broker/repl's
+ * throttle.c; its rates are in b->cfg) ---- */
 enum { THROTTLE_LEADER, THROTTLE_FOLLOWER };
-/* leader.replication.throttled.rate / follower.replication.throttled.rate in
- * bytes per second; INT64_MAX (Kafka's default) when none is set. */
-int64_t config_throttle_rate(const broker_t *b, int side);
 /* Whether the topic's leader.replication.throttled.replicas (side LEADER) or
  * follower.replication.throttled.replicas (FOLLOWER) names the replica of
  * partition on broker ("*" names every one). */

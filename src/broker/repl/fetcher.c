@@ -315,7 +315,7 @@ static int without_throttled(fetch_link_t *l, fetch_part_t **parts, int n)
         return n;
     int kept = 0;
     for (int i = 0; i < n; i++)
-        if (!repl_move_traffic(parts[i]->r->part, b->cfg.broker_id))
+        if (!repl_move_traffic(b, parts[i]->r->part, b->cfg.broker_id, REPL_FOLLOWER_SIDE))
             parts[kept++] = parts[i];
     if (kept < n)
         arm_timer(l->f, repl_throttle_open_at(b, REPL_FOLLOWER_SIDE));
@@ -510,7 +510,7 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
     const kafka_value_t *rec = KV_GET(pv, FetchPartitionData, Records);
     /* A fetch may end in the middle of a batch: it comes again next time. */
     size_t len = rec->is_null ? 0 : record_batches_prefix(rec->u.b, rec->n, NULL);
-    if (len > 0 && repl_move_traffic(r->part, b->cfg.broker_id))
+    if (len > 0 && repl_move_traffic(b, r->part, b->cfg.broker_id, REPL_FOLLOWER_SIDE))
         repl_throttle_charge(b, REPL_FOLLOWER_SIDE, (int64_t)len);
     if (len > 0 && replica_append_fetched(b, r, rec->u.b, len) < 0) {
         /* Not contiguous with our log (or corrupt): find out again where

@@ -31,16 +31,16 @@ void repl_stop(broker_t *b);
 
 typedef enum { REPL_LEADER_SIDE, REPL_FOLLOWER_SIDE } repl_side_t;
 
-/* A fetch of p by replica is a move's catch-up traffic (p is being moved
- * and replica is not in its ISR): the throttle applies to it. */
-int repl_move_traffic(const partition_t *p, int32_t replica);
+/* A fetch of p by replica, seen from side, is a move's catch-up traffic
+ * (replica is not in p's ISR, and p is being moved or the topic's
+ * *.replication.throttled.replicas names p on this broker): the throttle
+ * applies to it. */
+int repl_move_traffic(const broker_t *b, const partition_t *p, int32_t replica, repl_side_t side);
 /* Such traffic may go now (on the leader: answer it; on the follower: ask
  * for it); charged with what went, into debt if need be. */
 int repl_throttle_open(broker_t *b, repl_side_t side);
 void repl_throttle_charge(broker_t *b, repl_side_t side, int64_t bytes);
 uint64_t repl_throttle_open_at(broker_t *b, repl_side_t side);
-/* A new rate (bytes/s; Kafka's Long.MAX_VALUE or <= 0: unlimited). */
-void repl_throttle_set_rate(broker_t *b, repl_side_t side, int64_t rate);
 
 /* ---- roles (leadership.c) ---- */
 
