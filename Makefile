@@ -87,7 +87,7 @@ bench-broker-failover: bench-deps bin/kipper build/bench-broker-load
 	BENCH_LOAD=build/bench-broker-load ./bench/broker/failover.sh
 
 # moving a 1 GiB partition to a new broker, unthrottled and throttled: time, MB/s, the throttle's achieved
-# rate, and a producer's p99 during each move beside its p99 without one (bench/README.md); about 3 minutes.
+# rate, and a producer's p99 during each move beside its p99 without one (bench/README.md); about 2.5 minutes.
 bench-broker-move: bench-deps bin/kipper build/bench-broker-load
 	BENCH_LOAD=build/bench-broker-load ./bench/broker/move.sh
 

@@ -6,7 +6,7 @@
 # traffic to its rate, and what does a move do to a producer's p99 on the
 # same brokers? On loopback, in one command.
 #
-#   bench/broker/move.sh        (or: make bench-broker-move; about 2.5 minutes)
+#   bench/broker/move.sh        (or: make bench-broker-move; about 2-2.5 minutes)
 #
 # First the machine's own limits for the bytes a move carries: loopback TCP
 # (one connection, write and sendfile) and a sequential write of
