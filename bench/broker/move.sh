@@ -456,15 +456,20 @@ run_one() {   # unthrottled | throttled
         sleep 0.1
     done
     cmpres=$(compare_logs move 1 4)
+    # the ISRs the leader wrote for the partition once the move was made
+    # (none expected: the move's own write makes it 1,2,4)
+    local isr_writes
+    isr_writes=$(sed -n '/move-0 moved to its new replicas/,$p' "$run"/broker1/broker.1.log |
+        sed -n 's/.*ISR of move-0 is now \[\([0-9,]*\)\].*/\1/p' | paste -sd/ -)
     local b_err b_warn alive=yes id
     for id in 1 2 3 4; do [ "$(cl_proc_state "${BPID[$id]}")" = running ] || alive="no:$id"; done
     b_err=$(cat "$run"/broker*/broker.*.log | grep -c ' E \[' || true)
     b_warn=$(cat "$run"/broker*/broker.*.log | grep -c ' W \[' || true)
     line+=" $mv after_$(printf '%s' "$after" | sed 's/ / after_/g') new_replica_final_bytes=$(log_bytes 4 move)"
-    line+=" compare_1_4=$cmpres broker3_deleted_s=$deleted brokers_alive=$alive broker_errors=$b_err broker_warnings=$b_warn"
+    line+=" isr_writes_after_move=${isr_writes:--} compare_1_4=$cmpres broker3_deleted_s=$deleted brokers_alive=$alive broker_errors=$b_err broker_warnings=$b_warn"
     line+=" ${base} ${prod}"
     echo "$line" >>"$RESULTS"
-    say "  after: $after compare_1_4=$cmpres broker3_deleted_s=$deleted brokers_alive=$alive errors=$b_err warnings=$b_warn"
+    say "  after: $after isr_writes_after_move=${isr_writes:--} compare_1_4=$cmpres broker3_deleted_s=$deleted brokers_alive=$alive errors=$b_err warnings=$b_warn"
     cl_stop_all
     # shellcheck disable=SC2034  # cluster.sh's
     BPORT=() BPID=() KPID=() KPORT=()
@@ -486,7 +491,8 @@ commit="$commit, src/ as of $src_commit"
 git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || commit="$commit + uncommitted changes in src/"
 [ "$KIPPER" -ef "$ROOT/bin/kipper" ] || commit="not this tree's bin/kipper; this tree: $commit"
 fs=$(df -PT "$TOP" | awk 'NR==2 {print $2}')
-if grep -q 'valid=0\|done=0\|brokers_alive=no' "$RESULTS" || grep -q 'compare_1_4=[^s]' "$RESULTS" ||
+if grep -q 'valid=0\|done=0\|brokers_alive=no\|isr_writes_after_move=[0-9]' "$RESULTS" ||
+    grep -q 'compare_1_4=[^s]' "$RESULTS" ||
     ! grep -q 'broker_errors=0' "$RESULTS"; then
     KEEP=1   # something went wrong: keep the logs (the path is printed on exit)
 fi
@@ -559,6 +565,9 @@ for r in order:
         notes.append("broker 4's segment files vs broker 1's: %s" % kv.get("compare_1_4"))
     if kv.get("after_replicas") != "1,2,4" or sorted((kv.get("after_isr") or "").split(",")) != ["1", "2", "4"]:
         notes.append("after: replicas %s ISR %s" % (kv.get("after_replicas"), kv.get("after_isr")))
+    iw = kv.get("isr_writes_after_move", "-")
+    if iw != "-":
+        notes.append("the leader wrote the ISR again after the move: [%s]" % "] then [".join(iw.split("/")))
     if kv.get("broker3_deleted_s") == "-1":
         notes.append("broker 3 kept its copy (30 s)")
     if kv.get("brokers_alive") != "yes":
