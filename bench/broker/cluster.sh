@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# bench/broker/cluster.sh -- sourced by bench/broker/run.sh and failover.sh:
-# a kipper keeper (one member or a 3-member ensemble) and up to 3 kipper
-# brokers on 127.0.0.1, in the caller's work folder, and their clean-up.
+# bench/broker/cluster.sh -- sourced by bench/broker/run.sh, failover.sh and
+# move.sh: a kipper keeper (one member or a 3-member ensemble) and kipper
+# brokers 1..n on 127.0.0.1 (run.sh and failover.sh: 3; move.sh: 4), in the
+# caller's work folder, and their clean-up.
 #
 # The caller sets, before sourcing: WORK (work folder), KIPPER (binary), and
 # defines say() and die(). Settings (environment), with the caller's defaults:
@@ -10,6 +11,9 @@
 #   BENCH_SESSION_MS   zookeeper.session.timeout.ms     (CL_SESSION, default 6000)
 #   BENCH_BROKER_PROPS extra server.properties lines, space-separated key=value
 #   BENCH_SERVER_CPUS  taskset CPU list for the servers
+# CL_BROKER_PROPS (the caller's, not the user's): more key=value lines for
+# the brokers written from then on, before BENCH_BROKER_PROPS (which wins
+# where both set a key: the broker reads the last line of a key).
 #
 # What it sets: ZCONNECT (zookeeper.connect), BPORT[id], BPID[id] (0 when
 # stopped), KPID[id], BROKERS ("127.0.0.1:p1,...").
@@ -135,7 +139,7 @@ zookeeper.session.timeout.ms=$CL_SESSION
 num.partitions=1
 default.replication.factor=1
 EOF
-    for kv in ${BENCH_BROKER_PROPS:-}; do echo "$kv" >>"$f"; done
+    for kv in ${CL_BROKER_PROPS:-} ${BENCH_BROKER_PROPS:-}; do echo "$kv" >>"$f"; done
 }
 
 # start broker id (written first by cl_start_brokers); returns when it has

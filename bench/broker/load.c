@@ -25,7 +25,11 @@
  *       time (so a client that falls behind its schedule is charged for it):
  *       ack latency when its delivery report arrives, end-to-end latency when
  *       the consumer receives it. Records due in the first WARMUP seconds are
- *       not counted. -T adds a per-second timeline on stderr.
+ *       not counted. -T adds a per-second timeline on stderr. SIGUSR1 ends
+ *       the run early: nothing is sent after it, and SECONDS becomes the time
+ *       measured so far (so -d may be an upper bound, and the caller ends the
+ *       run when what it measures beside it is over). "load: latency:
+ *       measuring" on stderr marks the end of the warm-up.
  *   load failover -b HOSTS -t TOPIC -p N -V PID [-E ID] [-k KILL|TERM] [-r RATE] [-W WARMUP] [-d WAIT]
  *       Produces SIZE-byte records (acks -a, default all; linger.ms 0) round-robin
  *       to partitions 0..N-1 at RATE records/s in total. Once every partition
@@ -580,7 +584,7 @@ typedef struct {
     int64_t next_offset;    /* expected */
     _Atomic uint64_t received;
     uint64_t bytes;
-    uint64_t want;
+    _Atomic uint64_t want;   /* latency: lowered when SIGUSR1 ends the run early */
     uint64_t seq_mismatch;
     uint64_t last_ns;
     uint64_t count_from_ns;
@@ -692,6 +696,13 @@ static int mode_consume(void)
 
 /* ---- latency: fixed-rate producer + consumer in one process ---- */
 static atomic_int poll_stop;
+static volatile sig_atomic_t latency_end;   /* SIGUSR1: stop sending now */
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    latency_end = 1;
+}
 
 static void *poll_thread(void *arg)
 {
@@ -724,6 +735,9 @@ static int mode_latency(void)
     if (opt_rate <= 0)
         die("latency needs -r RATE > 0%s", "");
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* wake on time, not up to 50 us late */
+    struct sigaction sa = {.sa_handler = on_usr1};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
 
     rd_kafka_t *prk = new_producer(&st, opt_linger ? opt_linger : "0");
     rd_kafka_topic_t *prkt = rd_kafka_topic_new(prk, opt_topic, NULL);
@@ -783,10 +797,17 @@ static int mode_latency(void)
             sleep_until_ns(due);
             t = now_ns();
         }
+        if (latency_end) {   /* SIGUSR1: what was sent is the run */
+            total = sent;
+            c.want = total;
+            break;
+        }
         if (!measuring && due >= tw) {
             measuring = 1;
             c0 = self_cpu_s();
             s0 = srv_cpu();
+            fprintf(stderr, "load: latency: measuring\n");
+            fflush(stderr);
         }
         if (t - due > behind_max)
             behind_max = t - due;
@@ -817,6 +838,8 @@ out:
     free(msgs);
     free(bufs);
     uint64_t t_end_sched = t0 + (uint64_t)((double)total * interval);
+    if (t_end_sched < tw)   /* ended during the warm-up: nothing measured */
+        t_end_sched = tw;
     double c1 = self_cpu_s();
     srv_cpu_t s1 = srv_cpu();
     /* Not rd_kafka_flush(): it would serve delivery reports on this thread
@@ -1311,6 +1334,7 @@ static void usage(void)
             "                 rd_kafka_produce_batch() per wake-up\n"
             "  -N             latency: no consumer (acknowledgement latency only)\n"
             "  -T             latency: a per-second timeline on stderr (wall clock, by due time)\n"
+            "                 (latency: SIGUSR1 ends the run early; -d is then an upper bound)\n"
             "  -p partitions  failover: produce to partitions 0..N-1, round-robin\n"
             "  -V pid         failover: the broker to kill (its leader)\n"
             "  -E id          failover: that broker's id (default 1)\n"
