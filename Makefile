@@ -25,7 +25,7 @@ FUZZ_HARNESSES := $(sort $(basename $(notdir $(wildcard fuzz/*.c))))
 FUZZ_BIN := $(FUZZ_HARNESSES:%=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker fuzz fuzz-build fuzz-replay
+.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
 
 all: deps bin/kipper
 
@@ -88,9 +88,19 @@ bench-keeper-ensemble: test-deps bin/kipper
 	./bench/keeper/run.sh --ensemble
 
 # kipper's broker on librdkafka: throughput and latency beside the machine's loopback TCP and disk
-# write limits, measured in the same run (bench/README.md); about 2 minutes.
+# write limits, replication factor 1 and 3 on 3 brokers, measured in the same run (bench/README.md); about 3 minutes.
 bench-broker: bench-deps bin/kipper build/bench-broker-load
 	BENCH_LOAD=build/bench-broker-load ./bench/broker/run.sh
+
+# failover time: a leader of 1, 100 and 1000 partitions killed (SIGTERM, SIGKILL) to the next acks=all
+# acknowledgement of every partition, 3 brokers on loopback (bench/README.md); about 2 minutes.
+bench-broker-failover: bench-deps bin/kipper build/bench-broker-load
+	BENCH_LOAD=build/bench-broker-load ./bench/broker/failover.sh
+
+# moving a 1 GiB partition to a new broker, unthrottled and throttled: time, MB/s, the throttle's achieved
+# rate, and a producer's p99 during each move beside its p99 without one (bench/README.md); about 2.5 minutes.
+bench-broker-move: bench-deps bin/kipper build/bench-broker-load
+	BENCH_LOAD=build/bench-broker-load ./bench/broker/move.sh
 
 build/bench-broker-load: bench/broker/load.c
 	@mkdir -p build

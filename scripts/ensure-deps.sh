@@ -21,6 +21,21 @@ case "${1:-build}" in
     *) echo "usage: $0 build|fuzz|test|bench" >&2; exit 2 ;;
 esac
 
+# npm packages for tests likewise: KafkaJS (an admin client the Python ones
+# do not cover), into tests/integration/js/node_modules, never globally.
+ensure_npm() {
+    js="$(dirname "$0")/../tests/integration/js"
+    [ -d "$js/node_modules/kafkajs" ] && return 0
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "ensure-deps: installing Debian's nodejs and npm"
+        [ "$(id -u)" = 0 ] || { echo "ensure-deps: not root; install them with: apt-get install -y nodejs npm" >&2; exit 1; }
+        DEBIAN_FRONTEND=noninteractive apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm
+    fi
+    echo "ensure-deps: installing the tests' npm packages in $js"
+    (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
 missing=""
 for p in $want; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -29,7 +44,10 @@ for p in $want; do
         *) missing="$missing $p" ;;
     esac
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    [ "${1:-build}" = build ] || ensure_npm
+    exit 0
+fi
 
 echo "ensure-deps: installing missing Debian packages:$missing"
 if [ "$(id -u)" != 0 ]; then
@@ -40,3 +58,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing
+[ "${1:-build}" = build ] || ensure_npm

@@ -25,7 +25,23 @@
  *       time (so a client that falls behind its schedule is charged for it):
  *       ack latency when its delivery report arrives, end-to-end latency when
  *       the consumer receives it. Records due in the first WARMUP seconds are
- *       not counted. -T adds a per-second timeline on stderr.
+ *       not counted. -T adds a per-second timeline on stderr. SIGUSR1 ends
+ *       the run early: nothing is sent after it, and SECONDS becomes the time
+ *       measured so far (so -d may be an upper bound, and the caller ends the
+ *       run when what it measures beside it is over). "load: latency:
+ *       measuring" on stderr marks the end of the warm-up.
+ *   load failover -b HOSTS -t TOPIC -p N -V PID [-E ID] [-k KILL|TERM] [-r RATE] [-W WARMUP] [-d WAIT]
+ *       Produces SIZE-byte records (acks -a, default all; linger.ms 0) round-robin
+ *       to partitions 0..N-1 at RATE records/s in total. Once every partition
+ *       has had a record acknowledged by broker ID (its leader) and WARMUP
+ *       seconds have passed, it sends the signal to PID (that broker) itself
+ *       and notes the time; then, for each partition, the time until a record
+ *       of it is acknowledged by another broker (the delivery report says
+ *       which broker acknowledged it). It stops half a second after every
+ *       partition has had one, or WAIT seconds after the kill. Reports the
+ *       first, median, 90th percentile and last partition (all_ms), the first
+ *       acknowledgement from any broker, those broker ID still gave after the
+ *       signal, when PID exited, and (-P) the survivors' CPU over the failover.
  *   load tcp [-d SECONDS] [-D DIR]
  *       The machine's loopback TCP throughput over one connection, twice: the
  *       sender write()s 1 MiB buffers, then sendfile()s 1 MiB slices of a
@@ -51,8 +67,10 @@
  * err_<NAME>=<count>, and make valid=0. Exit status 0 when valid, 1 when not,
  * 2 on a usage or set-up error.
  *
- * -P PID (produce, consume, latency) also reports that process's CPU time
- * (utime+stime from /proc/PID/stat) over the measured phase: the broker's.
+ * -P PID[,PID...] (produce, consume, latency) also reports those processes'
+ * CPU time (utime+stime from /proc/PID/stat) over the measured phase: the
+ * brokers'. server_* figures are their sum; with more than one PID, each
+ * one's is listed too (server_cores_each, server_cpu_us_per_record_each).
  * client_cpu_s is this process's own (every librdkafka thread included).
  *
  * Build: cc -O2 -o load load.c $(pkg-config --cflags --libs rdkafka) -lpthread
@@ -65,6 +83,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -124,6 +143,30 @@ static double proc_cpu_s(int pid)
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
         return -1;
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+#define MAX_PIDS 8
+static int opt_pids[MAX_PIDS];        /* -P: the brokers whose CPU time is reported */
+static int opt_npids;
+
+/* CPU time of every -P process: each[i] and the sum (returned); -1 when
+ * there is no -P or one of them cannot be read (e.g. it has exited) */
+typedef struct {
+    double each[MAX_PIDS];
+    double sum;
+} srv_cpu_t;
+
+static srv_cpu_t srv_cpu(void)
+{
+    srv_cpu_t c = {.sum = opt_npids ? 0 : -1};
+    for (int i = 0; i < opt_npids; i++) {
+        c.each[i] = proc_cpu_s(opt_pids[i]);
+        if (c.each[i] < 0 || c.sum < 0)
+            c.sum = -1;
+        else
+            c.sum += c.each[i];
+    }
+    return c;
 }
 
 /* ---- latency histogram: log-linear, 64 sub-buckets per power of two (1.6%) ---- */
@@ -263,7 +306,10 @@ static const char *opt_acks = "all";
 static const char *opt_linger = NULL; /* default by mode */
 static const char *opt_batch = "1048576";
 static double opt_rate = 10000;
-static int opt_pid = 0;
+static int opt_partitions = 1;        /* failover: partitions 0..N-1 */
+static int opt_victim_pid;            /* failover: the broker to kill */
+static int opt_victim_id = 1;         /* failover: its broker id */
+static const char *opt_signal = "KILL";
 static long opt_disk_mib = 2048;
 static int opt_idempotence = 0;
 static const char *opt_extra[32];     /* -X key=value: any librdkafka property */
@@ -293,7 +339,12 @@ static void set(rd_kafka_conf_t *conf, const char *k, const char *v)
 static void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
     (void)rk;
-    fprintf(stderr, "load: librdkafka %d %s: %s\n", level, fac, buf);
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    localtime_r(&ts.tv_sec, &tm);
+    fprintf(stderr, "%02d:%02d:%02d.%03ld load: librdkafka %d %s: %s\n", tm.tm_hour, tm.tm_min, tm.tm_sec,
+            ts.tv_nsec / 1000000, level, fac, buf);
 }
 
 static void error_cb(rd_kafka_t *rk, int err, const char *reason, void *opaque)
@@ -390,7 +441,7 @@ static void dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
     tl_add(due, t - due, 0);
 }
 
-static rd_kafka_t *new_producer(prod_stats_t *st, const char *linger)
+static rd_kafka_conf_t *producer_conf(const char *linger)
 {
     rd_kafka_conf_t *conf = base_conf();
     set(conf, "acks", opt_acks);
@@ -401,6 +452,12 @@ static rd_kafka_t *new_producer(prod_stats_t *st, const char *linger)
     set(conf, "queue.buffering.max.messages", "1000000");
     set(conf, "queue.buffering.max.kbytes", "262144");
     set(conf, "enable.idempotence", opt_idempotence ? "true" : "false");
+    return conf;
+}
+
+static rd_kafka_t *new_producer(prod_stats_t *st, const char *linger)
+{
+    rd_kafka_conf_t *conf = producer_conf(linger);
     rd_kafka_conf_set_dr_msg_cb(conf, dr_cb);
     rd_kafka_conf_set_opaque(conf, st);
     apply_extra(conf, "producer.");
@@ -433,12 +490,26 @@ static void print_common(const char *mode)
     printf("mode=%s topic=%s size=%d acks=%s", mode, opt_topic, opt_size, opt_acks);
 }
 
-static void print_cpu(double c0, double c1, double s0, double s1, double dur, uint64_t records)
+/* server_*: summed over the -P processes; with more than one, also each
+ * one's (in -P order, '/'-separated) */
+static void print_cpu(double c0, double c1, srv_cpu_t s0, srv_cpu_t s1, double dur, uint64_t records)
 {
     printf(" client_cpu_s=%.3f client_cores=%.2f", c1 - c0, dur > 0 ? (c1 - c0) / dur : 0);
-    if (s0 >= 0 && s1 >= 0)
-        printf(" server_cpu_s=%.3f server_cores=%.2f server_cpu_us_per_record=%.3f", s1 - s0,
-               dur > 0 ? (s1 - s0) / dur : 0, records ? (s1 - s0) * 1e6 / (double)records : 0);
+    if (s0.sum < 0 || s1.sum < 0)
+        return;
+    printf(" server_cpu_s=%.3f server_cores=%.2f server_cpu_us_per_record=%.3f", s1.sum - s0.sum,
+           dur > 0 ? (s1.sum - s0.sum) / dur : 0, records ? (s1.sum - s0.sum) * 1e6 / (double)records : 0);
+    if (opt_npids < 2)
+        return;
+    printf(" server_pids=");
+    for (int i = 0; i < opt_npids; i++)
+        printf("%s%d", i ? "/" : "", opt_pids[i]);
+    printf(" server_cores_each=");
+    for (int i = 0; i < opt_npids; i++)
+        printf("%s%.2f", i ? "/" : "", dur > 0 ? (s1.each[i] - s0.each[i]) / dur : 0);
+    printf(" server_cpu_us_per_record_each=");
+    for (int i = 0; i < opt_npids; i++)
+        printf("%s%.3f", i ? "/" : "", records ? (s1.each[i] - s0.each[i]) * 1e6 / (double)records : 0);
 }
 
 static int mode_produce(void)
@@ -462,7 +533,8 @@ static int mode_produce(void)
         usleep(100000);
     }
 
-    double c0 = self_cpu_s(), s0 = proc_cpu_s(opt_pid);
+    double c0 = self_cpu_s();
+    srv_cpu_t s0 = srv_cpu();
     uint64_t t0 = now_ns();
     uint64_t deadline = opt_duration > 0 ? t0 + (uint64_t)(opt_duration * 1e9) : UINT64_MAX;
     uint64_t limit = opt_count > 0 ? (uint64_t)opt_count : UINT64_MAX;
@@ -484,7 +556,8 @@ static int mode_produce(void)
     if (fe)
         count_error("FLUSH_TIMEOUT");
     uint64_t t1 = st.last_dr_ns ? st.last_dr_ns : now_ns();
-    double c1 = self_cpu_s(), s1 = proc_cpu_s(opt_pid);
+    double c1 = self_cpu_s();
+    srv_cpu_t s1 = srv_cpu();
     double dur = (double)(t1 - t0) / 1e9;
 
     print_common("produce");
@@ -511,7 +584,7 @@ typedef struct {
     int64_t next_offset;    /* expected */
     _Atomic uint64_t received;
     uint64_t bytes;
-    uint64_t want;
+    _Atomic uint64_t want;   /* latency: lowered when SIGUSR1 ends the run early */
     uint64_t seq_mismatch;
     uint64_t last_ns;
     uint64_t count_from_ns;
@@ -585,7 +658,8 @@ static int mode_consume(void)
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, opt_topic, NULL);
     uint64_t deadline_idle = 30ull * 1000000000u;   /* give up after 30 s without a record */
 
-    double c0 = self_cpu_s(), s0 = proc_cpu_s(opt_pid);
+    double c0 = self_cpu_s();
+    srv_cpu_t s0 = srv_cpu();
     uint64_t t0 = now_ns();
     if (rd_kafka_consume_start(rkt, 0, 0) < 0)
         die("consume_start: %s", rd_kafka_err2str(rd_kafka_last_error()));
@@ -604,7 +678,8 @@ static int mode_consume(void)
         }
     }
     uint64_t t1 = c.last_ns ? c.last_ns : now_ns();
-    double c1 = self_cpu_s(), s1 = proc_cpu_s(opt_pid);
+    double c1 = self_cpu_s();
+    srv_cpu_t s1 = srv_cpu();
     rd_kafka_consume_stop(rkt, 0);
     double dur = (double)(t1 - t0) / 1e9;
     print_common("consume");
@@ -621,6 +696,13 @@ static int mode_consume(void)
 
 /* ---- latency: fixed-rate producer + consumer in one process ---- */
 static atomic_int poll_stop;
+static volatile sig_atomic_t latency_end;   /* SIGUSR1: stop sending now */
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    latency_end = 1;
+}
 
 static void *poll_thread(void *arg)
 {
@@ -653,6 +735,9 @@ static int mode_latency(void)
     if (opt_rate <= 0)
         die("latency needs -r RATE > 0%s", "");
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* wake on time, not up to 50 us late */
+    struct sigaction sa = {.sa_handler = on_usr1};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGUSR1, &sa, NULL);
 
     rd_kafka_t *prk = new_producer(&st, opt_linger ? opt_linger : "0");
     rd_kafka_topic_t *prkt = rd_kafka_topic_new(prk, opt_topic, NULL);
@@ -693,7 +778,8 @@ static int mode_latency(void)
     uint64_t tw = t0 + (uint64_t)(opt_warmup * 1e9);
     st.count_from_ns = tw;
     c.count_from_ns = tw;
-    double c0 = 0, s0 = -1;
+    double c0 = 0;
+    srv_cpu_t s0 = {.sum = -1};
     int measuring = 0;
     uint64_t sent = 0, behind_max = 0;
     /* Each wake-up hands every record due by then to the client in one
@@ -711,10 +797,17 @@ static int mode_latency(void)
             sleep_until_ns(due);
             t = now_ns();
         }
+        if (latency_end) {   /* SIGUSR1: what was sent is the run */
+            total = sent;
+            c.want = total;
+            break;
+        }
         if (!measuring && due >= tw) {
             measuring = 1;
             c0 = self_cpu_s();
-            s0 = proc_cpu_s(opt_pid);
+            s0 = srv_cpu();
+            fprintf(stderr, "load: latency: measuring\n");
+            fflush(stderr);
         }
         if (t - due > behind_max)
             behind_max = t - due;
@@ -745,7 +838,10 @@ out:
     free(msgs);
     free(bufs);
     uint64_t t_end_sched = t0 + (uint64_t)((double)total * interval);
-    double c1 = self_cpu_s(), s1 = proc_cpu_s(opt_pid);
+    if (t_end_sched < tw)   /* ended during the warm-up: nothing measured */
+        t_end_sched = tw;
+    double c1 = self_cpu_s();
+    srv_cpu_t s1 = srv_cpu();
     /* Not rd_kafka_flush(): it would serve delivery reports on this thread
      * too, at the same time as the poll thread. Wait for the client's queue
      * (messages and delivery reports not yet served) to empty instead. */
@@ -801,6 +897,266 @@ out:
     rd_kafka_destroy(crk);
     rd_kafka_topic_destroy(prkt);
     rd_kafka_destroy(prk);
+    return nerrors ? 1 : 0;
+}
+
+/* ---- failover: acks=all to N partitions, a leader killed, time to the next acks ---- */
+typedef struct {
+    uint64_t first_any;    /* first successful ack after the kill, from any broker (ns; 0: none) */
+    uint64_t first_new;    /* first after the kill from a broker other than the victim */
+    int32_t new_broker;    /* who gave it */
+    int warm;              /* acked by the victim before the kill */
+} fo_part_t;
+
+static struct {
+    fo_part_t *p;
+    _Atomic uint64_t t_kill;   /* monotonic ns; 0 until the signal is sent */
+    _Atomic int warm;          /* partitions acked by the victim so far */
+    _Atomic int recovered;     /* partitions with first_new */
+    uint64_t delivered, failed, victim_after_kill, other_before_kill;
+} fo;
+
+/* delivery reports: the poll thread only */
+static void fo_dr_cb(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
+{
+    (void)rk;
+    (void)opaque;
+    uint64_t t = now_ns(), tk = atomic_load(&fo.t_kill);
+    if (m->err) {
+        fo.failed++;
+        count_error(rd_kafka_err2name(m->err));
+        return;
+    }
+    fo.delivered++;
+    if (m->partition < 0 || m->partition >= opt_partitions)
+        return;
+    fo_part_t *p = &fo.p[m->partition];
+    int32_t by = rd_kafka_message_broker_id(m);
+    if (!tk) {
+        if (by == opt_victim_id && !p->warm) {
+            p->warm = 1;
+            atomic_fetch_add(&fo.warm, 1);
+        } else if (by != opt_victim_id) {
+            fo.other_before_kill++;
+        }
+        return;
+    }
+    if (!p->first_any)
+        p->first_any = t;
+    if (by == opt_victim_id) {
+        fo.victim_after_kill++;
+    } else if (!p->first_new) {
+        p->first_new = t;
+        p->new_broker = by;
+        atomic_fetch_add(&fo.recovered, 1);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int proc_gone(int pid)   /* exited (a zombie not yet reaped counts) */
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
+static int mode_failover(void)
+{
+    if (opt_partitions < 1)
+        die("failover needs -p PARTITIONS >= 1%s", "");
+    if (opt_victim_pid <= 0)
+        die("failover needs -V PID (the broker to kill)%s", "");
+    int sig = strcmp(opt_signal, "KILL") == 0 ? SIGKILL : strcmp(opt_signal, "TERM") == 0 ? SIGTERM : 0;
+    if (!sig)
+        die("-k wants KILL or TERM, not %s", opt_signal);
+    if (opt_duration <= 0)
+        opt_duration = 60;   /* the longest wait after the kill */
+    fo.p = calloc((size_t)opt_partitions, sizeof(*fo.p));
+
+    rd_kafka_conf_t *conf = producer_conf(opt_linger ? opt_linger : "0");
+    rd_kafka_conf_set_dr_msg_cb(conf, fo_dr_cb);
+    apply_extra(conf, "producer.");
+    /* the client settings that shape what a failover costs it */
+    static const char *const shown[] = {"topic.metadata.refresh.fast.interval.ms", "retry.backoff.ms",
+                                        "reconnect.backoff.ms", "reconnect.backoff.max.ms", "message.timeout.ms",
+                                        "socket.connection.setup.timeout.ms"};
+    char shown_vals[6][64];
+    for (int i = 0; i < 6; i++) {
+        size_t len = sizeof(shown_vals[i]);
+        if (rd_kafka_conf_get(conf, shown[i], shown_vals[i], &len) != RD_KAFKA_CONF_OK)
+            snprintf(shown_vals[i], sizeof(shown_vals[i]), "?");
+    }
+    rd_kafka_t *rk = new_client(RD_KAFKA_PRODUCER, conf);
+    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, opt_topic, NULL);
+
+    /* every partition known, with a leader */
+    const struct rd_kafka_metadata *md = NULL;
+    int ok = 0;
+    for (int i = 0; i < 100 && !ok; i++) {
+        if (rd_kafka_metadata(rk, 0, rkt, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+            ok = md->topic_cnt == 1 && md->topics[0].err == 0 && md->topics[0].partition_cnt == opt_partitions;
+            for (int k = 0; ok && k < md->topics[0].partition_cnt; k++)
+                ok = md->topics[0].partitions[k].leader == opt_victim_id;
+            rd_kafka_metadata_destroy(md);
+        }
+        if (!ok)
+            usleep(100000);
+    }
+    if (!ok)
+        die("failover: topic %s has not got -p partitions all led by broker -E", opt_topic);
+
+    pthread_t pt;
+    pthread_create(&pt, NULL, poll_thread, rk);
+    char *buf = malloc((size_t)opt_size);
+    fill_payload(buf, opt_size);
+    double interval = 1e9 / opt_rate;
+    uint64_t t0 = now_ns(), sent = 0, skipped = 0, t_kill = 0, t_exit = 0, t_stop = 0, t_warm = 0;
+    uint64_t warm_until = t0 + (uint64_t)(opt_warmup * 1e9), warm_limit = warm_until + 30ull * 1000000000u;
+    uint64_t give_up = 0, t_done = 0;
+    struct timespec kill_rt = {0, 0};
+    double c_kill = 0, c_done = 0;   /* CPU from the kill until every partition is back (or the give-up) */
+    srv_cpu_t s_kill = {.sum = -1}, s_done = {.sum = -1};
+    for (;;) {
+        uint64_t due = t0 + (uint64_t)((double)sent * interval);
+        uint64_t t = now_ns();
+        if (t < due) {
+            sleep_until_ns(due);
+            t = now_ns();
+        }
+        if (!t_kill) {
+            if (!t_warm && atomic_load(&fo.warm) == opt_partitions)
+                t_warm = t;
+            if (t >= warm_until && t_warm) {
+                clock_gettime(CLOCK_REALTIME, &kill_rt);
+                c_kill = self_cpu_s();
+                s_kill = srv_cpu();
+                t_kill = now_ns();
+                atomic_store(&fo.t_kill, t_kill);
+                if (kill(opt_victim_pid, sig) < 0)
+                    die("failover: kill: %s", strerror(errno));
+                give_up = t_kill + (uint64_t)(opt_duration * 1e9);
+            } else if (t >= warm_limit) {
+                count_error("NOT_WARM");
+                fprintf(stderr, "load: failover: only %d of %d partitions acked by broker %d within %.0f s\n",
+                        atomic_load(&fo.warm), opt_partitions, opt_victim_id, opt_warmup + 30);
+                break;
+            }
+        } else {
+            if (!t_exit && proc_gone(opt_victim_pid))
+                t_exit = t;
+            if (!t_stop && (atomic_load(&fo.recovered) == opt_partitions || t >= give_up)) {
+                t_stop = t + 500000000u;   /* half a second more */
+                t_done = t;
+                c_done = self_cpu_s();
+                s_done = srv_cpu();
+            }
+            if (t_stop && t >= t_stop)
+                break;
+        }
+        /* every record due by now, round-robin over the partitions */
+        for (; t0 + (uint64_t)((double)sent * interval) <= t; sent++) {
+            int32_t part = (int32_t)(sent % (uint64_t)opt_partitions);
+            put_u64(buf, sent);
+            put_u64(buf + 8, t0 + (uint64_t)((double)sent * interval));
+            if (rd_kafka_produce(rkt, part, RD_KAFKA_MSG_F_COPY, buf, (size_t)opt_size, NULL, 0, NULL) != 0) {
+                rd_kafka_resp_err_t e = rd_kafka_last_error();
+                if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+                    count_error(rd_kafka_err2name(e));
+                    goto out;
+                }
+                skipped++;   /* the client's queue is full (the outage): not sent, not counted */
+            }
+        }
+    }
+out:;
+    /* what the client still holds (waiting for a leader) gets its chance */
+    uint64_t flush_end = now_ns() + 30ull * 1000000000u;
+    while (rd_kafka_outq_len(rk) > 0 && now_ns() < flush_end)
+        usleep(1000);
+    while (!t_exit && t_kill && now_ns() < flush_end) {   /* a controlled shutdown may still run */
+        if (proc_gone(opt_victim_pid))
+            t_exit = now_ns();
+        else
+            usleep(1000);
+    }
+    atomic_store(&poll_stop, 1);
+    pthread_join(pt, NULL);
+    if (rd_kafka_outq_len(rk) > 0)
+        count_error("UNDELIVERED");
+
+    /* per partition: from the kill to its first ack by another broker */
+    uint64_t *lat = calloc((size_t)opt_partitions, sizeof(*lat)), any_min = 0;
+    int n = 0, by[8] = {0};
+    for (int i = 0; i < opt_partitions; i++) {
+        fo_part_t *p = &fo.p[i];
+        if (p->first_any && (!any_min || p->first_any - t_kill < any_min))
+            any_min = p->first_any - t_kill;
+        if (!p->first_new)
+            continue;
+        lat[n++] = p->first_new - t_kill;
+        if (p->new_broker >= 0 && p->new_broker < 8)
+            by[p->new_broker]++;
+    }
+    qsort(lat, (size_t)n, sizeof(*lat), cmp_u64);
+    if (t_kill && n < opt_partitions) {
+        count_error("NOT_RECOVERED");
+        fprintf(stderr, "load: failover: %d of %d partitions had no ack from another broker:", opt_partitions - n,
+                opt_partitions);
+        for (int i = 0, shown_n = 0; i < opt_partitions && shown_n < 20; i++)
+            if (!fo.p[i].first_new) {
+                fprintf(stderr, " %d%s", i, fo.p[i].first_any ? "(acked by the victim after the kill)" : "");
+                shown_n++;
+            }
+        fputc('\n', stderr);
+    }
+
+    printf("mode=failover topic=%s partitions=%d size=%d acks=%s linger_ms=%s rate=%.0f signal=%s victim_pid=%d "
+           "victim_id=%d",
+           opt_topic, opt_partitions, opt_size, opt_acks, opt_linger ? opt_linger : "0", opt_rate, opt_signal,
+           opt_victim_pid, opt_victim_id);
+    printf(" warm=%d warm_s=%.3f kill_unix_ms=%.3f records=%" PRIu64 " skipped_queue_full=%" PRIu64 " delivered=%" PRIu64
+           " failed=%" PRIu64 " victim_acks_after_kill=%" PRIu64 " other_acks_before_kill=%" PRIu64,
+           atomic_load(&fo.warm), t_warm ? (double)(t_warm - t0) / 1e9 : -1.0, (double)kill_rt.tv_sec * 1e3 + (double)kill_rt.tv_nsec / 1e6,
+           sent, skipped, fo.delivered, fo.failed, fo.victim_after_kill, fo.other_before_kill);
+    if (t_exit)
+        printf(" victim_exit_ms=%.1f", (double)(t_exit - t_kill) / 1e6);
+    printf(" recovered=%d", n);
+    if (n) {
+        printf(" first_ms=%.1f p50_ms=%.1f p90_ms=%.1f all_ms=%.1f", (double)lat[0] / 1e6,
+               (double)lat[(n - 1) / 2] / 1e6, (double)lat[(n * 9 - 1) / 10] / 1e6,
+               n == opt_partitions ? (double)lat[n - 1] / 1e6 : -1.0);
+        printf(" new_leaders=");
+        for (int i = 0, first = 1; i < 8; i++)
+            if (by[i]) {
+                printf("%s%d:%d", first ? "" : ",", i, by[i]);
+                first = 0;
+            }
+    }
+    if (any_min)
+        printf(" first_any_ms=%.1f", (double)any_min / 1e6);
+    if (t_done)   /* over the failover: the survivors' CPU (-P) and ours */
+        print_cpu(c_kill, c_done, s_kill, s_done, (double)(t_done - t_kill) / 1e9, 0);
+    for (int i = 0; i < 6; i++)
+        printf(" client_%s=%s", shown[i], shown_vals[i]);
+    print_errors();
+    printf("\n");
+    fflush(stdout);
+    free(lat);
+    free(buf);
+    rd_kafka_topic_destroy(rkt);
+    rd_kafka_destroy(rk);
     return nerrors ? 1 : 0;
 }
 
@@ -957,7 +1313,7 @@ static int mode_disk(void)
 static void usage(void)
 {
     fprintf(stderr,
-            "usage: load produce|consume|latency|tcp|disk|version [options]\n"
+            "usage: load produce|consume|latency|failover|tcp|disk|version [options]\n"
             "  -b host:port   bootstrap servers (default 127.0.0.1:9092)\n"
             "  -t topic       (default bench); partition 0 is used\n"
             "  -s bytes       record size (default 100; at least 16)\n"
@@ -970,7 +1326,7 @@ static void usage(void)
             "  -B bytes       batch.size (default 1048576)\n"
             "  -I             enable.idempotence=true\n"
             "  -X k=v         any librdkafka property; producer.k=v / consumer.k=v for one side\n"
-            "  -P pid         report this process's CPU time (the broker's)\n"
+            "  -P pid[,pid]   report these processes' CPU time, summed and each (the brokers')\n"
             "  -D dir         tcp, disk: where the files go\n"
             "  -S mib         disk: MiB to write (default 2048)\n"
             "  -K             disk: keep the file written (default: removed)\n"
@@ -978,6 +1334,11 @@ static void usage(void)
             "                 rd_kafka_produce_batch() per wake-up\n"
             "  -N             latency: no consumer (acknowledgement latency only)\n"
             "  -T             latency: a per-second timeline on stderr (wall clock, by due time)\n"
+            "                 (latency: SIGUSR1 ends the run early; -d is then an upper bound)\n"
+            "  -p partitions  failover: produce to partitions 0..N-1, round-robin\n"
+            "  -V pid         failover: the broker to kill (its leader)\n"
+            "  -E id          failover: that broker's id (default 1)\n"
+            "  -k KILL|TERM   failover: the signal (default KILL)\n"
             "  -v             more diagnostics on stderr\n");
     exit(2);
 }
@@ -989,7 +1350,7 @@ int main(int argc, char **argv)
     const char *mode = argv[1];
     optind = 2;
     int ch;
-    while ((ch = getopt(argc, argv, "b:t:s:n:d:W:r:a:l:B:IX:P:D:S:KNvT1h")) != -1) {
+    while ((ch = getopt(argc, argv, "b:t:s:n:d:W:r:a:l:B:IX:P:D:S:KNvT1hp:V:E:k:")) != -1) {
         switch (ch) {
         case 'b': opt_brokers = optarg; break;
         case 't': opt_topic = optarg; break;
@@ -1006,13 +1367,21 @@ int main(int argc, char **argv)
             if (opt_nextra < 32)
                 opt_extra[opt_nextra++] = optarg;
             break;
-        case 'P': opt_pid = atoi(optarg); break;
+        case 'P':
+            for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ","))
+                if (opt_npids < MAX_PIDS)
+                    opt_pids[opt_npids++] = atoi(tok);
+            break;
         case 'D': opt_dir = optarg; break;
         case 'S': opt_disk_mib = atol(optarg); break;
         case 'v': opt_verbose = 1; break;
         case '1': opt_one_by_one = 1; break;
         case 'K': opt_keep_file = 1; break;
         case 'N': opt_no_consumer = 1; break;
+        case 'p': opt_partitions = atoi(optarg); break;
+        case 'V': opt_victim_pid = atoi(optarg); break;
+        case 'E': opt_victim_id = atoi(optarg); break;
+        case 'k': opt_signal = optarg; break;
         case 'T': timeline = calloc(TL_MAX, sizeof(*timeline)); break;
         default: usage();
         }
@@ -1025,6 +1394,8 @@ int main(int argc, char **argv)
         return mode_consume();
     if (strcmp(mode, "latency") == 0)
         return mode_latency();
+    if (strcmp(mode, "failover") == 0)
+        return mode_failover();
     if (strcmp(mode, "tcp") == 0)
         return mode_tcp();
     if (strcmp(mode, "disk") == 0)

@@ -1,6 +1,9 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
+#include "configs.h"
 #include "dev.h"
+#include "elect.h"
+#include "reassign.h"
 #include "topics.h"
 #include "base/logging.h"
 #include "broker/broker.h"
@@ -22,6 +25,11 @@ static void usage(FILE *f)
             "                   (Ctrl-C stops it; kipper dev --help)\n"
             "  topics ...       create, list, describe, alter and delete topics (kafka-topics.sh;\n"
             "                   kipper topics --help)\n"
+            "  reassign ...     move partitions between brokers, drain a broker (kafka-reassign-partitions.sh;\n"
+            "                   kipper reassign --help)\n"
+            "  elect ...        preferred or unclean leader elections (kafka-leader-election.sh; kipper elect --help)\n"
+            "  configs ...      describe and change topic configs and dynamic broker configs on a running\n"
+            "                   cluster (kafka-configs.sh; kipper configs --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -51,6 +59,12 @@ int main(int argc, char **argv)
         return dev_main(argc - 1, argv + 1);
     if (strcmp(cmd, "topics") == 0)
         return topics_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "reassign") == 0)
+        return reassign_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "elect") == 0)
+        return elect_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "configs") == 0)
+        return configs_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

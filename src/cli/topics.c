@@ -10,6 +10,7 @@
 #include "topics.h"
 #include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
+#include "broker/coord/coord_reassign.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +36,8 @@ enum {
     OPT_IF_EXISTS = 1 << 6,
     OPT_UNDER_REPLICATED = 1 << 7,
     OPT_UNAVAILABLE = 1 << 8,
-    OPT_LAST = OPT_UNAVAILABLE,
+    OPT_DELETE_CONFIG = 1 << 9,
+    OPT_LAST = OPT_DELETE_CONFIG,
 };
 
 /* --describe's filters: only the partitions that match either one given. */
@@ -53,6 +55,8 @@ typedef struct {
     int npartitions_assigned, assigned_rf;
     coord_config_entry_t configs[COORD_MAX_TOPIC_CONFIGS];
     int nconfigs;
+    char deleted[COORD_MAX_TOPIC_CONFIGS][128];   /* --alter --delete-config names */
+    int ndeleted;
 } topics_opts_t;
 
 static void usage(FILE *f)
@@ -66,6 +70,8 @@ static void usage(FILE *f)
             "  --list [--topic T]\n"
             "  --describe [--topic T] [--if-exists] [--under-replicated-partitions] [--unavailable-partitions]\n"
             "  --alter --topic T --partitions N [--replica-assignment ...] [--if-exists]\n"
+            "  --alter --topic T [--config k=v]... [--delete-config k]... (kafka-topics.sh's old form;\n"
+            "                    kipper configs does the same)\n"
             "  --delete --topic T [--if-exists]\n"
             "\n"
             "  --zookeeper           the coordinator, as zookeeper.connect in server.properties\n"
@@ -275,6 +281,11 @@ static int apply_valued(topics_opts_t *o, const char *name, const char *v)
     } else if (strcmp(name, "--replica-assignment") == 0) {
         o->replica_assignment = v;
         o->given |= OPT_REPLICA_ASSIGNMENT;
+    } else if (strcmp(name, "--delete-config") == 0) {
+        o->given |= OPT_DELETE_CONFIG;
+        if (o->ndeleted == COORD_MAX_TOPIC_CONFIGS || strlen(v) >= sizeof(o->deleted[0]) || !v[0])
+            return usage_error("--delete-config '%.200s': an empty or too long name, or too many", v);
+        snprintf(o->deleted[o->ndeleted++], sizeof(o->deleted[0]), "%s", v);
     } else {
         o->given |= OPT_CONFIG;
         return add_config(o, v);
@@ -290,7 +301,7 @@ static int parse_arg(topics_opts_t *o, int argc, char **argv, int *i)
     } actions[] = {{"--create", CREATE}, {"--list", LIST}, {"--describe", DESCRIBE}, {"--delete", DELETE},
                    {"--alter", ALTER}};
     static const char *const valued[] = {"--zookeeper",          "--topic",  "--partitions", "--replication-factor",
-                                         "--replica-assignment", "--config"};
+                                         "--replica-assignment", "--config", "--delete-config"};
     const char *arg = argv[*i];
     for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]); k++)
         if (strcmp(arg, actions[k].name) == 0)
@@ -331,6 +342,7 @@ static const char *option_name(unsigned bit)
     case OPT_IF_NOT_EXISTS: return "--if-not-exists";
     case OPT_IF_EXISTS: return "--if-exists";
     case OPT_UNDER_REPLICATED: return "--under-replicated-partitions";
+    case OPT_DELETE_CONFIG: return "--delete-config";
     default: return "--unavailable-partitions";
     }
 }
@@ -349,8 +361,9 @@ static int check_combination(const topics_opts_t *o)
         {LIST, "--list", OPT_TOPIC, 0},
         {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS | DESCRIBE_FILTERS, 0},
         {DELETE, "--delete", OPT_TOPIC | OPT_IF_EXISTS, OPT_TOPIC},
-        {ALTER, "--alter", OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICA_ASSIGNMENT | OPT_IF_EXISTS,
-         OPT_TOPIC | OPT_PARTITIONS},
+        {ALTER, "--alter",
+         OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICA_ASSIGNMENT | OPT_IF_EXISTS | OPT_CONFIG | OPT_DELETE_CONFIG,
+         OPT_TOPIC},
     };
     if (o->action == NO_ACTION)
         return usage_error("%s", "give one of --create, --list, --describe, --delete, --alter");
@@ -366,6 +379,10 @@ static int check_combination(const topics_opts_t *o)
                 return usage_error("%s: this action needs that option", what);
         }
     }
+    if (o->action == ALTER && !(o->given & (OPT_PARTITIONS | OPT_CONFIG | OPT_DELETE_CONFIG)))
+        return usage_error("%s", "--alter needs --partitions, --config or --delete-config");
+    if (o->action == ALTER && (o->given & OPT_REPLICA_ASSIGNMENT) && !(o->given & OPT_PARTITIONS))
+        return usage_error("%s", "--alter --replica-assignment goes with --partitions");
     if (o->action == CREATE && (o->given & OPT_REPLICA_ASSIGNMENT) &&
         (o->given & (OPT_PARTITIONS | OPT_REPLICATION_FACTOR)))
         return usage_error("%s", "--replica-assignment gives the partitions and replicas; "
@@ -464,17 +481,34 @@ static int partition_shown(const describe_ctx_t *c, const coord_partition_desc_t
            (p->leader < 0 || !bsearch(&p->leader, c->live, (size_t)c->nlive, sizeof(int32_t), compare_int32));
 }
 
-static void print_partition(const char *topic, const coord_partition_desc_t *p)
+/* A partition being moved shows as kafka-topics.sh shows it: the replicas
+ * are the target and those still to go, then which are added and removed. */
+static void print_partition(zhandle_t *zh, const char *topic, const coord_partition_desc_t *p)
 {
+    int32_t target[COORD_MAX_REPLICAS];
+    int ntarget = 0;
+    char err[256];
+    int moving = coord_move_read(zh, topic, p->partition, target, &ntarget, err, sizeof(err));
+    if (moving < 0)
+        fprintf(stderr, "kipper topics: %s\n", err);
+    coord_move_sets_t m;
+    coord_move_sets(p->replicas, p->nreplicas, target, ntarget, &m);
     printf("\tTopic: %s\tPartition: %d\t", topic, (int)p->partition);
     if (p->leader >= 0)
         printf("Leader: %d", (int)p->leader);
     else
         printf("Leader: none");
-    print_ids("Replicas", p->replicas, p->nreplicas);
+    if (moving > 0)
+        print_ids("Replicas", m.replicas, m.nreplicas);
+    else
+        print_ids("Replicas", p->replicas, p->nreplicas);
     print_ids("Isr", p->isr, p->nisr);
-    /* After Isr, where kafka-topics.sh puts its own later fields (Adding
-     * Replicas, Elr), so scripts that read its fields by position still do. */
+    if (moving > 0) {
+        print_ids("Adding Replicas", m.adding, m.nadding);
+        print_ids("Removing Replicas", m.removing, m.nremoving);
+    }
+    /* After Isr and the moves, where kafka-topics.sh puts its own later
+     * fields (Elr), so scripts that read its fields by position still do. */
     if (p->leader_epoch >= 0)
         printf("\tLeaderEpoch: %d\n", (int)p->leader_epoch);
     else
@@ -483,7 +517,7 @@ static void print_partition(const char *topic, const coord_partition_desc_t *p)
 
 /* kafka-topics.sh --describe's lines for one topic: the topic line (left
  * out with a filter, as kafka-topics.sh does), then its partitions. */
-static void print_topic(const coord_topic_desc_t *d, const describe_ctx_t *c)
+static void print_topic(zhandle_t *zh, const coord_topic_desc_t *d, const describe_ctx_t *c)
 {
     char id[23];
     if (!c->filters) {
@@ -496,7 +530,7 @@ static void print_topic(const coord_topic_desc_t *d, const describe_ctx_t *c)
     }
     for (int i = 0; i < d->npartitions; i++)
         if (partition_shown(c, &d->partitions[i]))
-            print_partition(d->name, &d->partitions[i]);
+            print_partition(zh, d->name, &d->partitions[i]);
 }
 
 static int not_found(const topics_opts_t *o)
@@ -514,7 +548,7 @@ static int describe_one(zhandle_t *zh, const char *name, const topics_opts_t *o,
     coord_topic_desc_t d;
     coord_admin_result_t res;
     if (coord_admin_describe_topic(zh, name, &d, &res) == 0) {
-        print_topic(&d, c);
+        print_topic(zh, &d, c);
         coord_admin_topic_desc_free(&d);
         return EXIT_OK;
     }
@@ -583,10 +617,44 @@ static int partition_count(zhandle_t *zh, const char *topic)
     return n;
 }
 
+/* kafka-topics.sh's old --alter --config / --delete-config: one change of
+ * the topic's configs, as `kipper configs --alter` makes it. */
+static int alter_configs(zhandle_t *zh, const topics_opts_t *o)
+{
+    int n = o->nconfigs + o->ndeleted;
+    coord_config_op_t *ops = calloc((size_t)n, sizeof(*ops));
+    coord_admin_result_t res;
+    if (!ops)
+        return failed("out of memory");
+    for (int i = 0; i < o->nconfigs; i++) {
+        snprintf(ops[i].key, sizeof(ops[i].key), "%s", o->configs[i].key);
+        snprintf(ops[i].value, sizeof(ops[i].value), "%s", o->configs[i].value);
+        ops[i].op = COORD_CFG_SET;
+    }
+    for (int i = 0; i < o->ndeleted; i++) {
+        snprintf(ops[o->nconfigs + i].key, sizeof(ops[0].key), "%s", o->deleted[i]);
+        ops[o->nconfigs + i].op = COORD_CFG_DELETE;
+    }
+    int rc = coord_admin_alter_configs(zh, COORD_ENTITY_TOPIC, o->topic, ops, n, 0, 0, &res);
+    free(ops);
+    if (rc < 0)
+        return res.error == KERR_UNKNOWN_TOPIC_OR_PARTITION ? not_found(o) : failed(res.message);
+    printf("WARNING: Altering topic configuration from this script has been deprecated and may be removed in "
+           "future releases.\n         Going forward, please use kafka-configs.sh for this functionality\n"
+           "Updated config for topic \"%s\".\n",
+           o->topic);
+    return EXIT_OK;
+}
+
 /* As kafka-topics.sh: --replica-assignment lists every partition; the ones
  * the topic already has are skipped. */
 static int alter_topic(zhandle_t *zh, const topics_opts_t *o)
 {
+    if (o->given & (OPT_CONFIG | OPT_DELETE_CONFIG)) {
+        int rc = alter_configs(zh, o);
+        if (rc != EXIT_OK || !(o->given & OPT_PARTITIONS))
+            return rc;
+    }
     coord_admin_result_t res;
     const int32_t *added = NULL;
     int current = partition_count(zh, o->topic);

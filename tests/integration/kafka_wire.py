@@ -90,6 +90,24 @@ def karray(items):
     return struct.pack(">i", len(items)) + b"".join(items)
 
 
+def cstring(s):
+    """Kafka COMPACT_(NULLABLE_)STRING (uvarint length + 1)."""
+    if s is None:
+        return b"\x00"
+    b = s.encode() if isinstance(s, str) else s
+    return uvarint(len(b) + 1) + b
+
+
+def carray(items):
+    """Kafka COMPACT_ARRAY of already-encoded items; None is a null array."""
+    if items is None:
+        return b"\x00"
+    return uvarint(len(items) + 1) + b"".join(items)
+
+
+NO_TAGS = b"\x00"   # an empty tagged-field buffer
+
+
 def request_frame(api_key, version, correlation_id, body=b"", client_id="kipper-test", flexible=False):
     """Size prefix + request header (v1, or v2 with an empty tag buffer) + body."""
     cid = client_id.encode()
@@ -172,6 +190,24 @@ class Reader:
 
     def compact_array_len(self):
         return self.uvarint() - 1
+
+    def cstring(self):
+        n = self.uvarint() - 1
+        return None if n < 0 else self.raw(n).decode()
+
+    def carray(self, item):
+        """A compact array whose items each end with a tag buffer."""
+        n = self.uvarint() - 1
+        if n < 0:
+            return None
+        out = []
+        for _ in range(n):
+            out.append(item(self))
+            self.skip_tags()
+        return out
+
+    def cint32s(self):
+        return [self.take(">i") for _ in range(self.uvarint() - 1)]
 
     def skip_tags(self):
         for _ in range(self.uvarint()):
@@ -298,6 +334,7 @@ def parse_record_batches(data):
 
 API_PRODUCE, API_FETCH, API_LIST_OFFSETS, API_METADATA = 0, 1, 2, 3
 API_API_VERSIONS, API_CREATE_TOPICS, API_DELETE_TOPICS, API_INIT_PRODUCER_ID = 18, 19, 20, 22
+API_ELECT_LEADERS, API_ALTER_PARTITION_REASSIGNMENTS, API_LIST_PARTITION_REASSIGNMENTS = 43, 45, 46
 
 ProducePartition = namedtuple("ProducePartition", "index error base_offset log_append_time log_start_offset "
                                                   "record_errors error_message")
@@ -331,13 +368,15 @@ class KafkaConn:
         self.sock.sendall(request_frame(api_key, version, self.corr, body, self.client_id, flexible))
         return self.corr
 
-    def call(self, api_key, version, body):
+    def call(self, api_key, version, body, flexible=False):
         """Send one request and return a Reader positioned after the response header."""
-        corr = self.send(api_key, version, body)
+        corr = self.send(api_key, version, body, flexible)
         resp = recv_frame(self.sock)
         r = Reader(resp)
         got = r.take(">i")
         assert got == corr, "correlation id %d, expected %d" % (got, corr)
+        if flexible:
+            r.skip_tags()
         return r
 
     # -- Metadata --
@@ -436,3 +475,60 @@ class KafkaConn:
         out = r.take(">h"), r.take(">q"), r.take(">h")
         assert r.done()
         return out
+
+    # -- ElectLeaders v1 (non-flexible) --
+    def elect_leaders(self, partitions, unclean=False, timeout_ms=30000):
+        """partitions: {topic: [ids]} or None (all). (error, {(topic, id): (error, message)})."""
+        tps = None if partitions is None else [
+            kstring(t) + karray([struct.pack(">i", p) for p in ps]) for t, ps in partitions.items()]
+        body = struct.pack(">b", 1 if unclean else 0) + karray(tps) + struct.pack(">i", timeout_ms)
+        r = self.call(API_ELECT_LEADERS, 1, body)
+        r.take(">i")   # throttle
+        error = r.take(">h")
+        results = {}
+        for topic, parts in r.array(lambda r: (r.string(), r.array(lambda r: (r.take(">i"), r.take(">h"),
+                                                                             r.string())))):
+            for p, err, msg in parts:
+                results[(topic, p)] = (err, msg)
+        assert r.done()
+        return error, results
+
+    # -- AlterPartitionReassignments v0 (flexible) --
+    def alter_partition_reassignments(self, moves, timeout_ms=30000):
+        """moves: {(topic, id): [replicas] or None (cancel)}. (error, {(topic, id): (error, message)})."""
+        by_topic = {}
+        for (t, p), reps in moves.items():
+            by_topic.setdefault(t, []).append(
+                struct.pack(">i", p) + (carray(None) if reps is None else carray([struct.pack(">i", x) for x in reps]))
+                + NO_TAGS)
+        body = struct.pack(">i", timeout_ms) + carray([cstring(t) + carray(ps) + NO_TAGS
+                                                        for t, ps in by_topic.items()]) + NO_TAGS
+        r = self.call(API_ALTER_PARTITION_REASSIGNMENTS, 0, body, flexible=True)
+        r.take(">i")   # throttle
+        error, _message = r.take(">h"), r.cstring()
+        results = {}
+        for topic, parts in r.carray(lambda r: (r.cstring(), r.carray(lambda r: (r.take(">i"), r.take(">h"),
+                                                                                r.cstring())))):
+            for p, err, msg in parts:
+                results[(topic, p)] = (err, msg)
+        r.skip_tags()
+        assert r.done()
+        return error, results
+
+    # -- ListPartitionReassignments v0 (flexible) --
+    def list_partition_reassignments(self, partitions=None, timeout_ms=30000):
+        """partitions: {topic: [ids]} or None (all). (error, {(topic, id): (replicas, adding, removing)})."""
+        topics = None if partitions is None else [
+            cstring(t) + carray([struct.pack(">i", p) for p in ps]) + NO_TAGS for t, ps in partitions.items()]
+        r = self.call(API_LIST_PARTITION_REASSIGNMENTS, 0, struct.pack(">i", timeout_ms) + carray(topics) + NO_TAGS,
+                      flexible=True)
+        r.take(">i")   # throttle
+        error, _message = r.take(">h"), r.cstring()
+        out = {}
+        for topic, parts in r.carray(lambda r: (r.cstring(), r.carray(lambda r: (r.take(">i"), r.cint32s(),
+                                                                                r.cint32s(), r.cint32s())))):
+            for p, reps, adding, removing in parts:
+                out[(topic, p)] = (reps, adding, removing)
+        r.skip_tags()
+        assert r.done()
+        return error, out

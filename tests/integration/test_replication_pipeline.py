@@ -1,6 +1,6 @@
 """Produce requests on one connection while acks=all ones wait for
 replication: kipper takes the connection's next Produce frames meanwhile (up
-to 5 in flight, as librdkafka's idempotent producer sends them), appends them
+to 64 in flight and 8 MiB of frames), appends them
 in order, and answers every request in the order it was sent -- which is all
 a Kafka client relies on (it matches answers to requests by order and
 correlation id). Any other request waits until the Produces ahead of it are

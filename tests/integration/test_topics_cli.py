@@ -162,11 +162,14 @@ def test_valid_configs(cluster):
                       "cleanup.policy=delete", "--config", "max.message.bytes=2000", "--config",
                       "retention.ms=5000", "--config", "unclean.leader.election.enable=TRUE", "--config",
                       "compression.type=zstd", "--config", "message.timestamp.type=LogAppendTime"))
-    # A name given twice keeps its last value, as kafka-topics.sh's Properties.
-    assert cluster.doc("/brokers/topics/t")["config"] == {
+    # A name given twice keeps its last value, as kafka-topics.sh's Properties. The
+    # overrides are in /config/topics/t, Kafka's place; the topic document's "config"
+    # stays, empty, for older brokers to parse.
+    assert cluster.doc("/brokers/topics/t")["config"] == {}
+    assert cluster.doc("/config/topics/t") == {"version": 1, "config": {
         "retention.ms": "5000", "cleanup.policy": "delete", "max.message.bytes": "2000",
         "unclean.leader.election.enable": "TRUE", "compression.type": "zstd",
-        "message.timestamp.type": "LogAppendTime"}
+        "message.timestamp.type": "LogAppendTime"}}
 
 
 @pytest.mark.parametrize("config,message", [

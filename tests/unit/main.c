@@ -53,6 +53,8 @@ int main(int argc, char **argv)
     suite_kafka_codec();
     suite_broker_config();
     suite_coord_data();
+    suite_coord_moves();
+    suite_coord_config();
     suite_compression();
     suite_batch_validate();
     suite_message_convert();

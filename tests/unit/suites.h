@@ -17,7 +17,9 @@ void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, histo
 void suite_partition_log(void); /* test_partition_log.c: segments, indexes, recovery, checkpoints */
 void suite_broker_config(void); /* test_broker_config.c: server.properties parsing */
 void suite_kafka_codec(void); /* test_kafka_codec.c: Kafka wire codec, every API and version */
+void suite_coord_moves(void); /* test_coord_moves.c: move plans, a move's sets, election lists */
 void suite_coord_data(void);  /* test_coord_data.c: coordinator paths, JSON documents, assignment */
+void suite_coord_config(void); /* test_coord_config.c: /config documents, config checks, AlterConfigs changes */
 void suite_compression(void); /* test_compression.c: compressed batches validated and read */
 void suite_batch_validate(void); /* test_batch_validate.c: a producer's records checked before the append */
 void suite_message_convert(void); /* test_message_convert.c: magic 0/1 message sets up-converted to v2 */

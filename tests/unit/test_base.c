@@ -31,6 +31,7 @@
 #include "base/loop.h"
 #include "base/mailbox.h"
 #include "base/net.h"
+#include "base/byte_rate.h"
 #include "base/ratelimit.h"
 #include "base/worker.h"
 #include "suites.h"
@@ -1083,6 +1084,50 @@ static void test_host_port_and_items(void)
     CHECK_EQ(config_copy_trimmed("12345678", 8, item, sizeof(item)), -1);   /* no room for the NUL */
 }
 
+
+/* A byte rate: empty at first, filled at the rate up to a tenth of a second,
+ * charged into debt, paid back before it opens again; the bytes let through
+ * over a long stretch stay at the rate. */
+static void test_byte_rate(void)
+{
+    byte_rate_t r;
+    byte_rate_init(&r, 1000000, 5000);   /* 1 MB/s */
+    CHECK(!byte_rate_unlimited(&r));
+    CHECK(!byte_rate_open(&r, 5000));
+    CHECK_EQ(byte_rate_open_at(&r, 5000), 5001u);
+    CHECK(byte_rate_open(&r, 5001));
+    CHECK(byte_rate_open(&r, 9000));
+    CHECK_EQ(r.tokens, 100000);           /* the bucket holds 100 ms */
+    byte_rate_charge(&r, 600000, 9000);  /* a big answer: 500 KB owed */
+    CHECK(!byte_rate_open(&r, 9000));
+    CHECK_EQ(byte_rate_open_at(&r, 9000), 9501u);
+    CHECK(!byte_rate_open(&r, 9500));
+    CHECK(byte_rate_open(&r, 9501));
+    /* Let through whatever it allows, 64 KB at a time, for 10 s: 10 MB. */
+    byte_rate_init(&r, 1000000, 0);
+    int64_t passed = 0;
+    for (uint64_t now = 0; now < 10000; now++)
+        while (byte_rate_open(&r, now)) {
+            byte_rate_charge(&r, 65536, now);
+            passed += 65536;
+        }
+    CHECK(passed >= 9900000 && passed <= 10100000 + 65536);
+    /* Debt is capped at 10 s of the rate; a new rate applies from now. */
+    byte_rate_charge(&r, (int64_t)1 << 40, 10000);
+    CHECK_EQ(r.tokens, -10000000);
+    byte_rate_set_rate(&r, 10000000, 10000);
+    CHECK_EQ(byte_rate_open_at(&r, 10000), 11001u);
+    /* Unlimited: zero, negative or Kafka's Long.MAX_VALUE. */
+    int64_t unlimited[] = {0, -1, INT64_MAX};
+    for (int i = 0; i < 3; i++) {
+        byte_rate_init(&r, unlimited[i], 0);
+        CHECK(byte_rate_unlimited(&r));
+        byte_rate_charge(&r, (int64_t)1 << 40, 0);
+        CHECK(byte_rate_open(&r, 0));
+        CHECK_EQ(byte_rate_open_at(&r, 7), 7u);
+    }
+}
+
 void suite_base(void)
 {
     RUN(test_buf_append_consume);
@@ -1109,4 +1154,5 @@ void suite_base(void)
     RUN(test_loop_pipe);
     RUN(test_mailbox_from_threads);
     RUN(test_worker_jobs);
+    RUN(test_byte_rate);
 }

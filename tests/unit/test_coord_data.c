@@ -122,19 +122,28 @@ static void test_broker_doc(void)
 {
     char doc[512];
     coord_broker_t b;
-    int n = coord_broker_write(doc, sizeof(doc), "h1", 9092, 1700000000123LL);
+    int n = coord_broker_write(doc, sizeof(doc), "h1", 9092, NULL, 1700000000123LL);
     CHECK(n > 0);
     CHECK_STR(doc, "{\"version\":4,\"host\":\"h1\",\"port\":9092,\"endpoints\":[\"PLAINTEXT://h1:9092\"],"
                    "\"timestamp\":\"1700000000123\"}");
     CHECK_EQ(coord_broker_parse(doc, (size_t)n, &b, err, sizeof(err)), 0);
     CHECK_STR(b.host, "h1");
     CHECK_EQ(b.port, 9092);
-    CHECK(coord_broker_write(doc, sizeof(doc), "::1", 1, 0) > 0);
+    CHECK_STR(b.rack, "");
+    /* broker.rack: written as Kafka does, read back; null reads as none. */
+    CHECK(coord_broker_write(doc, sizeof(doc), "h1", 9092, "r1", 0) > 0);
+    CHECK(strstr(doc, "\"rack\":\"r1\"") != NULL);
+    CHECK_EQ(coord_broker_parse(doc, strlen(doc), &b, err, sizeof(err)), 0);
+    CHECK_STR(b.rack, "r1");
+    CHECK_EQ(coord_broker_parse(DOC("{\"host\":\"h\",\"port\":1,\"rack\":null}"), &b, err, sizeof(err)), 0);
+    CHECK_STR(b.rack, "");
+    CHECK_EQ(coord_broker_parse(DOC("{\"host\":\"h\",\"port\":1,\"rack\":7}"), &b, err, sizeof(err)), -1);
+    CHECK(coord_broker_write(doc, sizeof(doc), "::1", 1, "", 0) > 0);
     CHECK(strstr(doc, "\"PLAINTEXT://[::1]:1\"") != NULL);
-    CHECK_EQ(coord_broker_write(doc, (size_t)n, "h1", 9092, 1700000000123LL), -1);   /* no room for the NUL */
-    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "", 9092, 0), -1);
-    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "h", 0, 0), -1);
-    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "h", 65536, 0), -1);
+    CHECK_EQ(coord_broker_write(doc, (size_t)n, "h1", 9092, NULL, 1700000000123LL), -1);   /* no room for the NUL */
+    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "", 9092, NULL, 0), -1);
+    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "h", 0, NULL, 0), -1);
+    CHECK_EQ(coord_broker_write(doc, sizeof(doc), "h", 65536, NULL, 0), -1);
     CHECK_EQ(coord_broker_parse(DOC("{\"host\":\"h\",\"port\":1,\"jmx_port\":-1}"), &b, err, sizeof(err)), 0);
     const char *bad[] = {"{\"port\":1}", "{\"host\":\"h\"}", "{\"host\":1,\"port\":1}", "{\"host\":\"\",\"port\":1}",
                          "{\"host\":\"h\",\"port\":\"1\"}", "{\"host\":\"h\",\"port\":70000}",
@@ -226,7 +235,6 @@ static void test_topic_doc_rejects(void)
     const char *bad[] = {
         "{\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\",\"config\":{}}",
         "{\"version\":1,\"config\":{}}",
-        "{\"version\":1,\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\"}",
         "{\"version\":\"1\",\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\",\"config\":{}}",
         "{\"version\":0,\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\",\"config\":{}}",
         "{\"version\":1,\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAA\",\"config\":{}}",   /* the zero id */
@@ -242,6 +250,10 @@ static void test_topic_doc_rejects(void)
         CHECK_EQ(coord_topic_parse(DOC(bad[i]), &t, err, sizeof(err)), -1);
         CHECK(err[0] != 0);
     }
+    /* Written by this version's topic creation too: no overrides, which are
+     * in /config/topics now; an older kipper's document has them. */
+    CHECK_EQ(coord_topic_parse(DOC("{\"version\":1,\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\"}"), &t, err, sizeof(err)), 0);
+    CHECK_EQ(t.nconfigs, 0);
     CHECK_EQ(coord_topic_parse(DOC("{\"version\":2,\"topic_id\":\"AAAAAAAAAAAAAAAAAAAAAQ\",\"config\":{},"
                                    "\"later\":[1,{}]}"),
                                &t, err, sizeof(err)),
@@ -460,6 +472,43 @@ static void test_assignment_matches_kafka(void)
     CHECK(out[0] == 7 && out[1] == 7 && out[2] == 7);
 }
 
+static void test_rack_aware_assignment_matches_kafka(void)
+{
+    /* Kafka's AdminRackAwareTest example: racks alternate 0,3,1,5,4,2. */
+    static const int32_t six[] = {0, 1, 2, 3, 4, 5};
+    static const char *const racks[] = {"rack1", "rack3", "rack3", "rack2", "rack2", "rack1"};
+    static const int32_t want[] = {0, 3, 1, 3, 1, 5, 1, 5, 4, 5, 4, 2, 4, 2, 0, 2, 0, 3, 0, 4, 2};
+    int32_t out[7 * 3];
+    CHECK_EQ(coord_assign_replicas_racks(six, racks, 6, 0, 7, 3, 0, 0, out, err, sizeof(err)), 0);
+    CHECK(memcmp(out, want, sizeof(want)) == 0);
+    /* No two replicas of a partition on one rack while there are racks enough,
+     * whatever the start and shift; every broker leads as often as another. */
+    static const int32_t nine[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+    static const char *const r3[] = {"a", "b", "c", "a", "b", "c", "a", "b", "c"};
+    int32_t big[90 * 3];
+    for (int start = 0; start < 9; start++) {
+        CHECK_EQ(coord_assign_replicas_racks(nine, r3, 9, 0, 90, 3, start, start % 8, big, err, sizeof(err)), 0);
+        int leads[10] = {0};
+        for (int p = 0; p < 90; p++) {
+            const int32_t *rp = big + p * 3;
+            CHECK(r3[rp[0] - 1] != r3[rp[1] - 1] && r3[rp[0] - 1] != r3[rp[2] - 1] && r3[rp[1] - 1] != r3[rp[2] - 1]);
+            leads[rp[0]]++;
+        }
+        for (int id = 1; id <= 9; id++)
+            CHECK_EQ(leads[id], 10);
+    }
+    /* More replicas than racks: every rack first, then no broker twice. */
+    static const char *const two[] = {"a", "a", "b", "b"};
+    static const int32_t four[] = {1, 2, 3, 4};
+    int32_t o4[4 * 3];
+    CHECK_EQ(coord_assign_replicas_racks(four, two, 4, 0, 4, 3, 1, 1, o4, err, sizeof(err)), 0);
+    for (int p = 0; p < 4; p++) {
+        const int32_t *rp = o4 + p * 3;
+        CHECK(rp[0] != rp[1] && rp[0] != rp[2] && rp[1] != rp[2]);
+        CHECK(two[rp[0] - 1] != two[rp[1] - 1]);
+    }
+}
+
 static void test_assignment_rejects(void)
 {
     int32_t out[16];
@@ -520,7 +569,7 @@ static void test_assignment_is_even(void)
     }
 }
 
-/* coord_admin_config_valid is pure (no coordinator), so it is checked here:
+/* coord_config_valid is pure (no coordinator), so it is checked here:
  * Kafka's value rules and messages for the topic configs kipper honours. */
 static void test_topic_config_validation(void)
 {
@@ -533,7 +582,7 @@ static void test_topic_config_validation(void)
         {"compression.type", "producer"}, {"compression.type", "uncompressed"}, {"compression.type", "lz4"},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-        CHECK_EQ(coord_admin_config_valid(good[i][0], good[i][1], err, sizeof(err)), 0);
+        CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, good[i][0], good[i][1], err, sizeof(err)), 0);
     struct {
         const char *key, *value, *message;
     } bad[] = {
@@ -572,12 +621,12 @@ static void test_topic_config_validation(void)
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err[0] = 0;
-        CHECK_EQ(coord_admin_config_valid(bad[i].key, bad[i].value, err, sizeof(err)), -1);
+        CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, bad[i].key, bad[i].value, err, sizeof(err)), -1);
         CHECK_STR(err, bad[i].message);
     }
     static char huge[2000];
     memset(huge, '1', sizeof(huge) - 1);
-    CHECK_EQ(coord_admin_config_valid("retention.ms", huge, err, sizeof(err)), -1);
+    CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, "retention.ms", huge, err, sizeof(err)), -1);
 }
 
 /* Committed offsets: group names as znode names, paths, documents. */
@@ -652,6 +701,7 @@ void suite_coord_data(void)
     RUN(test_cluster_and_producer_docs);
     RUN(test_assignment_matches_kafka);
     RUN(test_assignment_rejects);
+    RUN(test_rack_aware_assignment_matches_kafka);
     RUN(test_assignment_is_even);
     RUN(test_topic_config_validation);
 }

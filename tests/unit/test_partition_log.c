@@ -805,6 +805,84 @@ static void test_partition_log_retention(void)
     teardown();
 }
 
+/* DeleteRecords: the log start moves inside a segment, whole segments
+ * below it go, reads below it are out of range, appends go on. */
+static void test_partition_log_delete_records(void)
+{
+    setup();
+    partition_log_config_t cfg;
+    small_config(&cfg);
+    partition_log_t *log = open_log(&cfg, 0, 0);
+    shadow_t sh = {0};
+    append_many(log, &sh, 300, 0, 0);
+    size_t nseg = partition_log_segment_count(log);
+    int64_t leo = partition_log_end_offset(log);
+    CHECK(nseg > 4);
+    partition_log_set_high_watermark(log, leo);
+    int64_t base2 = partition_log_segment_base(log, 2), cut = base2 + 3;
+    CHECK_EQ(partition_log_delete_records_before(log, cut), 2);
+    CHECK_EQ(partition_log_start_offset(log), cut);
+    CHECK_EQ(partition_log_segment_base(log, 0), base2);
+    CHECK_EQ(partition_log_segment_count(log), nseg - 2);
+    char p[600];
+    seg_file(p, sizeof(p), 0, ".log");
+    CHECK(access(p, F_OK) != 0);
+    plog_slice_t sl;
+    CHECK_EQ(partition_log_read(log, cut - 1, leo, 100, 1, &sl), PLOG_ERR_OUT_OF_RANGE);
+    CHECK_EQ(partition_log_read(log, cut, leo, 1 << 20, 1, &sl), PLOG_OK);
+    CHECK(sl.length > 0 && sl.first_offset <= cut);
+    /* At or below the start: nothing; past the LEO: refused. */
+    CHECK_EQ(partition_log_delete_records_before(log, cut), 0);
+    CHECK_EQ(partition_log_delete_records_before(log, 1), 0);
+    CHECK_EQ(partition_log_start_offset(log), cut);
+    CHECK_EQ(partition_log_delete_records_before(log, leo + 1), PLOG_ERR_OUT_OF_RANGE);
+    /* Everything: the active segment stays, empty of readable records. */
+    int older = (int)partition_log_segment_count(log) - 1;
+    CHECK_EQ(partition_log_delete_records_before(log, leo), older);
+    CHECK_EQ(partition_log_segment_count(log), 1);
+    CHECK_EQ(partition_log_start_offset(log), leo);
+    CHECK_EQ(partition_log_read(log, leo, leo, 100, 1, &sl), PLOG_OK);
+    CHECK_EQ(sl.length, 0);
+    shadow_t more = {0};
+    append_many(log, &more, 3, 0, 7);
+    CHECK_EQ(partition_log_end_offset(log) > leo, 1);
+    partition_log_close(log);
+    shadow_free(&sh);
+    shadow_free(&more);
+    teardown();
+}
+
+/* Configs changed on an open log apply to the next append: a smaller
+ * segment size rolls sooner; an unusable one is refused. */
+static void test_partition_log_set_config(void)
+{
+    setup();
+    partition_log_config_t cfg;
+    small_config(&cfg);
+    cfg.segment_bytes = 1 << 20;
+    partition_log_t *log = open_log(&cfg, 0, 0);
+    shadow_t sh = {0};
+    append_many(log, &sh, 100, 0, 0);
+    CHECK_EQ(partition_log_segment_count(log), 1);
+    partition_log_config_t bad = cfg;
+    bad.segment_bytes = 10;
+    CHECK_EQ(partition_log_set_config(log, &bad), PLOG_ERR_INVALID);
+    cfg.segment_bytes = 4096;
+    cfg.max_batch_bytes = 100;
+    CHECK_EQ(partition_log_set_config(log, &cfg), PLOG_OK);
+    uint8_t b[8192];
+    size_t len = make_batch(b, 2, T0, 200, 1);
+    CHECK_EQ(partition_log_append(log, b, len, 0, T0, NULL), PLOG_ERR_TOO_LARGE);
+    cfg.max_batch_bytes = 1 << 20;
+    CHECK_EQ(partition_log_set_config(log, &cfg), PLOG_OK);
+    append_many(log, &sh, 100, 0, 3);
+    CHECK(partition_log_segment_count(log) > 2);
+    check_read_all(log, &sh, 1 << 20);
+    partition_log_close(log);
+    shadow_free(&sh);
+    teardown();
+}
+
 static void test_partition_log_truncate_to(void)
 {
     setup();
@@ -1125,6 +1203,8 @@ void suite_partition_log(void)
     RUN(test_partition_log_bad_epoch_file);
     RUN(test_partition_log_replica_cannot_jump);
     RUN(test_partition_log_retention);
+    RUN(test_partition_log_delete_records);
+    RUN(test_partition_log_set_config);
     RUN(test_partition_log_truncate_to);
     RUN(test_partition_log_epochs);
     RUN(test_partition_log_offset_for_time);

@@ -1,5 +1,6 @@
-/* api_admin.c -- CreateTopics, DeleteTopics, CreatePartitions and
- * InitProducerId: each request becomes a job of the admin service
+/* api_admin.c -- CreateTopics, DeleteTopics, CreatePartitions,
+ * AlterConfigs, IncrementalAlterConfigs and InitProducerId: each request
+ * becomes a job of the admin service
  * (broker/core/admin.h), which writes to the coordinator on its helper
  * thread; the request waits and is answered from the job's results. As in
  * Kafka, an admin answer waits (up to the request's timeout) until the
@@ -9,16 +10,15 @@
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
+#include "api_admin_job.h"
 #include "api_util.h"
-#include "broker/core/admin.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- waiting for the job ---- */
 
-/* Starts the job for a request that will wait for it. */
-static req_status_t wait_for_job(broker_t *b, broker_request_t *req, admin_job_t *j, int64_t timeout_ms)
+req_status_t api_admin_wait_for_job(broker_t *b, broker_request_t *req, admin_job_t *j, int64_t timeout_ms)
 {
     if (admin_job_submit(b, j) < 0) {
         admin_job_free(j);
@@ -31,8 +31,7 @@ static req_status_t wait_for_job(broker_t *b, broker_request_t *req, admin_job_t
     return REQ_WAIT;
 }
 
-/* 1 when the answer can be built now; 0 after arranging to wait. */
-static int job_ready(broker_t *b, broker_request_t *req)
+int api_admin_job_ready(broker_t *b, broker_request_t *req)
 {
     admin_job_t *j = req->state;
     if (!j->done)
@@ -43,8 +42,8 @@ static int job_ready(broker_t *b, broker_request_t *req)
     return 0;
 }
 
-static int16_t item_error(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
-                          const char **message)
+int16_t api_admin_item_error(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
+                             const char **message)
 {
     *message = it->res.error || it->skip ? it->res.message : NULL;
     if (it->res.error || it->skip)
@@ -70,7 +69,7 @@ static req_status_t admin_request(broker_t *b, conn_t *c, broker_request_t *req,
 {
     if (!req->state)
         return start(b, c, req);
-    if (!job_ready(b, req))
+    if (!api_admin_job_ready(b, req))
         return REQ_WAIT;
     const admin_job_t *j = req->state;
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
@@ -183,14 +182,14 @@ static req_status_t create_start(broker_t *b, conn_t *c, broker_request_t *req)
         if (!it->skip && copy_assignments(it, KV_GET(t, CreatableTopic, Assignments)) == 0)
             copy_configs(it, KV_GET(t, CreatableTopic, Configs));
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, CreateTopicsRequest, timeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, CreateTopicsRequest, timeoutMs));
 }
 
 static int create_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
                                kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     KV_SET_STR(ra, out, CreatableTopicResult, Name, it->name);
     KV_SET_INT(out, CreatableTopicResult, ErrorCode, error);
     KV_SET_STR(ra, out, CreatableTopicResult, ErrorMessage, message);
@@ -243,14 +242,14 @@ static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req)
             return REQ_CLOSE;
         }
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, DeleteTopicsRequest, TimeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, DeleteTopicsRequest, TimeoutMs));
 }
 
 static int delete_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
                                const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     const char *name = it->name && it->name[0] ? it->name : (req->api_version >= 6 ? NULL : "");
     KV_SET_STR(ra, out, DeletableTopicResult, Name, name);
     memcpy(KV_UUID(out, DeletableTopicResult, TopicId), it->topic_id, 16);
@@ -307,14 +306,14 @@ static req_status_t partitions_start(broker_t *b, conn_t *c, broker_request_t *r
         if (!it->skip)
             copy_new_assignment(it, KV_GET(t, CreatePartitionsTopic, Assignments), known ? known->nparts : 0);
     }
-    return wait_for_job(b, req, j, KV_INT(req->body, CreatePartitionsRequest, TimeoutMs));
+    return api_admin_wait_for_job(b, req, j, KV_INT(req->body, CreatePartitionsRequest, TimeoutMs));
 }
 
 static int partitions_answer_topic(broker_t *b, const broker_request_t *req, const admin_job_t *j,
                                    const admin_item_t *it, kafka_value_t *out, kafka_arena_t *ra)
 {
     const char *message;
-    int16_t error = item_error(b, req, j, it, &message);
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
     KV_SET_STR(ra, out, CreatePartitionsTopicResult, Name, it->name);
     KV_SET_INT(out, CreatePartitionsTopicResult, ErrorCode, error);
     KV_SET_STR(ra, out, CreatePartitionsTopicResult, ErrorMessage, message);
@@ -325,6 +324,149 @@ req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *req
 {
     static const kv_ref_t results = KV_REF(CreatePartitionsResponse, Results);
     return admin_request(b, c, req, ra, partitions_start, results, partitions_answer_topic);
+}
+
+/* ---- AlterConfigs and IncrementalAlterConfigs ---- */
+
+#define RESOURCE_TOPIC 2
+#define RESOURCE_BROKER 4
+
+/* Kafka's names of ConfigResource.Type, for its message. */
+static const char *resource_type_name(int type)
+{
+    switch (type) {
+    case 0: return "UNKNOWN";
+    case 1: return "ANY";
+    case 2: return "TOPIC";
+    case 3: return "GROUP";
+    case 4: return "BROKER";
+    case 8: return "BROKER_LOGGER";
+    case 16: return "CLIENT_METRICS";
+    default: return "UNKNOWN";
+    }
+}
+
+/* The fields of the two requests' configs (Incremental's carry an operation). */
+typedef struct {
+    kv_ref_t resources, type, name, configs, config_name, config_value, validate_only;
+    int incremental;
+} alter_shape_t;
+
+static const alter_shape_t ALTER_SHAPE = {
+    KV_REF(AlterConfigsRequest, Resources), KV_REF(AlterConfigsResource, ResourceType),
+    KV_REF(AlterConfigsResource, ResourceName), KV_REF(AlterConfigsResource, Configs),
+    KV_REF(AlterableConfig, Name), KV_REF(AlterableConfig, Value), KV_REF(AlterConfigsRequest, ValidateOnly), 0,
+};
+static const alter_shape_t INCREMENTAL_SHAPE = {
+    KV_REF(IncrementalAlterConfigsRequest, Resources), KV_REF(IncrementalAlterConfigsResource, ResourceType),
+    KV_REF(IncrementalAlterConfigsResource, ResourceName), KV_REF(IncrementalAlterConfigsResource, Configs),
+    KV_REF(IncrementalAlterableConfig, Name), KV_REF(IncrementalAlterableConfig, Value),
+    KV_REF(IncrementalAlterConfigsRequest, ValidateOnly), 1,
+};
+
+/* One resource's configs into the item's operations; refused when there
+ * are too many or a name or value is too long for the coordinator's
+ * documents. */
+static void copy_config_ops(admin_item_t *it, const kafka_value_t *cs, const alter_shape_t *sh)
+{
+    if (cs->n > COORD_MAX_TOPIC_CONFIGS) {
+        admin_item_refuse(it, KERR_INVALID_REQUEST, "too many configs in one resource (at most 64)");
+        return;
+    }
+    it->ops = calloc(cs->n ? cs->n : 1, sizeof(*it->ops));
+    if (!it->ops) {
+        admin_item_refuse(it, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < cs->n; i++) {
+        const kafka_value_t *c = kv_at(cs, i);
+        coord_config_op_t *op = &it->ops[i];
+        const char *k = KV_REF_STR(c, sh->config_name), *v = KV_REF_STR(c, sh->config_value);
+        if (!k || strlen(k) >= sizeof(op->key) || (v && strlen(v) >= sizeof(op->value))) {
+            admin_item_refuse(it, KERR_INVALID_CONFIG, "config names and values must be given and short");
+            return;
+        }
+        snprintf(op->key, sizeof(op->key), "%s", k);
+        snprintf(op->value, sizeof(op->value), "%s", v ? v : "");
+        op->null_value = v == NULL;
+        op->op = sh->incremental ? (int)KV_INT(c, IncrementalAlterableConfig, ConfigOperation) : COORD_CFG_SET;
+    }
+    it->nops = (int)cs->n;
+}
+
+/* The resource types there are configs of: topics, brokers. A broker
+ * resource may name any broker id, not only this one (Kafka's ZooKeeper
+ * mode refuses another id): any broker writes the coordinator, as for
+ * topics, and clients that send every AlterConfigs to the controller
+ * (KafkaJS), which each kipper broker says it is, can change any broker's. */
+static void alter_item(admin_item_t *it, const kafka_value_t *r, const alter_shape_t *sh)
+{
+    int type = (int)KV_REF_INT(r, sh->type);
+    char message[160];
+    if (type != RESOURCE_TOPIC && type != RESOURCE_BROKER) {
+        snprintf(message, sizeof(message), "%s is only supported for topics and brokers, but resource type is %s",
+                 sh->incremental ? "IncrementalAlterConfigs" : "AlterConfigs", resource_type_name(type));
+        admin_item_refuse(it, KERR_INVALID_REQUEST, message);
+        return;
+    }
+    it->entity = type == RESOURCE_TOPIC ? COORD_ENTITY_TOPIC : COORD_ENTITY_BROKER;
+    it->replace = !sh->incremental;
+    copy_config_ops(it, KV_REF_GET(r, sh->configs), sh);
+}
+
+static req_status_t alter_start(broker_t *b, conn_t *c, broker_request_t *req, const alter_shape_t *sh)
+{
+    const kafka_value_t *resources = KV_REF_GET(req->body, sh->resources);
+    admin_job_t *j = admin_job_new(ADMIN_ALTER_CONFIGS, (int)resources->n, c->id, req->id);
+    if (!j)
+        return REQ_CLOSE;
+    j->validate_only = (int)KV_REF_INT(req->body, sh->validate_only);
+    for (uint32_t i = 0; i < resources->n; i++) {
+        const kafka_value_t *r = kv_at(resources, i);
+        if (admin_item_set_name(&j->items[i], KV_REF_STR(r, sh->name)) < 0) {
+            admin_job_free(j);
+            return REQ_CLOSE;
+        }
+        alter_item(&j->items[i], r, sh);
+    }
+    /* The requests carry no timeout: Kafka's default.api.timeout.ms. */
+    return api_admin_wait_for_job(b, req, j, 60000);
+}
+
+static req_status_t alter_configs_start(broker_t *b, conn_t *c, broker_request_t *req)
+{
+    return alter_start(b, c, req, &ALTER_SHAPE);
+}
+
+static req_status_t incremental_start(broker_t *b, conn_t *c, broker_request_t *req)
+{
+    return alter_start(b, c, req, &INCREMENTAL_SHAPE);
+}
+
+static int alter_answer(broker_t *b, const broker_request_t *req, const admin_job_t *j, const admin_item_t *it,
+                        kafka_value_t *out, kafka_arena_t *ra)
+{
+    const char *message;
+    int16_t error = api_admin_item_error(b, req, j, it, &message);
+    const alter_shape_t *sh = req->api_key == KAFKA_API_ALTER_CONFIGS ? &ALTER_SHAPE : &INCREMENTAL_SHAPE;
+    const kafka_value_t *r = kv_at(KV_REF_GET(req->body, sh->resources), (uint32_t)(it - j->items));
+    KV_SET_INT(out, AlterConfigsResourceResponse, ErrorCode, error);
+    KV_SET_STR(ra, out, AlterConfigsResourceResponse, ErrorMessage, message);
+    KV_SET_INT(out, AlterConfigsResourceResponse, ResourceType, KV_REF_INT(r, sh->type));
+    KV_SET_STR(ra, out, AlterConfigsResourceResponse, ResourceName, it->name);
+    return 0;
+}
+
+req_status_t api_alter_configs(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    static const kv_ref_t results = KV_REF(AlterConfigsResponse, Responses);
+    return admin_request(b, c, req, ra, alter_configs_start, results, alter_answer);
+}
+
+req_status_t api_incremental_alter_configs(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    static const kv_ref_t results = KV_REF(IncrementalAlterConfigsResponse, Responses);
+    return admin_request(b, c, req, ra, incremental_start, results, alter_answer);
 }
 
 /* ---- InitProducerId ---- */

@@ -14,6 +14,7 @@
 #include "api_util.h"
 #include "base/logging.h"
 #include "broker/repl/repl.h"
+#include "broker/core/replica.h"
 
 #include <string.h>
 
@@ -37,6 +38,8 @@ typedef struct {
     const broker_request_t *req;
     kafka_arena_t *ra;
     fetch_totals_t tot;
+    int64_t move_bytes;   /* of a move's catch-up traffic, for its throttle (repl.h) */
+    int move_held;        /* some of it was held back by the throttle */
 } fetch_ctx_t;
 
 /* The slice's file range goes into the response as external records (sent
@@ -81,6 +84,8 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
      * move with it (repl.h). */
     if (!error && replica_id >= 0)
         error = repl_follower_fetched(x->b, r, replica_id, offset);
+    if (!error && replica_id >= 0 && req->api_version >= 5)   /* LogStartOffset: v5+ */
+        replica_follower_start_seen(x->b, r, replica_id, KV_INT(in, FetchPartition, LogStartOffset));
     if (error) {
         fetch_failed(x, out, error);
         return;
@@ -96,6 +101,13 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     int64_t leo = partition_log_end_offset(r->log);
     int64_t upto = replica_id >= 0 ? leo : hw;   /* followers read to the log end, consumers to the HW */
     int rc = PLOG_OK;
+    /* A move's catch-up traffic waits while its throttle is spent: nothing
+     * for this partition in this answer. */
+    int move = replica_id >= 0 && repl_move_traffic(x->b, r->part, replica_id, REPL_LEADER_SIDE);
+    if (move && !repl_throttle_open(x->b, REPL_LEADER_SIDE) && offset < upto) {
+        upto = offset;
+        x->move_held = 1;
+    }
     if (offset < partition_log_start_offset(r->log) || offset > leo)
         rc = PLOG_ERR_OUT_OF_RANGE;   /* the log start goes with the error: a follower starts over there */
     else if (offset < upto)
@@ -107,6 +119,8 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     KV_SET_INT(out, FetchPartitionData, ErrorCode, KERR_NONE);
     if (slice.length > 0)
         attach_slice(x, out, &slice);
+    if (move)
+        x->move_bytes += slice.length;
 }
 
 /* Queues the file ranges of every partition that returned data; -1 when
@@ -162,10 +176,15 @@ req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_aren
     if (!req->timed_out && !x.tot.any_error && wait > 0 && x.tot.found < KV_INT(req->body, FetchRequest, MinBytes)) {
         if (!req->deadline_ms)
             req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)(wait < MAX_WAIT_CAP_MS ? wait : MAX_WAIT_CAP_MS);
+        /* What the throttle held back goes as soon as it opens. */
+        uint64_t open_at = x.move_held ? repl_throttle_open_at(b, REPL_LEADER_SIDE) : UINT64_MAX;
+        if (open_at < req->deadline_ms)
+            req->deadline_ms = open_at;
         req->wants_data = 1;
         return REQ_WAIT;
     }
     if (broker_reply(c, req, resp) < 0 || queue_slices(c, resp) < 0)
         return REQ_CLOSE;
+    repl_throttle_charge(b, REPL_LEADER_SIDE, x.move_bytes);
     return REQ_DONE;
 }

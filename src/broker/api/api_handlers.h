@@ -20,9 +20,19 @@ req_status_t api_create_topics(broker_t *b, conn_t *c, broker_request_t *r, kafk
 req_status_t api_delete_topics(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_create_partitions(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_init_producer_id(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+/* api_partition_admin.c */
+req_status_t api_elect_leaders(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_alter_partition_reassignments(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_list_partition_reassignments(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_alter_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_incremental_alter_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 /* api_describe.c */
-req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_describe_cluster(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+/* api_configs.c */
+req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+/* api_records.c */
+req_status_t api_delete_records(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_describe_log_dirs(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 /* api_group.c */
 req_status_t api_find_coordinator(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);

@@ -24,6 +24,15 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
         return NULL;
     }
     replica_t *r = p->replica;
+    /* A client (or follower) that knows of a newer leader epoch than we
+     * lead at, or have heard of, is ahead of us: an election we have not
+     * taken in yet. Kafka says UNKNOWN_LEADER_EPOCH then (retry soon), not
+     * NOT_LEADER_OR_FOLLOWER (look elsewhere). */
+    int32_t known = r && r->role == REPLICA_LEADER ? r->leader_epoch : p->leader_epoch;
+    if (current_leader_epoch >= 0 && current_leader_epoch > known) {
+        *error = KERR_UNKNOWN_LEADER_EPOCH;
+        return NULL;
+    }
     if (!r || r->role != REPLICA_LEADER) {
         *error = KERR_NOT_LEADER_OR_FOLLOWER;
         return NULL;

@@ -70,7 +70,8 @@ static void on_message(mailbox_t *mb, mailbox_msg_t *msg, void *arg)
     }
     coord_req_t *r = (coord_req_t *)m;
     r->res.data = r->data;
-    r->cb(co, &r->res, r->arg);
+    if (r->cb)
+        r->cb(co, &r->res, r->arg);
     free_req(r);
 }
 

@@ -50,7 +50,8 @@ int64_t coord_session_id(const coord_t *co);
 zhandle_t *coord_handle(coord_t *co);
 
 /* Each returns 0, or -1 when the request could not be queued (then cb is
- * not called). watch: leave a one-shot watch reported to on_event. */
+ * not called). watch: leave a one-shot watch reported to on_event. cb may
+ * be NULL when only the watch matters. */
 int coord_get(coord_t *co, const char *path, int watch, coord_cb cb, void *arg);
 int coord_exists(coord_t *co, const char *path, int watch, coord_cb cb, void *arg);
 int coord_children(coord_t *co, const char *path, int watch, coord_cb cb, void *arg);

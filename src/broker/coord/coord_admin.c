@@ -8,7 +8,9 @@
  * their error codes and messages. */
 #define _GNU_SOURCE
 #include "coord_admin.h"
+#include "coord_config.h"
 #include "coord_connect.h"
+#include "base/alloc.h"
 #include "base/logging.h"
 #include "base/loop.h"
 #include "base/clock.h"
@@ -170,7 +172,8 @@ zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, s
 
 int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen)
 {
-    static const char *const paths[] = {"/brokers/ids", "/brokers/topics", "/brokers/partitions_reassigned"};
+    static const char *const paths[] = {"/brokers/ids", "/brokers/topics", "/brokers/partitions_reassigned",
+                                        COORD_CONFIG_TOPICS, COORD_CONFIG_BROKERS, COORD_CONFIG_CHANGES};
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
         if (create_path(zh, paths[i], err, errlen) < 0)
             return -1;
@@ -333,6 +336,17 @@ static int multi_add_create(multi_t *t, const char *path, const char *data, size
     return 0;
 }
 
+/* Like multi_add_create, a setData of path at version. */
+static int multi_add_set(multi_t *t, const char *path, const char *data, size_t datalen, int version)
+{
+    if (multi_add_create(t, path, data, datalen) < 0)
+        return -1;
+    zoo_op_t *op = &t->ops[t->nops - 1];
+    const char *p = op->create_op.path, *d = op->create_op.data;
+    zoo_set_op_init(op, p, d, (int)datalen, version, NULL);
+    return 0;
+}
+
 /* Adds partitions [first, first + count) of topic: each partition node and
  * its replicas node. */
 static int multi_add_partitions(multi_t *t, const char *topic, int32_t first, int count, const int32_t *assignment,
@@ -349,6 +363,11 @@ static int multi_add_partitions(multi_t *t, const char *topic, int32_t first, in
     return 0;
 }
 
+static const char *op_path(const zoo_op_t *op)
+{
+    return op->type == ZOO_SETDATA_OP ? op->set_op.path : op->create_op.path;
+}
+
 /* Runs the multi; on failure *failed is the path of the op that failed. */
 static int multi_commit(zhandle_t *zh, multi_t *t, const char **failed)
 {
@@ -356,10 +375,10 @@ static int multi_commit(zhandle_t *zh, multi_t *t, const char **failed)
     if (!results)
         return ZSYSTEMERROR;
     int rc = zoo_multi(zh, t->nops, t->ops, results);
-    *failed = t->nops ? t->ops[0].create_op.path : "";
+    *failed = t->nops ? op_path(&t->ops[0]) : "";
     for (int i = 0; rc != ZOK && i < t->nops; i++) {
         if (results[i].err != ZOK && results[i].err != ZRUNTIMEINCONSISTENCY) {
-            *failed = t->ops[i].create_op.path;
+            *failed = op_path(&t->ops[i]);
             break;
         }
     }
@@ -368,125 +387,6 @@ static int multi_commit(zhandle_t *zh, multi_t *t, const char **failed)
 }
 
 /* ---- configs ---- */
-
-typedef enum { CONFIG_LONG, CONFIG_INT, CONFIG_BOOLEAN, CONFIG_CHOICE, CONFIG_CLEANUP_POLICY } config_kind_t;
-
-typedef struct {
-    const char *name;
-    config_kind_t kind;
-    long long min;          /* CONFIG_LONG, CONFIG_INT */
-    const char *choices;    /* CONFIG_CHOICE: ", "-separated, as Kafka prints them */
-} topic_config_t;
-
-static const topic_config_t TOPIC_CONFIGS[] = {
-    {"cleanup.policy", CONFIG_CLEANUP_POLICY, 0, NULL},
-    {"compression.type", CONFIG_CHOICE, 0, "uncompressed, zstd, lz4, snappy, gzip, producer"},
-    {"max.message.bytes", CONFIG_INT, 0, NULL},
-    {"message.timestamp.type", CONFIG_CHOICE, 0, "CreateTime, LogAppendTime"},
-    {"min.insync.replicas", CONFIG_INT, 1, NULL},
-    {"retention.bytes", CONFIG_LONG, -1, NULL},
-    {"retention.ms", CONFIG_LONG, -1, NULL},
-    {"segment.bytes", CONFIG_INT, 14, NULL},
-    {"segment.ms", CONFIG_LONG, 1, NULL},
-    {"unclean.leader.election.enable", CONFIG_BOOLEAN, 0, NULL},
-};
-
-/* Java's Long.parseLong: an optional sign and decimal digits, in range. */
-static int parse_java_long(const char *s, long long *out)
-{
-    int negative = *s == '-';
-    if (*s == '-' || *s == '+')
-        s++;
-    if (!*s)
-        return -1;
-    unsigned long long v = 0, limit = negative ? (unsigned long long)INT64_MAX + 1 : (unsigned long long)INT64_MAX;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || v > (limit - (unsigned long long)(*s - '0')) / 10)
-            return -1;
-        v = v * 10 + (unsigned long long)(*s - '0');
-    }
-    if (!negative)
-        *out = (long long)v;
-    else
-        *out = v == limit ? INT64_MIN : -(long long)v;
-    return 0;
-}
-
-static int one_of(const char *value, const char *choices)
-{
-    size_t len = strlen(value);
-    for (const char *c = choices; *c;) {
-        size_t n = strcspn(c, ",");
-        if (n == len && strncmp(c, value, n) == 0)
-            return 1;
-        c += n;
-        c += strspn(c, ", ");
-    }
-    return 0;
-}
-
-/* Kafka's ConfigException text: "Invalid value V for configuration K: why". */
-static int invalid_value(const char *key, const char *value, char *err, size_t errlen, const char *why)
-{
-    snprintf(err, errlen, "Invalid value %s for configuration %s: %s", value, key, why);
-    return -1;
-}
-
-static int check_number(const topic_config_t *c, const char *value, char *err, size_t errlen)
-{
-    long long v;
-    int is_int = c->kind == CONFIG_INT;
-    if (parse_java_long(value, &v) < 0 || (is_int && (v < INT32_MIN || v > INT32_MAX)))
-        return invalid_value(c->name, value, err, errlen, is_int ? "Not a number of type INT"
-                                                                 : "Not a number of type LONG");
-    if (v < c->min) {
-        char why[64];
-        snprintf(why, sizeof(why), "Value must be at least %lld", c->min);
-        return invalid_value(c->name, value, err, errlen, why);
-    }
-    return 0;
-}
-
-static int check_cleanup_policy(const char *value, char *err, size_t errlen)
-{
-    if (strcmp(value, "delete") == 0)
-        return 0;
-    if (strstr(value, "compact"))
-        return invalid_value("cleanup.policy", value, err, errlen,
-                             "compacted topics are not supported by kipper (only delete)");
-    return invalid_value("cleanup.policy", value, err, errlen, "String must be one of: compact, delete");
-}
-
-int coord_admin_config_valid(const char *key, const char *value, char *err, size_t errlen)
-{
-    for (size_t i = 0; i < sizeof(TOPIC_CONFIGS) / sizeof(TOPIC_CONFIGS[0]); i++) {
-        const topic_config_t *c = &TOPIC_CONFIGS[i];
-        if (strcmp(key, c->name) != 0)
-            continue;
-        if (strlen(value) >= sizeof(((coord_config_entry_t *)0)->value))
-            return invalid_value(key, "(too long)", err, errlen, "longer than 1023 bytes");
-        switch (c->kind) {
-        case CONFIG_LONG:
-        case CONFIG_INT:
-            return check_number(c, value, err, errlen);
-        case CONFIG_BOOLEAN:
-            if (strcasecmp(value, "true") == 0 || strcasecmp(value, "false") == 0)
-                return 0;
-            return invalid_value(key, value, err, errlen, "Expected value to be either true or false");
-        case CONFIG_CHOICE: {
-            if (one_of(value, c->choices))
-                return 0;
-            char why[128];
-            snprintf(why, sizeof(why), "String must be one of: %s", c->choices);
-            return invalid_value(key, value, err, errlen, why);
-        }
-        case CONFIG_CLEANUP_POLICY:
-            return check_cleanup_policy(value, err, errlen);
-        }
-    }
-    snprintf(err, errlen, "Unknown topic config name: %s", key);
-    return -1;
-}
 
 /* The topic document's configs, each valid and named once. */
 static int fill_configs(const coord_config_entry_t *configs, int nconfigs, coord_topic_t *doc,
@@ -501,7 +401,7 @@ static int fill_configs(const coord_config_entry_t *configs, int nconfigs, coord
         const coord_config_entry_t *c = &configs[i];
         if (memchr(c->key, 0, sizeof(c->key)) == NULL || memchr(c->value, 0, sizeof(c->value)) == NULL)
             return fail(res, KERR_INVALID_CONFIG, "Topic config %d is not a terminated string.", i);
-        if (coord_admin_config_valid(c->key, c->value, err, sizeof(err)) < 0)
+        if (coord_config_valid(COORD_ENTITY_TOPIC, c->key, c->value, err, sizeof(err)) < 0)
             return fail(res, KERR_INVALID_CONFIG, "%s", err);
         for (int j = 0; j < i; j++)
             if (strcmp(configs[j].key, c->key) == 0)
@@ -542,11 +442,59 @@ static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
  * [first, first + count) of out. A new topic (first_replica_of_p0 < 0) gets
  * a random start and shift; added partitions continue from partition 0's
  * preferred replica, as Kafka does. */
+int coord_admin_broker_racks(zhandle_t *zh, const int32_t *ids, int n, char (*racks)[COORD_RACK_MAX], char *err,
+                             size_t errlen)
+{
+    for (int i = 0; i < n; i++) {
+        char path[64], data[COORD_DOC_MAX], why[256];
+        int len = sizeof(data);
+        coord_broker_t b;
+        coord_path_broker(path, sizeof(path), ids[i]);
+        int rc = zoo_get(zh, path, 0, data, &len, NULL);
+        if (rc != ZOK) {
+            snprintf(err, errlen, "cannot read %s: %s", path, zerror(rc));
+            return -1;
+        }
+        if (coord_broker_parse(data, len < 0 ? 0 : (size_t)len, &b, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "%s: %s", path, why);
+            return -1;
+        }
+        snprintf(racks[i], COORD_RACK_MAX, "%s", b.rack);
+    }
+    return 0;
+}
+
+int coord_admin_assign(zhandle_t *zh, const int32_t *brokers, int n, int32_t first, int count, int rf, int start,
+                       int shift, int32_t *out, coord_admin_result_t *res)
+{
+    char err[256];
+    char (*racks)[COORD_RACK_MAX] = xcalloc((size_t)(n ? n : 1), sizeof(*racks));
+    const char **names = xcalloc((size_t)(n ? n : 1), sizeof(*names));
+    int rc = coord_admin_broker_racks(zh, brokers, n, racks, err, sizeof(err)) < 0 ? fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err) : 0;
+    int with_rack = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        names[i] = racks[i];
+        with_rack += racks[i][0] != 0;
+    }
+    if (rc == 0 && with_rack > 0 && with_rack < n)
+        rc = fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                  "Not all brokers have rack information for replica rack aware assignment.");
+    else if (rc == 0 && (with_rack ? coord_assign_replicas_racks(brokers, names, n, first, count, rf, start, shift, out,
+                                                                   err, sizeof(err))
+                                     : coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err,
+                                                             sizeof(err))) < 0)
+        rc = fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+    free(names);
+    free(racks);
+    return rc;
+}
+
+/* Over the live brokers: rack-aware when every one has a broker.rack (and
+ * refused when only some have), as Kafka's AdminUtils places replicas. */
 static int assign_automatically(zhandle_t *zh, int32_t first, int count, int rf, int32_t first_replica_of_p0,
                                 int32_t *out, coord_admin_result_t *res)
 {
     int n;
-    char err[256];
     int32_t *brokers = live_brokers(zh, &n, res);
     if (!brokers)
         return -1;
@@ -561,11 +509,9 @@ static int assign_automatically(zhandle_t *zh, int32_t first, int count, int rf,
             start++;
         start = shift = start < n ? start : 0;
     }
-    int rc = coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err, sizeof(err));
+    int rc = coord_admin_assign(zh, brokers, n, first, count, rf, start, shift, out, res);
     free(brokers);
-    if (rc < 0)
-        return fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
-    return 0;
+    return rc;
 }
 
 static int find_duplicate(const int32_t *ids, int n, int32_t *dup)
@@ -638,22 +584,50 @@ static int too_big(coord_admin_result_t *res, const char *topic, int partitions)
                 partitions, topic);
 }
 
-/* The whole topic in one transaction; committed unless validate_only. */
+/* /config/topics/[topic] in the topic's multi: created, or set at its
+ * version when a node is there already (left by a topic of the same name
+ * whose deletion stopped short, as Kafka's setOrCreateEntityConfigs
+ * overwrites it). 0, or -1 with res. */
+static int add_topic_config(zhandle_t *zh, multi_t *t, const char *topic, const coord_topic_t *doc, char *text,
+                            coord_admin_result_t *res)
+{
+    char path[PATH_MAX_LEN];
+    struct Stat st;
+    int len = coord_entity_config_write(text, COORD_DOC_MAX + 1, doc->configs, doc->nconfigs);
+    if (len < 0)
+        return fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
+                    COORD_DOC_MAX);
+    coord_path_topic_config(path, sizeof(path), topic);
+    int rc = zoo_exists(zh, path, 0, &st);
+    if (rc != ZOK && rc != ZNONODE)
+        return zk_fail(res, "check", path, rc);
+    if ((rc == ZOK ? multi_add_set(t, path, text, (size_t)len, st.version)
+                   : multi_add_create(t, path, text, (size_t)len)) < 0)
+        return fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' are too large.", topic);
+    return 0;
+}
+
+/* The whole topic in one transaction; committed unless validate_only. Its
+ * configs go to /config/topics/[topic]; the topic document keeps an empty
+ * "config" (coord_data.h says why). */
 static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *doc, const int32_t *assignment,
                        int partitions, int rf, int validate_only, coord_admin_result_t *res)
 {
     char path[PATH_MAX_LEN], *text = malloc(COORD_DOC_MAX + 1);
     multi_t t;
     int rc = -1;
-    int doclen = text ? coord_topic_write(text, COORD_DOC_MAX + 1, doc) : -1;
-    if (multi_init(&t, 1 + 2 * partitions) < 0 || !text)
+    coord_topic_t *bare = calloc(1, sizeof(*bare));   /* about 74 KiB: not for a helper thread's stack */
+    if (bare)
+        memcpy(bare->topic_id, doc->topic_id, 16);
+    int doclen = text && bare ? coord_topic_write(text, COORD_DOC_MAX + 1, bare) : -1;
+    free(bare);
+    if (multi_init(&t, 2 + 2 * partitions) < 0 || !text || doclen < 0)
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
-    else if (doclen < 0)
-        fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
-             COORD_DOC_MAX);
     else if (coord_path_topic(path, sizeof(path), topic) < 0 || multi_add_create(&t, path, text, (size_t)doclen) < 0 ||
              multi_add_partitions(&t, topic, 0, partitions, assignment, rf) < 0)
         too_big(res, topic, partitions);
+    else if (add_topic_config(zh, &t, topic, doc, text, res) < 0)
+        ;   /* res says why */
     else if (validate_only)
         rc = 0;
     else {
@@ -684,6 +658,15 @@ static int new_topic_assignment(zhandle_t *zh, const int32_t *assignment, int pa
     return 0;
 }
 
+/* /config/topics, in a cluster an older kipper set up. */
+static int config_parent(zhandle_t *zh, int validate_only, coord_admin_result_t *res)
+{
+    char err[256];
+    if (!validate_only && create_path(zh, COORD_CONFIG_TOPICS, err, sizeof(err)) < 0)
+        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+    return 0;
+}
+
 int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, int rf, const int32_t *assignment,
                              int default_partitions, int default_rf, const coord_config_entry_t *configs,
                              int nconfigs, int validate_only, uint8_t topic_id_out[16], coord_admin_result_t *res)
@@ -704,7 +687,7 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
     if (!doc || !replicas) {
         fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     } else if (new_topic_assignment(zh, assignment, partitions, rf, replicas, res) == 0 &&
-               fill_configs(configs, nconfigs, doc, res) == 0) {
+               fill_configs(configs, nconfigs, doc, res) == 0 && config_parent(zh, validate_only, res) == 0) {
         coord_topic_id_generate(doc->topic_id);
         rc = write_topic(zh, topic, doc, replicas, partitions, rf, validate_only, res);
     }
@@ -958,7 +941,12 @@ int coord_admin_delete_topic(zhandle_t *zh, const char *topic, coord_admin_resul
     if (check_topic_name(topic, res) < 0 || delete_replicas_nodes(zh, topic, res) < 0)
         return -1;
     coord_path_topic(path, sizeof(path), topic);
-    return delete_tree(zh, path, 0, res);
+    if (delete_tree(zh, path, 0, res) < 0)
+        return -1;
+    /* Its configs last, as Kafka deletes them once the topic is gone. */
+    coord_path_topic_config(path, sizeof(path), topic);
+    int rc = zoo_delete(zh, path, -1);
+    return rc == ZOK || rc == ZNONODE ? 0 : zk_fail(res, "delete", path, rc);
 }
 
 /* ---- describe and list ---- */
@@ -990,6 +978,9 @@ static int read_leadership(zhandle_t *zh, const char *topic, coord_partition_des
     return 0;
 }
 
+/* The topic document, with the topic's configs from /config/topics/[topic]
+ * when that node exists (else the document's own, written by an older
+ * kipper). */
 static int read_topic_doc(zhandle_t *zh, const char *topic, coord_topic_t *doc, char *buf,
                           coord_admin_result_t *res)
 {
@@ -1000,6 +991,12 @@ static int read_topic_doc(zhandle_t *zh, const char *topic, coord_topic_t *doc, 
     if (found <= 0)
         return found < 0 ? -1 : no_such_topic(res, topic);
     if (coord_topic_parse(buf, (size_t)len, doc, why, sizeof(why)) < 0)
+        return bad_doc(res, path, why);
+    coord_path_topic_config(path, sizeof(path), topic);
+    found = read_doc(zh, path, buf, &len, res);
+    if (found < 0)
+        return -1;
+    if (found && coord_entity_config_parse(buf, (size_t)len, doc->configs, &doc->nconfigs, why, sizeof(why)) < 0)
         return bad_doc(res, path, why);
     return 0;
 }

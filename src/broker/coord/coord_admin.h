@@ -19,6 +19,7 @@
 #endif
 #include <zookeeper/zookeeper.h>
 
+#include "coord_config.h"
 #include "coord_data.h"
 #include "broker/wire/kafka_errors.h"
 
@@ -39,7 +40,8 @@ typedef struct {
  * KIPPER_ZK_DEBUG is set. NULL with err on failure. */
 zhandle_t *coord_admin_connect(const char *connect, int timeout_ms, char *err, size_t errlen);
 
-/* Creates /brokers, /brokers/ids, /brokers/topics, /brokers/partitions_reassigned if missing. 0 or -1 with err. */
+/* Creates /brokers, /brokers/ids, /brokers/topics, /brokers/partitions_reassigned and /config/topics,
+ * /config/brokers, /config/changes if missing. 0 or -1 with err. */
 int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen);
 
 #define COORD_ADMIN_MAX_BROKERS 10000   /* live brokers considered (assignments, describe) */
@@ -48,12 +50,24 @@ int coord_admin_ensure_paths(zhandle_t *zh, char *err, size_t errlen);
  * No /brokers/ids yet means no brokers. 0 or -1. */
 int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char *err, size_t errlen);
 
+/* Each broker's broker.rack from its registration ("" when none): racks[i]
+ * for ids[i]. 0 or -1 with err (a broker not registered is an error). */
+int coord_admin_broker_racks(zhandle_t *zh, const int32_t *ids, int n, char (*racks)[COORD_RACK_MAX], char *err,
+                             size_t errlen);
+/* Kafka's replica placement over brokers[0..n) (sorted, registered):
+ * rack-aware (coord_assign_replicas_racks) when every one has a rack,
+ * rack-unaware when none has, INVALID_REPLICA_ASSIGNMENT when only some
+ * have. Fills out as coord_assign_replicas. 0, or -1 with res. */
+int coord_admin_assign(zhandle_t *zh, const int32_t *brokers, int n, int32_t first, int count, int rf, int start,
+                       int shift, int32_t *out, coord_admin_result_t *res);
+
 /* Validate then (unless validate_only) create the topic: one zoo_multi creating /brokers/topics/[t] (topic doc
  * with a new topic id and the configs), every /brokers/topics/[t]/[p] and its replicas node, so brokers never
  * see half a topic. assignment: NULL = automatic over the live brokers (random start and shift), else
  * partitions*rf ids (explicit --replica-assignment / CreateTopics Assignments: ids must be distinct within a
  * partition, same count for every partition, brokers need not be live). partitions/rf of -1 mean the
- * defaults passed in default_partitions/default_rf. configs are checked with coord_admin_config_valid.
+ * defaults passed in default_partitions/default_rf. configs are checked with coord_config_valid; they go to
+ * /config/topics/[t] in the same multi (set if a stale node is there), as Kafka writes them.
  * topic_id_out (may be NULL) gets the new id (all zeros with validate_only). The whole transaction must fit
  * ZooKeeper's default request limit (jute.maxbuffer, 1 MiB), else INVALID_PARTITIONS. 0, or -1 with res. */
 int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, int rf, const int32_t *assignment,
@@ -75,15 +89,6 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
  * of times (20 per node) by re-listing. UNKNOWN_TOPIC_OR_PARTITION if absent. 0, or -1 with res. */
 int coord_admin_delete_topic(zhandle_t *zh, const char *topic, coord_admin_result_t *res);
 
-/* Known topic-level configs kipper honours, with Kafka's validation of values: cleanup.policy (only "delete";
- * "compact" → INVALID_CONFIG "not supported"), retention.ms (long >= -1), retention.bytes (long >= -1),
- * segment.bytes (int >= 14), segment.ms (long >= 1), max.message.bytes (int >= 0), message.timestamp.type
- * (CreateTime|LogAppendTime), min.insync.replicas (int >= 1), unclean.leader.election.enable (true|false),
- * compression.type (uncompressed|zstd|lz4|snappy|gzip|producer). Numbers are plain decimals with an optional
- * sign (no spaces); booleans are true/false in any case, as Java reads them. Unknown name → INVALID_CONFIG.
- * 0 or -1 with err (Kafka's message). */
-int coord_admin_config_valid(const char *key, const char *value, char *err, size_t errlen);
-
 typedef struct {
     int32_t partition;
     int32_t replicas[COORD_MAX_REPLICAS];
@@ -104,6 +109,33 @@ typedef struct {
 /* 0, or -1 with res (UNKNOWN_TOPIC_OR_PARTITION if absent); out needs freeing only on success. */
 int coord_admin_describe_topic(zhandle_t *zh, const char *topic, coord_topic_desc_t *out, coord_admin_result_t *res);
 void coord_admin_topic_desc_free(coord_topic_desc_t *d);
+
+/* ---- configs (coord_config_admin.c): /config/topics, /config/brokers, /config/changes ---- */
+
+/* name is a topic, or for brokers an id or COORD_CONFIG_DEFAULT; anything
+ * else is INVALID_REQUEST ("Broker id must be an integer, but it is: X"). */
+int coord_admin_check_entity(coord_entity_t type, const char *name, coord_admin_result_t *res);
+
+/* The entity's configs as the coordinator holds them, into entries (room for
+ * COORD_MAX_TOPIC_CONFIGS): a topic's from /config/topics/[topic] or, for a
+ * topic an older kipper created (no such node), from its document's "config"
+ * (*legacy = 1; may be NULL); a broker's from /config/brokers/[name] (none
+ * when absent). UNKNOWN_TOPIC_OR_PARTITION when the topic does not exist.
+ * 0, or -1 with res. */
+int coord_admin_read_configs(zhandle_t *zh, coord_entity_t type, const char *name, coord_config_entry_t *entries,
+                             int *n, int *legacy, coord_admin_result_t *res);
+
+/* AlterConfigs (replace: the set becomes ops) or IncrementalAlterConfigs:
+ * the entity's configs are read, changed by ops (coord_config_apply, with
+ * its errors) and, unless validate_only, written in one multi with a change
+ * notification (/config/changes/config_change_, sequential), fenced by the
+ * versions read and retried (a bounded number of times) when another writer
+ * came in between. A topic still in the old layout moves: its node is
+ * created and its document's "config" emptied in the same multi (read old,
+ * write new). Notifications older than 15 minutes (Kafka's
+ * changeExpirationMs) are deleted after a write. 0, or -1 with res. */
+int coord_admin_alter_configs(zhandle_t *zh, coord_entity_t type, const char *name, const coord_config_op_t *ops,
+                              int nops, int replace, int validate_only, coord_admin_result_t *res);
 
 /* Topic names, sorted; *names malloc'd array of malloc'd strings (free with coord_admin_names_free).
  * No /brokers/topics yet means no topics. 0 or -1 with err. */

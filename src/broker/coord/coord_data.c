@@ -7,6 +7,7 @@
  * store a document we could not read back. */
 #define _GNU_SOURCE
 #include "coord_data.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -35,6 +36,13 @@ int coord_path_partition(char *out, size_t n, const char *topic, int32_t partiti
 int coord_path_partition_leaf(char *out, size_t n, const char *topic, int32_t partition, const char *leaf)
 {
     return fitted(snprintf(out, n, "/brokers/topics/%s/%d/%s", topic, (int)partition, leaf), n);
+}
+
+int coord_path_reassignment(char *out, size_t n, const char *topic, int32_t partition)
+{
+    if (partition < 0)
+        return fitted(snprintf(out, n, "%s/%s", COORD_REASSIGNMENTS, topic), n);
+    return fitted(snprintf(out, n, "%s/%s/%d", COORD_REASSIGNMENTS, topic, (int)partition), n);
 }
 
 int coord_path_broker(char *out, size_t n, int32_t broker_id)
@@ -289,7 +297,7 @@ static json_t *decimal_string(int64_t v)
 
 /* ---- /brokers/ids/[id] ---- */
 
-int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int64_t timestamp_ms)
+int coord_broker_write(char *out, size_t n, const char *host, int32_t port, const char *rack, int64_t timestamp_ms)
 {
     size_t hostlen = strlen(host);
     if (hostlen == 0 || hostlen >= COORD_HOST_MAX || port < 1 || port > 65535)
@@ -307,6 +315,8 @@ int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int6
     doc = with(doc, "host", json_string(host));
     doc = with(doc, "port", json_integer(port));
     doc = with(doc, "endpoints", endpoints);
+    if (rack && rack[0])
+        doc = with(doc, "rack", json_string(rack));
     doc = with(doc, "timestamp", decimal_string(timestamp_ms));
     return dump(doc, out, n);
 }
@@ -323,6 +333,11 @@ int coord_broker_parse(const char *data, size_t len, coord_broker_t *out, char *
                  : 0;
     if (rc == 0)
         out->port = (int32_t)port;
+    out->rack[0] = 0;
+    /* Optional: Kafka writes it only for a broker with broker.rack (null too). */
+    json_t *rack = json_object_get(root, "rack");
+    if (rc == 0 && rack && !json_is_null(rack))
+        rc = get_string(root, "rack", out->rack, sizeof(out->rack), err, errlen);
     json_decref(root);
     return rc;
 }
@@ -418,20 +433,18 @@ void coord_topic_id_generate(uint8_t id[16])
 
 /* ---- /brokers/topics/[topic] ---- */
 
-static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t errlen)
+/* The "config" object of a topic or config document into entries. */
+static int parse_config_object(json_t *config, coord_config_entry_t *entries, int *n, char *err, size_t errlen)
 {
-    json_t *config = require(root, "config", err, errlen);
-    if (!config)
-        return -1;
     if (!json_is_object(config) || json_object_size(config) > COORD_MAX_TOPIC_CONFIGS) {
         snprintf(err, errlen, "\"config\" is not an object of at most %d entries", COORD_MAX_TOPIC_CONFIGS);
         return -1;
     }
-    out->nconfigs = 0;
+    *n = 0;
     const char *key;
     json_t *value;
     json_object_foreach(config, key, value) {
-        coord_config_entry_t *e = &out->configs[out->nconfigs];
+        coord_config_entry_t *e = &entries[*n];
         size_t klen = strlen(key);
         if (klen == 0 || klen >= sizeof(e->key)) {
             snprintf(err, errlen, "config name '%.64s' is empty or too long", key);
@@ -443,9 +456,17 @@ static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t err
         }
         memcpy(e->key, key, klen + 1);
         memcpy(e->value, json_string_value(value), json_string_length(value) + 1);
-        out->nconfigs++;
+        (*n)++;
     }
     return 0;
+}
+
+/* Optional in a topic document since the configs moved to /config/topics. */
+static int parse_configs(json_t *root, coord_topic_t *out, char *err, size_t errlen)
+{
+    json_t *config = json_object_get(root, "config");
+    out->nconfigs = 0;
+    return config ? parse_config_object(config, out->configs, &out->nconfigs, err, errlen) : 0;
 }
 
 static int parse_topic(json_t *root, coord_topic_t *out, char *err, size_t errlen)
@@ -472,13 +493,13 @@ int coord_topic_parse(const char *data, size_t len, coord_topic_t *out, char *er
     return rc;
 }
 
-static json_t *config_object(const coord_topic_t *t)
+static json_t *config_object(const coord_config_entry_t *entries, int n)
 {
-    if (t->nconfigs < 0 || t->nconfigs > COORD_MAX_TOPIC_CONFIGS)
+    if (n < 0 || n > COORD_MAX_TOPIC_CONFIGS)
         return NULL;
     json_t *config = json_object();
-    for (int i = 0; config && i < t->nconfigs; i++) {
-        const coord_config_entry_t *e = &t->configs[i];
+    for (int i = 0; config && i < n; i++) {
+        const coord_config_entry_t *e = &entries[i];
         size_t klen = strnlen(e->key, sizeof(e->key));
         int bad = klen == 0 || klen == sizeof(e->key) || strnlen(e->value, sizeof(e->value)) == sizeof(e->value) ||
                   json_object_get(config, e->key) != NULL;   /* a name twice: which one would count? */
@@ -495,8 +516,66 @@ int coord_topic_write(char *out, size_t n, const coord_topic_t *t)
     coord_topic_id_format(t->topic_id, idtext);
     json_t *doc = with(json_object(), "version", json_integer(1));
     doc = with(doc, "topic_id", json_string(idtext));
-    doc = with(doc, "config", config_object(t));
+    doc = with(doc, "config", config_object(t->configs, t->nconfigs));
     return dump(doc, out, n);
+}
+
+/* ---- /config ---- */
+
+int coord_path_topic_config(char *out, size_t n, const char *topic)
+{
+    return fitted(snprintf(out, n, "%s/%s", COORD_CONFIG_TOPICS, topic), n);
+}
+
+int coord_path_broker_config(char *out, size_t n, const char *name)
+{
+    return fitted(snprintf(out, n, "%s/%s", COORD_CONFIG_BROKERS, name), n);
+}
+
+int coord_entity_config_write(char *out, size_t n, const coord_config_entry_t *entries, int nentries)
+{
+    json_t *doc = with(json_object(), "version", json_integer(1));
+    doc = with(doc, "config", config_object(entries, nentries));
+    return dump(doc, out, n);
+}
+
+int coord_entity_config_parse(const char *data, size_t len, coord_config_entry_t *entries, int *nentries, char *err,
+                              size_t errlen)
+{
+    json_t *root = load_object(data, len, err, errlen);
+    if (!root)
+        return -1;
+    int64_t version;
+    json_t *config = NULL;
+    int rc = get_integer(root, "version", 1, INT32_MAX, &version, err, errlen);
+    if (rc == 0 && !(config = require(root, "config", err, errlen)))
+        rc = -1;
+    if (rc == 0)
+        rc = parse_config_object(config, entries, nentries, err, errlen);
+    json_decref(root);
+    return rc;
+}
+
+int coord_config_change_write(char *out, size_t n, const char *entity_path)
+{
+    if (!entity_path[0] || strlen(entity_path) >= COORD_ENTITY_PATH_MAX)
+        return -1;
+    json_t *doc = with(json_object(), "version", json_integer(2));
+    doc = with(doc, "entity_path", json_string(entity_path));
+    return dump(doc, out, n);
+}
+
+int coord_config_change_parse(const char *data, size_t len, char *entity_path, size_t cap, char *err, size_t errlen)
+{
+    json_t *root = load_object(data, len, err, errlen);
+    if (!root)
+        return -1;
+    int64_t version;
+    int rc = get_integer(root, "version", 2, 2, &version, err, errlen);
+    if (rc == 0)
+        rc = get_string(root, "entity_path", entity_path, cap, err, errlen);
+    json_decref(root);
+    return rc;
 }
 
 /* ---- replicas, partitions_reassigned, leader, ISR ---- */
@@ -882,4 +961,145 @@ int coord_assign_replicas(const int32_t *brokers, int nbrokers, int32_t first_pa
             replicas[1 + j] = brokers[follower_index(first, replica_shift, j, nbrokers)];
     }
     return 0;
+}
+
+/* The brokers arranged alternating racks: racks in name order, each rack's
+ * brokers in id order, one from each rack in turn (Kafka's
+ * getRackAlternatedBrokerList). arranged[i] are indexes into brokers. */
+static void alternate_racks(const char *const *racks, int n, int *arranged)
+{
+    int *taken = xcalloc((size_t)n, sizeof(*taken));
+    const char *last = NULL;
+    int placed = 0;
+    while (placed < n) {
+        /* The next rack name after last, in order; wrap around. */
+        const char *rack = NULL;
+        for (int i = 0; i < n; i++)
+            if (!taken[i] && (!last || strcmp(racks[i], last) > 0) && (!rack || strcmp(racks[i], rack) < 0))
+                rack = racks[i];
+        if (!rack) {
+            last = NULL;
+            continue;
+        }
+        for (int i = 0; i < n; i++)   /* brokers are sorted: the first untaken is the lowest id */
+            if (!taken[i] && strcmp(racks[i], rack) == 0) {
+                taken[i] = 1;
+                arranged[placed++] = i;
+                break;
+            }
+        last = rack;
+    }
+    free(taken);
+}
+
+static int count_racks(const char *const *racks, int n)
+{
+    int distinct = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = 0;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(racks[k], racks[i]) == 0;
+        distinct += !seen;
+    }
+    return distinct;
+}
+
+static int rack_taken(const char *const *racks, const int *chosen, int nchosen, const char *rack)
+{
+    for (int i = 0; i < nchosen; i++)
+        if (strcmp(racks[chosen[i]], rack) == 0)
+            return 1;
+    return 0;
+}
+
+static int broker_taken(const int *chosen, int nchosen, int index)
+{
+    for (int i = 0; i < nchosen; i++)
+        if (chosen[i] == index)
+            return 1;
+    return 0;
+}
+
+/* One partition's replicas over the rack-alternated list. */
+static void assign_partition_racks(const char *const *racks, const int *arranged, int n, int nracks, int first,
+                                   int64_t shift, int rf, int *chosen)
+{
+    int nchosen = 0, nracks_used = 1;
+    chosen[nchosen++] = arranged[first];
+    for (int k = 0; nchosen < rf; k++) {
+        int idx = arranged[follower_index(first, shift * nracks, k, n)];
+        const char *rack = racks[idx];
+        int rack_ok = !rack_taken(racks, chosen, nchosen, rack) || nracks_used == nracks;
+        int broker_ok = !broker_taken(chosen, nchosen, idx) || nchosen == n;
+        if (rack_ok && broker_ok) {
+            nracks_used += !rack_taken(racks, chosen, nchosen, rack);
+            chosen[nchosen++] = idx;
+        }
+    }
+}
+
+int coord_assign_replicas_racks(const int32_t *brokers, const char *const *racks, int nbrokers, int32_t first_partition,
+                                int count, int rf, int start, int shift, int32_t *out, char *err, size_t errlen)
+{
+    if (check_assign_args(brokers, nbrokers, first_partition, count, rf, start, shift, err, errlen) < 0)
+        return -1;
+    int *arranged = xcalloc((size_t)nbrokers, sizeof(*arranged));
+    int *chosen = xcalloc((size_t)rf, sizeof(*chosen));
+    alternate_racks(racks, nbrokers, arranged);
+    int nracks = count_racks(racks, nbrokers);
+    int64_t replica_shift = shift;
+    for (int i = 0; i < count; i++) {
+        int32_t p = first_partition + i;
+        if (p > 0 && p % nbrokers == 0)
+            replica_shift++;
+        int first = (int)(((int64_t)p + start) % nbrokers);
+        assign_partition_racks(racks, arranged, nbrokers, nracks, first, replica_shift, rf, chosen);
+        for (int r = 0; r < rf; r++)
+            out[(size_t)p * (size_t)rf + (size_t)r] = brokers[chosen[r]];
+    }
+    free(chosen);
+    free(arranged);
+    return 0;
+}
+
+/* ---- lists of partitions ---- */
+
+typedef struct {
+    const char *item;
+    int index;
+    size_t partition_at;
+} named_partition_t;
+
+static int32_t partition_of(const named_partition_t *p)
+{
+    int32_t v;
+    memcpy(&v, p->item + p->partition_at, sizeof(v));
+    return v;
+}
+
+static int named_partition_order(const void *x, const void *y)
+{
+    const named_partition_t *a = x, *b = y;
+    int c = strcmp(a->item, b->item);
+    int32_t pa = partition_of(a), pb = partition_of(b);
+    if (c == 0)
+        c = (pa > pb) - (pa < pb);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+int coord_partition_repeated(const void *items, int n, size_t stride, size_t partition_at)
+{
+    if (n < 2)
+        return -1;
+    named_partition_t *v = xcalloc((size_t)n, sizeof(*v));
+    for (int i = 0; i < n; i++)
+        v[i] = (named_partition_t){(const char *)items + (size_t)i * stride, i, partition_at};
+    qsort(v, (size_t)n, sizeof(*v), named_partition_order);
+    int repeated = -1;
+    for (int i = 1; i < n; i++)
+        if (strcmp(v[i].item, v[i - 1].item) == 0 && partition_of(&v[i]) == partition_of(&v[i - 1]) &&
+            (repeated < 0 || v[i].index < repeated))
+            repeated = v[i].index;
+    free(v);
+    return repeated;
 }

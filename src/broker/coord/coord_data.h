@@ -8,14 +8,24 @@
  *   /cluster/id                          {"version":"1","id":"<cluster id>"}
  *   /brokers/ids/[id]        ephemeral   {"version":4,"host":"h","port":9092,
  *                                         "endpoints":["PLAINTEXT://h:9092"],"timestamp":"<ms>"}
- *   /brokers/topics/[topic]              {"version":1,"topic_id":"<22-char base64url>",
- *                                         "config":{"retention.ms":"1000",...}}
+ *   /brokers/topics/[topic]              {"version":1,"topic_id":"<22-char base64url>","config":{}}
+ *       "config" held the topic's overrides up to this version; they live in
+ *       /config/topics/[topic] now. Still read for a topic without that node
+ *       (created by an older kipper); written empty, so older brokers in a
+ *       rolling upgrade still parse the document.
  *   /brokers/topics/[topic]/[partition]  (no data)
  *     .../replicas                       {"replicas":[2,1,3]}   first = preferred replica
  *     .../leader             ephemeral   {"leader":2,"leader_epoch":7}
  *     .../ISR                            {"isr":[2,1],"leader_epoch":7}
  *   /brokers/partitions_reassigned/[topic]/[partition]   {"replicas":[...]}
  *   /latest_producer_id_block            {"version":1,"broker":0,"block_start":"0","block_end":"999"}
+ *   /config/topics/[topic]               {"version":1,"config":{"retention.ms":"1000",...}}
+ *   /config/brokers/[id]                 the same: one broker's dynamic configs
+ *   /config/brokers/<default>            the same: every broker's
+ *   /config/changes/config_change_NNNNNNNNNN   (sequential)
+ *                                        {"version":2,"entity_path":"topics/foo"}
+ *       Kafka's ZooKeeper-mode layout for configs (coord_config.h says which
+ *       names kipper knows and how they are checked).
  *   /consumers/[group]/offsets/[topic]/[partition]
  *                                        {"offset":42,"leader_epoch":3,"metadata":"..."}
  *       committed offsets, where Kafka's ZooKeeper-era consumers kept them
@@ -46,9 +56,20 @@ int coord_path_partition(char *out, size_t n, const char *topic, int32_t partiti
 /* leaf is "replicas", "leader" or "ISR". */
 int coord_path_partition_leaf(char *out, size_t n, const char *topic, int32_t partition, const char *leaf);
 int coord_path_broker(char *out, size_t n, int32_t broker_id);
+/* A move asked for: COORD_REASSIGNMENTS/[topic]/[partition], or the topic's
+ * folder for partition -1. */
+#define COORD_REASSIGNMENTS "/brokers/partitions_reassigned"
+int coord_path_reassignment(char *out, size_t n, const char *topic, int32_t partition);
 
 /* Kafka's rule: 1..249 characters of [a-zA-Z0-9._-], not "." or "..". */
 int coord_topic_name_valid(const char *name, char *err, size_t errlen);
+
+/* Lists of partitions (a plan's moves, an election's list) are arrays of n
+ * structs of `stride` bytes, each starting with a topic name (a char array)
+ * whose int32 partition number is at `partition_at`. The index of an
+ * element that names the same partition as an earlier one, or -1. Sorts
+ * pointers, so a long list costs n log n, not n squared. */
+int coord_partition_repeated(const void *items, int n, size_t stride, size_t partition_at);
 /* A child name of /brokers/topics/[topic] that is a partition number
  * (canonical decimal, 0..COORD_MAX_PARTITIONS-1); -1 otherwise. */
 int32_t coord_parse_partition_name(const char *name);
@@ -60,12 +81,16 @@ int32_t coord_parse_broker_id_name(const char *name);
  * it does not fit. Parsers take (data, len) as the coordinator returns
  * them (not NUL-terminated) and return 0, or -1 with err. */
 
+#define COORD_RACK_MAX 256
+
 typedef struct {
     char host[COORD_HOST_MAX];
     int32_t port;
+    char rack[COORD_RACK_MAX];    /* broker.rack; "" when none (Kafka writes "rack" only then) */
 } coord_broker_t;
 
-int coord_broker_write(char *out, size_t n, const char *host, int32_t port, int64_t timestamp_ms);
+/* rack NULL or "": no "rack" key, as Kafka leaves it out. */
+int coord_broker_write(char *out, size_t n, const char *host, int32_t port, const char *rack, int64_t timestamp_ms);
 int coord_broker_parse(const char *data, size_t len, coord_broker_t *out, char *err, size_t errlen);
 
 typedef struct {
@@ -86,6 +111,27 @@ int coord_topic_id_parse(const char *s, uint8_t id[16]);   /* 0 or -1 */
 void coord_topic_id_generate(uint8_t id[16]);
 int coord_topic_write(char *out, size_t n, const coord_topic_t *t);
 int coord_topic_parse(const char *data, size_t len, coord_topic_t *out, char *err, size_t errlen);
+
+/* ---- /config ---- */
+
+#define COORD_CONFIG_TOPICS "/config/topics"
+#define COORD_CONFIG_BROKERS "/config/brokers"
+#define COORD_CONFIG_CHANGES "/config/changes"
+#define COORD_CONFIG_CHANGE_PREFIX "config_change_"
+#define COORD_CONFIG_DEFAULT "<default>"   /* the broker entity every broker shares */
+#define COORD_ENTITY_PATH_MAX 300
+
+/* /config/topics/[topic]; /config/brokers/[name] (an id or <default>). */
+int coord_path_topic_config(char *out, size_t n, const char *topic);
+int coord_path_broker_config(char *out, size_t n, const char *name);
+/* A config node's document: entries[0..n) as {"version":1,"config":{...}}
+ * (names distinct); and back, at most COORD_MAX_TOPIC_CONFIGS entries. */
+int coord_entity_config_write(char *out, size_t n, const coord_config_entry_t *entries, int nentries);
+int coord_entity_config_parse(const char *data, size_t len, coord_config_entry_t *entries, int *nentries, char *err,
+                              size_t errlen);
+/* A change notification: entity_path is "topics/[topic]" or "brokers/[name]". */
+int coord_config_change_write(char *out, size_t n, const char *entity_path);
+int coord_config_change_parse(const char *data, size_t len, char *entity_path, size_t cap, char *err, size_t errlen);
 
 /* "replicas" and partitions_reassigned documents; *nreplicas <= COORD_MAX_REPLICAS,
  * no duplicate ids, ids >= 0. */
@@ -146,5 +192,14 @@ int coord_offset_parse(const char *data, size_t len, int64_t *offset, int32_t *l
  * rf > nbrokers or count < 1. */
 int coord_assign_replicas(const int32_t *brokers, int nbrokers, int32_t first_partition, int count, int rf,
                           int start, int shift, int32_t *out, char *err, size_t errlen);
+/* Kafka's rack-aware assignment (AdminUtils.assignReplicasToBrokersRackAware):
+ * the brokers (sorted) with their racks (racks[i] for brokers[i], none
+ * empty) are first arranged alternating racks; partition p's first replica
+ * is arranged[(start + p) % n] and each further replica the next one along
+ * (at the growing shift, stepping by the number of racks) that puts no two
+ * replicas on one rack while a rack has none, and no two on one broker. Same
+ * arguments and errors as coord_assign_replicas. */
+int coord_assign_replicas_racks(const int32_t *brokers, const char *const *racks, int nbrokers, int32_t first_partition,
+                                int count, int rf, int start, int shift, int32_t *out, char *err, size_t errlen);
 
 #endif

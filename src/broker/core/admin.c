@@ -6,13 +6,21 @@
 #include "conn.h"
 #include "base/logging.h"
 #include "base/worker.h"
+#include "broker/coord/coord_elect.h"
+#include "broker/coord/coord_reassign.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ADMIN_QUEUE_MAX 256
 #define PRODUCER_ID_BLOCK 1000
+/* An election of the same kind already asked for (by `kipper elect` or
+ * another request) is waited out this long, in these steps, on the helper
+ * thread. */
+#define ELECT_BUSY_WAIT_MS 5000
+#define ELECT_BUSY_STEP_MS 100
 
 struct admin {
     worker_t *worker;
@@ -73,18 +81,47 @@ void admin_job_free(admin_job_t *j)
         free(j->items[i].name);
         free(j->items[i].assignment);
         free(j->items[i].configs);
+        free(j->items[i].ops);
     }
     free(j->items);
     free(j);
 }
 
+static int is_election(admin_kind_t kind)
+{
+    return kind == ADMIN_ELECT_PREFERRED || kind == ADMIN_ELECT_UNCLEAN;
+}
+
+static const char *election_path(admin_kind_t kind)
+{
+    return kind == ADMIN_ELECT_UNCLEAN ? COORD_UNCLEAN_ELECTION : COORD_PREFERRED_ELECTION;
+}
+
+/* The election node j created goes: the tool that asks deletes it
+ * (broker/coord/coord_elect.h). */
+static void delete_election_node(admin_job_t *j)
+{
+    if (!j->elect_asked)
+        return;
+    admin_job_t *del = admin_job_new(ADMIN_ELECT_DONE, 0, 0, 0);
+    if (del)
+        del->elect_path = election_path(j->kind);
+    if (!del || admin_job_submit(j->b, del) < 0) {
+        log_error("cannot queue the deletion of %s: delete it by hand", election_path(j->kind));
+        if (del)
+            admin_job_free(del);
+    }
+}
+
 void admin_job_release(void *arg)
 {
     admin_job_t *j = arg;
-    if (j->done)
-        admin_job_free(j);
-    else
+    if (!j->done) {
         j->orphaned = 1;
+        return;
+    }
+    delete_election_node(j);
+    admin_job_free(j);
 }
 
 int admin_item_set_name(admin_item_t *it, const char *name)
@@ -137,28 +174,103 @@ static void claim_producer_ids(admin_job_t *j)
     }
 }
 
+static void item_failed(admin_item_t *it, int16_t error, const char *message)
+{
+    it->res.error = error;
+    snprintf(it->res.message, sizeof(it->res.message), "%s", message);
+}
+
+/* AlterPartitionReassignments' partition: its move node written (checked
+ * as `kipper reassign --execute` checks a plan), or deleted. */
+static void move_partition(admin_job_t *j, admin_item_t *it)
+{
+    coord_move_t m = {.partition = it->partition, .nreplicas = it->rf};
+    coord_plan_t plan = {.moves = &m, .n = 1};
+    char err[sizeof(it->res.message)];
+    snprintf(m.topic, sizeof(m.topic), "%s", it->name);
+    memcpy(m.replicas, it->assignment, sizeof(*m.replicas) * (size_t)it->rf);
+    if (it->cancel) {
+        if (coord_plan_cancel(j->zh, &plan, err, sizeof(err)) < 0)
+            item_failed(it, KERR_UNKNOWN_SERVER_ERROR, err);
+    } else if (coord_plan_check(j->zh, &plan, err, sizeof(err)) < 0) {
+        item_failed(it, KERR_INVALID_REPLICA_ASSIGNMENT, err);
+    } else if (coord_plan_execute(j->zh, &plan, err, sizeof(err)) < 0) {
+        item_failed(it, KERR_UNKNOWN_SERVER_ERROR, err);
+    }
+}
+
+/* ElectLeaders: one election node naming every item not refused. Another
+ * election of the kind in progress is waited out a while. */
+static void ask_elections(admin_job_t *j)
+{
+    coord_tp_t *tps = calloc((size_t)j->nitems + 1, sizeof(*tps));
+    int n = 0, rc = -1;
+    char err[sizeof(j->items[0].res.message)] = "out of memory";
+    for (int i = 0; tps && i < j->nitems; i++)
+        if (!j->items[i].skip) {
+            snprintf(tps[n].topic, sizeof(tps[n].topic), "%s", j->items[i].name);
+            tps[n++].partition = j->items[i].partition;
+        }
+    if (tps && n == 0)
+        rc = 0;
+    for (int waited = 0; tps && n > 0; waited += ELECT_BUSY_STEP_MS) {
+        rc = coord_elect_request(j->zh, election_path(j->kind), tps, n, err, sizeof(err));
+        if (rc != 1 || waited >= ELECT_BUSY_WAIT_MS)
+            break;
+        nanosleep(&(struct timespec){0, ELECT_BUSY_STEP_MS * 1000000L}, NULL);
+    }
+    free(tps);
+    j->elect_asked = n > 0 && rc == 0;
+    for (int i = 0; rc != 0 && i < j->nitems; i++)
+        if (!j->items[i].skip)
+            item_failed(&j->items[i], rc == 1 ? KERR_REQUEST_TIMED_OUT : KERR_UNKNOWN_SERVER_ERROR, err);
+}
+
+static void delete_election(admin_job_t *j)
+{
+    char err[256];
+    if (coord_elect_done(j->zh, j->elect_path, err, sizeof(err)) < 0)
+        log_error("%s; delete it by hand", err);
+}
+
+static void topic_item_run(admin_job_t *j, admin_item_t *it)
+{
+    const broker_config_t *cfg = &j->b->cfg;
+    if (j->kind == ADMIN_CREATE)
+        coord_admin_create_topic(j->zh, it->name, it->partitions, it->rf, it->assignment, cfg->num_partitions,
+                                 cfg->default_replication_factor, it->configs, it->nconfigs, j->validate_only,
+                                 it->topic_id, &it->res);
+    else if (j->kind == ADMIN_DELETE)
+        coord_admin_delete_topic(j->zh, it->name, &it->res);
+    else if (j->kind == ADMIN_ADD_PARTITIONS)
+        coord_admin_add_partitions(j->zh, it->name, it->partitions, it->assignment, it->rf, j->validate_only,
+                                   &it->res);
+    else if (j->kind == ADMIN_ALTER_CONFIGS)
+        coord_admin_alter_configs(j->zh, it->entity,
+                                  it->entity == COORD_ENTITY_BROKER && !it->name[0] ? COORD_CONFIG_DEFAULT : it->name,
+                                  it->ops, it->nops, it->replace, j->validate_only, &it->res);
+    else
+        move_partition(j, it);
+}
+
 static void job_run(void *arg)
 {
     admin_job_t *j = arg;
-    const broker_config_t *cfg = &j->b->cfg;
     if (j->kind == ADMIN_PRODUCER_IDS) {
         claim_producer_ids(j);
         return;
     }
-    for (int i = 0; i < j->nitems; i++) {
-        admin_item_t *it = &j->items[i];
-        if (it->skip)
-            continue;
-        if (j->kind == ADMIN_CREATE)
-            coord_admin_create_topic(j->zh, it->name, it->partitions, it->rf, it->assignment, cfg->num_partitions,
-                                     cfg->default_replication_factor, it->configs, it->nconfigs, j->validate_only,
-                                     it->topic_id, &it->res);
-        else if (j->kind == ADMIN_DELETE)
-            coord_admin_delete_topic(j->zh, it->name, &it->res);
-        else
-            coord_admin_add_partitions(j->zh, it->name, it->partitions, it->assignment, it->rf, j->validate_only,
-                                       &it->res);
+    if (j->kind == ADMIN_ELECT_DONE) {
+        delete_election(j);
+        return;
     }
+    if (is_election(j->kind)) {
+        ask_elections(j);
+        return;
+    }
+    for (int i = 0; i < j->nitems; i++)
+        if (!j->items[i].skip)
+            topic_item_run(j, &j->items[i]);
 }
 
 /* ---- back on the loop ---- */
@@ -186,6 +298,8 @@ static void job_done(void *arg)
     for (int i = 0; i < j->nitems; i++)
         if (j->items[i].res.error && !j->conn_id)
             log_warn("auto-creating topic %s: %s", j->items[i].name, j->items[i].res.message);
+    if (j->orphaned)
+        delete_election_node(j);
     if (j->orphaned || !j->conn_id)
         admin_job_free(j);
     else
@@ -212,10 +326,40 @@ static int topic_led(broker_t *b, const char *name, int partitions)
     return 1;
 }
 
+static int same_list(const int32_t *a, int na, const int32_t *b, int nb)
+{
+    return na == nb && memcmp(a, b, sizeof(*a) * (size_t)na) == 0;
+}
+
+/* A move started shows as the partition's target (or, already made, as its
+ * replicas); a move cancelled, as no target. */
+static int move_visible(const partition_t *p, const admin_item_t *it)
+{
+    if (it->cancel)
+        return !p->reassigning;
+    if (p->reassigning)
+        return same_list(p->target, p->ntarget, it->assignment, it->rf);
+    return same_list(p->replicas, p->nreplicas, it->assignment, it->rf);
+}
+
+/* An election asked for shows as a leader: the preferred replica, or any. */
+static int election_visible(const partition_t *p, admin_kind_t kind)
+{
+    if (kind == ADMIN_ELECT_UNCLEAN)
+        return p->leader >= 0;
+    return p->nreplicas > 0 && p->leader == p->replicas[0];
+}
+
 int admin_item_visible(broker_t *b, const admin_job_t *j, const admin_item_t *it)
 {
-    if (it->skip || it->res.error || j->validate_only)
+    /* A config change is answered once written, as Kafka answers it: every
+     * broker applies it when its watch fires. */
+    if (it->skip || it->res.error || j->validate_only || j->kind == ADMIN_ALTER_CONFIGS)
         return 1;
+    if (j->kind == ADMIN_MOVE || is_election(j->kind)) {
+        const partition_t *p = cluster_partition(b, it->name, it->partition);
+        return !p || (j->kind == ADMIN_MOVE ? move_visible(p, it) : election_visible(p, j->kind));
+    }
     if (j->kind == ADMIN_DELETE)
         return cluster_topic(b, it->name) == NULL;
     int partitions = it->partitions > 0 ? it->partitions : b->cfg.num_partitions;

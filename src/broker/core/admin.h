@@ -26,16 +26,30 @@ typedef enum {
     ADMIN_CREATE,
     ADMIN_DELETE,
     ADMIN_ADD_PARTITIONS,
-    ADMIN_PRODUCER_IDS,   /* the service's own: the next producer-id block */
+    ADMIN_MOVE,               /* a partition's move started or cancelled */
+    ADMIN_ELECT_PREFERRED,    /* the items' preferred replicas asked to lead */
+    ADMIN_ELECT_UNCLEAN,      /* the items asked to elect outside their ISR */
+    ADMIN_ALTER_CONFIGS,      /* AlterConfigs and IncrementalAlterConfigs: one resource per item */
+    ADMIN_PRODUCER_IDS,       /* the service's own: the next producer-id block */
+    ADMIN_ELECT_DONE,         /* the service's own: an election's node deleted */
 } admin_kind_t;
 
-/* One topic of a job. */
+/* One topic (create, delete, add partitions) or one partition (move,
+ * elect) of a job. */
 typedef struct {
     char *name;                     /* as the client sent it (never cut short) */
     int partitions, rf;             /* -1: the broker's default */
-    int32_t *assignment;            /* partitions * rf ids, or NULL */
+    int32_t *assignment;            /* partitions * rf ids, or NULL; ADMIN_MOVE: the rf target replicas */
+    int32_t partition;              /* ADMIN_MOVE, ADMIN_ELECT_*: which */
+    int cancel;                     /* ADMIN_MOVE: the move is cancelled, not started */
     coord_config_entry_t *configs;
     int nconfigs;
+    /* ADMIN_ALTER_CONFIGS: the resource (name is a topic, a broker id or ""
+     * for every broker's default) and what the request does to its configs. */
+    coord_entity_t entity;
+    coord_config_op_t *ops;
+    int nops;
+    int replace;                    /* AlterConfigs: the set becomes ops */
     int skip;                       /* refused before reaching the coordinator */
     coord_admin_result_t res;
     uint8_t topic_id[16];
@@ -51,6 +65,8 @@ typedef struct admin_job {
     uint64_t conn_id, request_id;   /* who is woken; 0: nobody waits */
     int done, orphaned;
     int64_t pid_start, pid_end;     /* ADMIN_PRODUCER_IDS */
+    int elect_asked;                /* ADMIN_ELECT_*: our election node was created (deleted when done) */
+    const char *elect_path;         /* ADMIN_ELECT_DONE: the node to delete */
 } admin_job_t;
 
 /* Starts the helper thread. 0, or -1 with err. */
@@ -66,7 +82,8 @@ int admin_jobs_pending(const broker_t *b);
 admin_job_t *admin_job_new(admin_kind_t kind, int nitems, uint64_t conn_id, uint64_t request_id);
 void admin_job_free(admin_job_t *j);
 /* state_free of a request waiting for j: a job still on the thread is
- * freed when it is done instead. */
+ * freed when it is done instead. The election node an ADMIN_ELECT_* job
+ * created is deleted then: its waiter has its answer, or has gone. */
 void admin_job_release(void *j);
 /* Queues j on the helper thread. -1 (j still the caller's) when the queue
  * is full. */

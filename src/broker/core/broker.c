@@ -18,6 +18,7 @@
 #include "conn.h"
 #include "listener.h"
 #include "request_memory.h"
+#include "dynamic_config.h"
 #include "log_dirs.h"
 #include "records_check.h"
 #include "broker/api/api.h"
@@ -51,8 +52,12 @@
 /* Input read ahead while a request waits. */
 #define PENDING_READ_MAX (1u << 20)
 /* Produce requests of one connection in flight at once while acks=all ones
- * wait for replication (librdkafka's idempotent producer sends up to 5). */
-#define PIPELINE_MAX 5
+ * wait for replication, and the bytes their frames may hold meanwhile.
+ * librdkafka keeps up to 5 in flight with idempotence and up to a million
+ * without: small requests (linger.ms=0) need many in flight for latency,
+ * large ones few; the byte bound keeps either within a few MiB. */
+#define PIPELINE_MAX 64
+#define PIPELINE_BYTES (8u << 20)
 
 /* What a request holds beyond its held answer: its state, decode and frame. */
 static void request_strip(broker_request_t *r)
@@ -108,6 +113,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     }
     c->waiting_tail = NULL;
     c->nwaiting = 0;
+    c->waiting_bytes = 0;
     splices_free(c);
     listener_conn_closed(b, c);
     reqmem_conn_closed(b, c);
@@ -118,6 +124,7 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
 
 static void queue_waiting(conn_t *c, broker_request_t *r)
 {
+    c->waiting_bytes += r->frame_len;
     r->next = NULL;
     r->conn = c;
     r->queued = 1;
@@ -167,6 +174,7 @@ static void drain_answered(conn_t *c)
         if (!c->waiting)
             c->waiting_tail = NULL;
         c->nwaiting--;
+        c->waiting_bytes -= r->frame_len;
         if (buf_unread(&r->held))
             buf_append(&c->out, buf_read_ptr(&r->held), buf_unread(&r->held));
         request_free(r);
@@ -283,7 +291,8 @@ static int may_take_frame(const conn_t *c, const uint8_t *p, size_t avail)
 {
     if (!c->waiting)
         return 1;
-    if (c->nwaiting >= PIPELINE_MAX || avail < 6 || be16_get(p + 4) != KAFKA_API_PRODUCE)
+    if (c->nwaiting >= PIPELINE_MAX || avail < 6 || be16_get(p + 4) != KAFKA_API_PRODUCE ||
+        c->waiting_bytes + be32_get(p) > PIPELINE_BYTES)
         return 0;
     for (const broker_request_t *r = c->waiting; r; r = r->next)
         if (!r->answered && !r->pipelined)
@@ -364,12 +373,29 @@ static void request_finish(broker_t *b, conn_t *c, broker_request_t *r, req_stat
     }
 }
 
+static void on_request_timeout(loop_t *loop, void *arg);
+
+/* The timer of a waiting request, at its deadline (which a handler may have
+ * brought forward when it ran again). */
+static void arm_deadline(broker_t *b, broker_request_t *r)
+{
+    if (!r->deadline_ms || (r->timer && r->timer_at == r->deadline_ms))
+        return;
+    if (r->timer)
+        loop_timer_cancel(b->loop, r->timer);
+    uint64_t now = loop_now_ms(b->loop);
+    r->timer = loop_timer_add(b->loop, r->deadline_ms > now ? r->deadline_ms - now : 0, on_request_timeout, r);
+    r->timer_at = r->deadline_ms;
+}
+
 static void request_run(broker_t *b, conn_t *c, broker_request_t *r)
 {
     kafka_arena_t ra;
     api_response_arena_init(&ra);
     req_status_t st = broker_dispatch(b, c, r, &ra);
     kafka_arena_free(&ra);
+    if (st == REQ_WAIT && !r->timed_out)
+        arm_deadline(b, r);
     request_finish(b, c, r, st);
 }
 
@@ -391,6 +417,7 @@ static int keep_frame(broker_request_t *d, const uint8_t *p, size_t n)
 {
     d->frame = xmalloc(n ? n : 1);
     memcpy(d->frame, p, n);
+    d->frame_len = n;
     kafka_arena_init(&d->arena, kafka_decode_budget(n));
     kafka_request_t req;
     if (kafka_request_decode(d->frame, n, &d->arena, &req) != KAFKA_OK)
@@ -419,10 +446,8 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     buf_init(&d->held);
     queue_waiting(c, d);
     reqmem_hold(b, d, d->frame ? n + d->arena.used : 0);
-    if (d->deadline_ms) {
-        uint64_t now = loop_now_ms(b->loop);
-        d->timer = loop_timer_add(b->loop, d->deadline_ms > now ? d->deadline_ms - now : 0, on_request_timeout, d);
-    }
+    d->timer = NULL;
+    arm_deadline(b, d);
     return 0;
 }
 
@@ -663,6 +688,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory starting the group coordinator");
         return -1;
     }
+    if (dynamic_config_start(b) < 0) {
+        snprintf(err, errlen, "out of memory starting the dynamic configs");
+        return -1;
+    }
     if (records_check_start(b) < 0) {
         snprintf(err, errlen, "cannot start the thread that checks produced records");
         return -1;
@@ -691,8 +720,10 @@ static void broker_stop(broker_t *b)
      * before it closes. */
     admin_stop(b);
     cluster_stop(b);
-    /* After the coordinator link: its last callbacks still find the groups. */
+    /* After the coordinator link: its last callbacks still find the groups
+     * and the dynamic configs. */
     group_service_stop(b);
+    dynamic_config_stop(b);
     free(b->wakes);
     if (b->loop)
         loop_destroy(b->loop);

@@ -3,6 +3,7 @@
  * for a bad value. */
 #define _GNU_SOURCE
 #include "broker_config.h"
+#include "broker/coord/coord_config.h"
 #include "broker/coord/coord_connect.h"
 #include "base/logging.h"
 #include "base/net.h"
@@ -22,8 +23,8 @@ static const char *const accepted_without_effect[] = {
     "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
     "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
     "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type", "auto.leader.rebalance.enable",
-    "delete.topic.enable", "broker.rack", "listener.security.protocol.map",
+    "compression.type",
+    "delete.topic.enable", "listener.security.protocol.map",
     "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
     "num.replica.fetchers", /* one fetch connection per leader broker instead */
     "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
@@ -243,10 +244,23 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
     bc->replica_fetch_backoff_ms = (int32_t)backoff;
     bc->leader_election_wait_ms = (int32_t)election_wait;
     bc->controlled_shutdown_timeout_ms = (int32_t)shutdown_timeout;
-    if (config_get_bool(cfg, "controlled.shutdown.enable", 1, &bc->controlled_shutdown) < 0) {
+    long interval, pct;
+    if (config_get_bool(cfg, "controlled.shutdown.enable", 1, &bc->controlled_shutdown) < 0 ||
+        config_get_bool(cfg, "auto.leader.rebalance.enable", 1, &bc->auto_leader_rebalance) < 0) {
         snprintf(err, errlen, "%s", cfg->error);
         return -1;
     }
+    if (get_num(cfg, "leader.imbalance.check.interval.seconds", 300, 1, INT32_MAX / 1000, &interval, err, errlen) < 0 ||
+        get_num(cfg, "leader.imbalance.per.broker.percentage", 10, 0, 100, &pct, err, errlen) < 0)
+        return -1;
+    bc->leader_imbalance_check_interval_s = (int32_t)interval;
+    bc->leader_imbalance_per_broker_percentage = (int32_t)pct;
+    long leader_rate, follower_rate;
+    if (get_num(cfg, "leader.replication.throttled.rate", LONG_MAX, 1, LONG_MAX, &leader_rate, err, errlen) < 0 ||
+        get_num(cfg, "follower.replication.throttled.rate", LONG_MAX, 1, LONG_MAX, &follower_rate, err, errlen) < 0)
+        return -1;
+    bc->leader_replication_throttled_rate = leader_rate;
+    bc->follower_replication_throttled_rate = follower_rate;
     return 0;
 }
 
@@ -305,6 +319,37 @@ static int read_connection_limits(config_t *cfg, broker_config_t *bc, char *err,
     return 0;
 }
 
+/* Keeps the text of every key that may also change dynamically. The readers
+ * above checked theirs; the throttle rates, read by nobody else, are checked
+ * here with Kafka's rules. 0, or -1 with err. */
+static int keep_static_dynamic(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+{
+    const coord_config_def_t *d;
+    char why[256];
+    bc->nstatic_dynamic = 0;
+    for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_BROKER, i)) != NULL; i++) {
+        const char *v = config_get(cfg, d->name);
+        if (!v || bc->nstatic_dynamic == BROKER_STATIC_DYNAMIC_MAX)
+            continue;
+        if (strstr(d->name, ".throttled.rate") && coord_config_check(d, v, why, sizeof(why)) < 0) {
+            snprintf(err, errlen, "%s: %s", cfg->path, why);
+            return -1;
+        }
+        bc->static_dynamic[bc->nstatic_dynamic].name = d->name;
+        snprintf(bc->static_dynamic[bc->nstatic_dynamic].value, sizeof(bc->static_dynamic[0].value), "%s", v);
+        bc->nstatic_dynamic++;
+    }
+    return 0;
+}
+
+const char *broker_config_static_value(const broker_config_t *bc, const char *name)
+{
+    for (int i = 0; i < bc->nstatic_dynamic; i++)
+        if (strcmp(bc->static_dynamic[i].name, name) == 0)
+            return bc->static_dynamic[i].value;
+    return NULL;
+}
+
 static void note_accepted(config_t *cfg)
 {
     for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
@@ -326,11 +371,19 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
     if (get_int(cfg, "broker.id", 0, 0, INT32_MAX, &bid, err, errlen) < 0)
         return -1;
     bc->broker_id = bid;
+    const char *rack = config_get(cfg, "broker.rack");
+    if (rack && (strlen(rack) == 0 || strlen(rack) >= sizeof(bc->broker_rack))) {
+        snprintf(err, errlen, "broker.rack must be 1..%zu characters", sizeof(bc->broker_rack) - 1);
+        return -1;
+    }
+    snprintf(bc->broker_rack, sizeof(bc->broker_rack), "%s", rack ? rack : "");
     if (read_listeners(cfg, bc, err, errlen) < 0 || read_log_dirs(cfg, bc, err, errlen) < 0 ||
         read_zk(cfg, bc, err, errlen) < 0 || read_numbers(cfg, bc, err, errlen) < 0 ||
         read_retention(cfg, bc, err, errlen) < 0 || read_log_settings(cfg, bc, err, errlen) < 0 ||
         read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0 ||
         read_connection_limits(cfg, bc, err, errlen) < 0)
+        return -1;
+    if (keep_static_dynamic(cfg, bc, err, errlen) < 0)
         return -1;
     note_accepted(cfg);
     config_warn_unknown(cfg);

@@ -11,6 +11,7 @@
 #define BROKER_MAX_LOG_DIRS 16
 #define BROKER_PATH_MAX 1024
 #define BROKER_HOST_MAX 256
+#define BROKER_STATIC_DYNAMIC_MAX 16
 
 typedef struct {
     char host[BROKER_HOST_MAX];   /* "" = every address */
@@ -19,6 +20,7 @@ typedef struct {
 
 typedef struct {
     int32_t broker_id;
+    char broker_rack[256];        /* broker.rack: "" for none (replicas are then placed rack-unaware) */
     broker_endpoint_t listener;
     broker_endpoint_t advertised;
     int advertised_set;           /* advertised.listeners given (else = listeners) */
@@ -46,7 +48,12 @@ typedef struct {
     int32_t replica_fetch_backoff_ms;         /* after a partition's fetch error */
     int32_t leader_election_wait_ms;          /* LeaderElectionWaitTime (kipper's key) */
     int controlled_shutdown;                  /* controlled.shutdown.enable */
+    int auto_leader_rebalance;                /* auto.leader.rebalance.enable */
+    int32_t leader_imbalance_check_interval_s;   /* leader.imbalance.check.interval.seconds */
+    int32_t leader_imbalance_per_broker_percentage;
     int32_t controlled_shutdown_timeout_ms;   /* kipper's key */
+    int64_t leader_replication_throttled_rate;   /* bytes/s of a move's catch-up traffic a leader sends */
+    int64_t follower_replication_throttled_rate; /* ... and a follower asks for (repl/throttle.c) */
     int zk_session_timeout_ms;    /* zookeeper.session.timeout.ms */
     int zk_connection_timeout_ms; /* zookeeper.connection.timeout.ms (start-up) */
     int64_t log_roll_ms;          /* log.roll.ms / log.roll.hours */
@@ -65,7 +72,20 @@ typedef struct {
     int64_t group_max_memory_bytes;          /* group.max.memory.bytes (kipper's key) */
     int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
     int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
+    /* server.properties' own text of the keys that may also change while the
+     * broker runs (coord_config.h's broker names): DescribeConfigs reports
+     * them as STATIC_BROKER_CONFIG, and a dynamic value of one name of a
+     * setting is weighed against them as Kafka merges its properties. */
+    struct {
+        const char *name;         /* the definition's, static storage */
+        char value[64];
+    } static_dynamic[BROKER_STATIC_DYNAMIC_MAX];
+    int nstatic_dynamic;
 } broker_config_t;
+
+/* server.properties' text of a key that may change dynamically; NULL when
+ * the file does not set it. */
+const char *broker_config_static_value(const broker_config_t *bc, const char *name);
 
 /* Read server.properties from cfg (already loaded or parsed). Unknown keys
  * are warned about; Kafka keys kipper does not act on yet get an info line.

@@ -61,8 +61,10 @@ typedef struct broker_request {
     kafka_value_t *body;
     kafka_arena_t arena;      /* the decode, when detached */
     uint8_t *frame;           /* owned copy, when detached */
+    size_t frame_len;
     uint64_t deadline_ms;     /* loop time at which a waiting request runs with timed_out */
     loop_timer_t *timer;
+    uint64_t timer_at;        /* the deadline the timer is armed for */
     int timed_out;
     int wants_data;           /* woken whenever any partition gets new data */
     int pipelined;            /* set by a handler that waits: later Produce frames may go on meanwhile */
@@ -104,6 +106,7 @@ struct conn {
      * PIPELINE_MAX in all, and answered in order. */
     broker_request_t *waiting, *waiting_tail;
     int nwaiting;
+    size_t waiting_bytes;     /* of their frames' copies */
     broker_t *broker;
     struct ip_slot *ip_slot;  /* its address's count (listener.c) */
     size_t mem_reserved;      /* its large frame being read, counted (request_memory.c) */
@@ -134,13 +137,29 @@ struct partition {
     int32_t isr_version;      /* znode version: the fence for ISR writes */
     int isr_state;            /* 0 not read yet, 1 absent, 2 present */
     int electing;             /* a leader election is in flight */
+    uint64_t stand_after_ms;  /* a replica ahead of us in AR should stand first: our turn after this (0: none) */
+    int unclean_asked;        /* named in /admin/unclean_leader_election (kipper elect --unclean) */
+    /* A move asked for in /brokers/partitions_reassigned: the replica set to
+     * end with (docs/replication.md, Reassignment). */
+    int32_t target[COORD_MAX_REPLICAS];
+    int ntarget;
+    int reassigning;
+    int move_confirming;      /* the move's node is gone: the target stays until that is confirmed (reassignments.c) */
     replica_t *replica;       /* this broker's replica, when assigned */
 };
 
+typedef enum { TOPIC_CONFIG_UNREAD, TOPIC_CONFIG_ABSENT, TOPIC_CONFIG_PRESENT } topic_config_state_t;
+
 struct topic {
     char name[COORD_TOPIC_NAME_MAX + 1];
-    coord_topic_t doc;        /* id and configs */
+    coord_topic_t doc;        /* id, and the configs an older kipper kept here */
     int have_doc;
+    /* /config/topics/[topic] (dynamic_config.c): its overrides when PRESENT;
+     * ABSENT, the document's apply (a topic an older kipper created). No
+     * replica opens while UNREAD, so none starts with the wrong configs. */
+    topic_config_state_t config_state;
+    coord_config_entry_t *overrides;   /* malloc'd, booleans in lower case */
+    int noverrides;
     partition_t **parts;      /* by partition id; NULL until known */
     int nparts;
 };
@@ -166,6 +185,14 @@ struct replica {
     producer_state_t *producers;
     int flushing;             /* a flush job is on the flusher thread */
     int log_append_time;      /* message.timestamp.type=LogAppendTime */
+    int64_t leader_hw;        /* following: the leader's HW in its last fetch answer, -1 none (DescribeLogDirs) */
+    /* Leading: each follower's log start offset from its fetches at our
+     * leader epoch, for DeleteRecords' low watermark (api_records.c). */
+    struct {
+        int32_t id, epoch;
+        int64_t log_start;
+    } follower_starts[COORD_MAX_REPLICAS];
+    int nfollower_starts;
 };
 
 /* ---- the broker ---- */
@@ -208,8 +235,9 @@ struct broker {
 
     /* storage */
     int clean_shutdown[BROKER_MAX_LOG_DIRS];   /* the marker was there at start */
-    offset_checkpoint_entry_t *recovery_points, *high_watermarks;
-    size_t nrecovery_points, nhigh_watermarks;
+    offset_checkpoint_entry_t *recovery_points, *high_watermarks, *log_starts;
+    size_t nrecovery_points, nhigh_watermarks, nlog_starts;
+    char log_dirs_abs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];   /* as DescribeLogDirs names them */
     placed_t *placed;
     size_t nplaced;
     flush_job_t **flushes;    /* flush jobs on the flusher thread */
@@ -218,6 +246,7 @@ struct broker {
     loop_timer_t *flush_timer, *retention_timer;
 
     admin_t *admin;           /* the admin service (admin.c) */
+    struct dynamic_config *dyn;   /* dynamic broker configs (dynamic_config.c) */
 
     struct records_check_service *rcheck;   /* produced records checked off the loop (records_check.c) */
 

@@ -63,6 +63,7 @@ void cluster_topic_remove(broker_t *b, topic_t *t)
     for (int k = 0; k < t->nparts; k++)
         free(t->parts[k]);
     free(t->parts);
+    free(t->overrides);
     free(t);
 }
 
@@ -115,10 +116,14 @@ int cluster_broker_live(const broker_t *b, int32_t id)
     return cluster_broker(b, id) != NULL;
 }
 
+/* The overrides of /config/topics/[topic] when it exists, else those an
+ * older kipper kept in the topic document (read old, write new). */
 const char *topic_config(const topic_t *t, const char *key)
 {
-    for (int i = 0; i < t->doc.nconfigs; i++)
-        if (strcmp(t->doc.configs[i].key, key) == 0)
-            return t->doc.configs[i].value;
+    const coord_config_entry_t *e = t->config_state == TOPIC_CONFIG_PRESENT ? t->overrides : t->doc.configs;
+    int n = t->config_state == TOPIC_CONFIG_PRESENT ? t->noverrides : t->doc.nconfigs;
+    for (int i = 0; i < n; i++)
+        if (strcmp(e[i].key, key) == 0)
+            return e[i].value;
     return NULL;
 }

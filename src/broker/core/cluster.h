@@ -14,7 +14,9 @@ partition_t *cluster_partition(broker_t *b, const char *topic, int32_t partition
 partition_t *topic_partition_add(topic_t *t, int32_t id);
 const broker_node_t *cluster_broker(const broker_t *b, int32_t id);
 int cluster_broker_live(const broker_t *b, int32_t id);
-/* Topic config value (topic override, else NULL). */
+/* The topic's override of key (values as coord_config.h checks them,
+ * booleans in lower case), else NULL: the broker's setting applies. Read it
+ * at use: it changes while the broker runs (dynamic_config.h). */
 const char *topic_config(const topic_t *t, const char *key);
 
 #endif

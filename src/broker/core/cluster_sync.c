@@ -14,6 +14,9 @@
 #include "cluster.h"
 #include "cluster_sync.h"
 #include "conn.h"
+#include "dynamic_config.h"
+#include "elections.h"
+#include "reassignments.h"
 #include "replica.h"
 #include "broker/group/group_service.h"
 #include "broker/coord/coord_admin.h"
@@ -125,6 +128,9 @@ static void on_session(broker_t *b, int state)
         /* After an expiry the old session's watches are gone: read again
          * what we already knew, setting new ones. */
         reread_known(b);
+        reassignments_read(b);
+        elections_read(b);
+        dynamic_config_read_all(b);
     } else if (state == ZOO_EXPIRED_SESSION_STATE) {
         log_warn("coordinator session 0x%" PRIx64 " expired: no longer leading anything; reconnecting",
                  (uint64_t)b->session_id);
@@ -189,7 +195,7 @@ static void register_broker(broker_t *b)
     if (b->shutting_down)
         return;   /* controlled shutdown deregistered us on purpose */
     coord_path_broker(path, sizeof(path), b->cfg.broker_id);
-    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, (int64_t)clock_wall_ms());
+    int n = coord_broker_write(doc, sizeof(doc), b->adv_host, b->adv_port, b->cfg.broker_rack, (int64_t)clock_wall_ms());
     if (n < 0 || coord_create(b->coord, path, doc, n, ZOO_EPHEMERAL, registered, b) < 0)
         log_error("cannot register %s", path);
 }
@@ -414,6 +420,7 @@ static void partitions_listed(coord_t *co, const coord_result_t *res, void *arg)
     leaf_read_t *lr = arg;
     topic_t *t = cluster_topic(lr->b, lr->topic);
     if (t && res->rc == ZOK) {
+        int added = 0;
         for (int i = 0; i < res->nchildren; i++) {
             int32_t id = coord_parse_partition_name(res->children[i]);
             if (id < 0 || (id < t->nparts && t->parts[id]))
@@ -423,7 +430,10 @@ static void partitions_listed(coord_t *co, const coord_result_t *res, void *arg)
             read_leaf(lr->b, t->name, id, "replicas");
             read_leaf(lr->b, t->name, id, "ISR");
             read_leaf(lr->b, t->name, id, "leader");
+            added++;
         }
+        if (added)
+            reassignments_topic_known(lr->b, t->name);   /* a move may name them */
     } else if (res->rc != ZOK && res->rc != ZNONODE && res->rc != ZCLOSING) {
         log_warn("cannot list partitions of %s: %s", lr->topic, zerror(res->rc));
     }
@@ -453,6 +463,7 @@ static void topic_doc_read(coord_t *co, const coord_result_t *res, void *arg)
         } else {
             t->doc = doc;
             t->have_doc = 1;
+            dynamic_config_topic_doc_changed(lr->b, t);
         }
     }
     free(lr);
@@ -506,8 +517,10 @@ static void topics_listed(coord_t *co, const coord_result_t *res, void *arg)
             log_warn("/brokers/topics/%s: %s; ignored", name, err);
             continue;
         }
-        cluster_topic_add(b, name);
+        topic_t *t = cluster_topic_add(b, name);
         read_topic_doc(b, name);
+        /* Before the partitions: the replicas open with the topic's configs. */
+        dynamic_config_read_topic(b, t);
         read_partitions(b, name);
     }
     broker_wake_data_waiters(b);   /* DeleteTopics answers wait for topics to go */
@@ -590,6 +603,8 @@ static void on_node_event(broker_t *b, int type, const char *path)
     char topic[COORD_TOPIC_NAME_MAX + 1], leaf[16], own[64];
     int32_t partition = -1;
     coord_path_broker(own, sizeof(own), b->cfg.broker_id);
+    if (reassignments_event(b, type, path) || elections_event(b, type, path) || dynamic_config_event(b, type, path))
+        return;
     if (strcmp(path, "/brokers/ids") == 0) {
         read_brokers(b);
     } else if (strcmp(path, own) == 0) {

@@ -26,6 +26,7 @@
 #define CLEAN_MARKER ".kafka_cleanshutdown"
 #define RECOVERY_FILE "recovery-point-offset-checkpoint"
 #define HW_FILE "replication-offset-checkpoint"
+#define LOG_START_FILE "log-start-offset-checkpoint"
 
 /* ---- where partitions live ---- */
 
@@ -91,6 +92,17 @@ static void scan_dir(broker_t *b, int d)
     closedir(dir);
 }
 
+int log_dirs_take_placed(broker_t *b, const char *name)
+{
+    for (size_t i = 0; i < b->nplaced; i++)
+        if (strcmp(b->placed[i].name, name) == 0) {
+            int d = b->placed[i].dir;
+            b->placed[i] = b->placed[--b->nplaced];
+            return d;
+        }
+    return -1;
+}
+
 int log_dirs_pick(broker_t *b, const char *topic, int32_t partition)
 {
     char name[COORD_TOPIC_NAME_MAX + 16];
@@ -130,6 +142,11 @@ int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partitio
     return checkpoint_lookup(b->high_watermarks, b->nhigh_watermarks, topic, partition);
 }
 
+int64_t log_dirs_log_start(broker_t *b, const char *topic, int32_t partition)
+{
+    return checkpoint_lookup(b->log_starts, b->nlog_starts, topic, partition);
+}
+
 /* Appends the entries of one checkpoint file to *all. */
 static void load_checkpoint(const char *dir, const char *file, offset_checkpoint_entry_t **all, size_t *n)
 {
@@ -158,7 +175,7 @@ typedef struct {
     broker_t *b;
     int ndirs;
     char dirs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];
-    offset_checkpoint_entry_t *recovery[BROKER_MAX_LOG_DIRS], *hw[BROKER_MAX_LOG_DIRS];
+    offset_checkpoint_entry_t *recovery[BROKER_MAX_LOG_DIRS], *hw[BROKER_MAX_LOG_DIRS], *start[BROKER_MAX_LOG_DIRS];
     size_t n[BROKER_MAX_LOG_DIRS];
 } checkpoint_job_t;
 
@@ -176,20 +193,23 @@ static checkpoint_job_t *checkpoint_capture(broker_t *b)
         snprintf(j->dirs[d], sizeof(j->dirs[d]), "%s", b->cfg.log_dirs[d]);
         j->recovery[d] = calloc(total + 1, sizeof(offset_checkpoint_entry_t));
         j->hw[d] = calloc(total + 1, sizeof(offset_checkpoint_entry_t));
+        j->start[d] = calloc(total + 1, sizeof(offset_checkpoint_entry_t));
     }
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
             replica_t *r = p ? p->replica : NULL;
-            if (!r || !r->log || !j->recovery[r->log_dir] || !j->hw[r->log_dir])
+            int d = r ? r->log_dir : 0;
+            if (!r || !r->log || !j->recovery[d] || !j->hw[d] || !j->start[d])
                 continue;
-            size_t at = j->n[r->log_dir]++;
-            offset_checkpoint_entry_t *re = &j->recovery[r->log_dir][at], *he = &j->hw[r->log_dir][at];
+            size_t at = j->n[d]++;
+            offset_checkpoint_entry_t *re = &j->recovery[d][at], *he = &j->hw[d][at], *se = &j->start[d][at];
             snprintf(re->topic, sizeof(re->topic), "%s", p->topic->name);
             re->partition = p->id;
-            *he = *re;
+            *he = *se = *re;
             re->offset = partition_log_recovery_point(r->log);
             he->offset = partition_log_high_watermark(r->log);
+            se->offset = partition_log_start_offset(r->log);
         }
     return j;
 }
@@ -199,13 +219,16 @@ static void checkpoint_write(void *arg)
     checkpoint_job_t *j = arg;
     char path[BROKER_PATH_MAX + 64];
     for (int d = 0; d < j->ndirs; d++) {
-        if (!j->recovery[d] || !j->hw[d])
+        if (!j->recovery[d] || !j->hw[d] || !j->start[d])
             continue;
         snprintf(path, sizeof(path), "%s/%s", j->dirs[d], RECOVERY_FILE);
         if (offset_checkpoint_write(path, j->recovery[d], j->n[d]) != PLOG_OK)
             log_error("cannot write %s: %s", path, strerror(errno));
         snprintf(path, sizeof(path), "%s/%s", j->dirs[d], HW_FILE);
         if (offset_checkpoint_write(path, j->hw[d], j->n[d]) != PLOG_OK)
+            log_error("cannot write %s: %s", path, strerror(errno));
+        snprintf(path, sizeof(path), "%s/%s", j->dirs[d], LOG_START_FILE);
+        if (offset_checkpoint_write(path, j->start[d], j->n[d]) != PLOG_OK)
             log_error("cannot write %s: %s", path, strerror(errno));
     }
 }
@@ -216,6 +239,7 @@ static void checkpoint_free(void *arg)
     for (int d = 0; d < j->ndirs; d++) {
         free(j->recovery[d]);
         free(j->hw[d]);
+        free(j->start[d]);
     }
     free(j);
 }
@@ -356,12 +380,23 @@ static void take_clean_marker(broker_t *b, int d)
     log_info("log dir %s: %s shutdown last time", b->cfg.log_dirs[d], b->clean_shutdown[d] ? "clean" : "no clean");
 }
 
+/* The dir's absolute path, as Kafka's DescribeLogDirs names it; resolved
+ * once here, where the loop does not run yet. */
+static void absolute_dir(broker_t *b, int d)
+{
+    char *abs = realpath(b->cfg.log_dirs[d], NULL);
+    snprintf(b->log_dirs_abs[d], sizeof(b->log_dirs_abs[d]), "%s", abs ? abs : b->cfg.log_dirs[d]);
+    free(abs);
+}
+
 int log_dirs_start(broker_t *b, char *err, size_t errlen)
 {
     for (int d = 0; d < b->cfg.n_log_dirs; d++) {
         take_clean_marker(b, d);
         load_checkpoint(b->cfg.log_dirs[d], RECOVERY_FILE, &b->recovery_points, &b->nrecovery_points);
         load_checkpoint(b->cfg.log_dirs[d], HW_FILE, &b->high_watermarks, &b->nhigh_watermarks);
+        load_checkpoint(b->cfg.log_dirs[d], LOG_START_FILE, &b->log_starts, &b->nlog_starts);
+        absolute_dir(b, d);
         scan_dir(b, d);
     }
     b->flusher = worker_create(b->loop, "flusher", 4096);
@@ -421,7 +456,8 @@ void log_dirs_stop(broker_t *b)
             write_clean_marker(b->cfg.log_dirs[d]);
     free(b->recovery_points);
     free(b->high_watermarks);
-    b->recovery_points = b->high_watermarks = NULL;
+    free(b->log_starts);
+    b->recovery_points = b->high_watermarks = b->log_starts = NULL;
     free(b->placed);
     b->placed = NULL;
     b->nplaced = 0;

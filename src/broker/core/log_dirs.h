@@ -11,9 +11,15 @@
 
 int log_dirs_start(broker_t *b, char *err, size_t errlen);
 void log_dirs_stop(broker_t *b);      /* flush everything, checkpoints, clean-shutdown marker */
+/* The log dir holding folder name ("topic-partition") found at start, which
+ * is then forgotten (the caller deletes it); -1 if there was none. */
+int log_dirs_take_placed(broker_t *b, const char *name);
 int log_dirs_pick(broker_t *b, const char *topic, int32_t partition);
 int64_t log_dirs_recovery_point(broker_t *b, const char *topic, int32_t partition);
 int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partition);
+/* log-start-offset-checkpoint: where the partition's log started at the last
+ * checkpoint (0 when not there). */
+int64_t log_dirs_log_start(broker_t *b, const char *topic, int32_t partition);
 void log_dirs_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg);
 /* A replica is going: a flush job in flight for it must not touch it. */
 void log_dirs_forget(broker_t *b, replica_t *r);

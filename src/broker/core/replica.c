@@ -11,6 +11,7 @@
 #include "log_dirs.h"
 #include "broker/log/batch_validate.h"
 #include "broker/repl/repl.h"
+#include "base/alloc.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/endian.h"
@@ -114,6 +115,41 @@ static void replica_open_log(broker_t *b, replica_t *r)
     }
     int64_t hw = log_dirs_high_watermark(b, p->topic->name, p->id);
     partition_log_set_high_watermark(r->log, hw);
+    /* Where DeleteRecords (or the leader's) last moved the log start: it is
+     * not where the first segment begins, so it was checkpointed. */
+    int64_t start = log_dirs_log_start(b, p->topic->name, p->id), leo = partition_log_end_offset(r->log);
+    if (start > partition_log_start_offset(r->log))
+        partition_log_delete_records_before(r->log, start < leo ? start : leo);
+}
+
+void replica_follower_start_seen(broker_t *b, replica_t *r, int32_t id, int64_t log_start)
+{
+    int k = 0;
+    while (k < r->nfollower_starts && r->follower_starts[k].id != id)
+        k++;
+    if (k == r->nfollower_starts) {
+        if (k == COORD_MAX_REPLICAS)
+            return;
+        r->follower_starts[r->nfollower_starts++].id = id;
+        r->follower_starts[k].epoch = -1;
+    }
+    int raised = r->follower_starts[k].epoch != r->leader_epoch || log_start > r->follower_starts[k].log_start;
+    r->follower_starts[k].epoch = r->leader_epoch;
+    r->follower_starts[k].log_start = log_start;
+    if (raised)   /* a DeleteRecords may be waiting for it */
+        broker_wake_data_waiters(b);
+}
+
+void replica_apply_config(broker_t *b, replica_t *r)
+{
+    const topic_t *t = r->part->topic;
+    partition_log_config_t cfg;
+    log_dirs_config_for(b, t, &cfg);
+    if (r->log && partition_log_set_config(r->log, &cfg) != PLOG_OK)
+        log_warn("%s: the log refuses its new configs (segment.bytes %lld); keeping the old ones", r->dir,
+                 (long long)cfg.segment_bytes);
+    const char *ts = topic_config(t, "message.timestamp.type");
+    r->log_append_time = ts ? strcmp(ts, "LogAppendTime") == 0 : b->cfg.log_append_time;
 }
 
 static replica_t *replica_create(broker_t *b, partition_t *p)
@@ -124,6 +160,7 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     r->part = p;
     r->role = REPLICA_NONE;
     r->leader_epoch = -1;
+    r->leader_hw = -1;
     r->producers = producer_state_create(PRODUCER_MAX_PRODUCERS_DEFAULT);
     if (!r->producers) {
         free(r);
@@ -131,9 +168,8 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     }
     r->log_dir = log_dirs_pick(b, p->topic->name, p->id);
     snprintf(r->dir, sizeof(r->dir), "%s/%s-%d", b->cfg.log_dirs[r->log_dir], p->topic->name, (int)p->id);
-    const char *ts = topic_config(p->topic, "message.timestamp.type");
-    r->log_append_time = ts ? strcmp(ts, "LogAppendTime") == 0 : b->cfg.log_append_time;
     replica_open_log(b, r);
+    replica_apply_config(b, r);
     /* Idempotent producers' sequences are rebuilt from the batch headers. */
     if (r->log && r->producers)
         partition_log_scan_batches(r->log, partition_log_start_offset(r->log), producer_state_apply_batch,
@@ -144,6 +180,8 @@ static replica_t *replica_create(broker_t *b, partition_t *p)
     return r;
 }
 
+static void remove_stray(broker_t *b, partition_t *p);
+
 /* ---- reconcile: the partition's coordinator state changed ---- */
 
 void replica_reconcile(broker_t *b, partition_t *p)
@@ -151,15 +189,20 @@ void replica_reconcile(broker_t *b, partition_t *p)
     int32_t me = b->cfg.broker_id;
     if (b->stopping)
         return;
-    int assigned = p->have_replicas && contains(p->replicas, p->nreplicas, me);
+    /* A replica here, or one a move asked for here (it bootstraps as a
+     * follower and catches up before the move completes). */
+    int assigned = p->have_replicas && (contains(p->replicas, p->nreplicas, me) ||
+                                        (p->reassigning && contains(p->target, p->ntarget, me)));
     if (!assigned) {
         /* Unassigned (reassigned away, or the topic is being deleted). */
         if (p->replica && p->isr_state != 0)
             replica_stop(b, p, 1);
+        else if (!p->replica && p->have_replicas && p->topic->have_doc)
+            remove_stray(b, p);
         return;
     }
-    if (!p->topic->have_doc)
-        return;   /* the topic id is needed for partition.metadata */
+    if (!p->topic->have_doc || p->topic->config_state == TOPIC_CONFIG_UNREAD)
+        return;   /* the topic id is needed for partition.metadata, the configs for the log */
     if (!p->replica && !(p->replica = replica_create(b, p)))
         return;
     repl_reconcile(b, p);
@@ -189,6 +232,24 @@ void replica_free(replica_t *r)
     free(r);
 }
 
+/* Renamed aside at once (so a new topic of the same name starts clean) and
+ * removed on the flusher thread. The folder's log must be closed first. */
+static void delete_folder(broker_t *b, const char *dir)
+{
+    size_t n = strlen(dir) + 64;
+    char *doomed = xmalloc(n);
+    aside_name(dir, "-delete", doomed, n);
+    if (rename(dir, doomed) < 0) {
+        log_error("cannot rename %s for deletion: %s", dir, strerror(errno));
+        free(doomed);
+        return;
+    }
+    if (worker_submit(b->flusher, remove_tree_job, free_job_arg, doomed) < 0) {
+        log_warn("%s left for the next start to remove", doomed);
+        free(doomed);
+    }
+}
+
 void replica_stop(broker_t *b, partition_t *p, int delete_log)
 {
     replica_t *r = p->replica;
@@ -202,27 +263,30 @@ void replica_stop(broker_t *b, partition_t *p, int delete_log)
     repl_replica_stopping(b, r);
     p->replica = NULL;
     log_info("replica of %s stopped%s", pname(p, name, sizeof(name)), delete_log ? "; deleting its log" : "");
-    char *doomed = NULL;
-    if (delete_log) {
-        /* Renamed at once so a new topic of the same name starts clean;
-         * removed on the helper thread. */
-        size_t n = strlen(r->dir) + 64;
-        doomed = malloc(n);
-        if (doomed) {
-            aside_name(r->dir, "-delete", doomed, n);
-            if (rename(r->dir, doomed) < 0) {
-                log_error("cannot rename %s for deletion: %s", r->dir, strerror(errno));
-                free(doomed);
-                doomed = NULL;
-            }
-        }
-    }
     log_dirs_forget(b, r);   /* a flush in flight finishes without it */
+    char dir[sizeof(r->dir)];
+    snprintf(dir, sizeof(dir), "%s", r->dir);
     replica_free(r);
-    if (doomed && worker_submit(b->flusher, remove_tree_job, free_job_arg, doomed) < 0) {
-        log_warn("%s left for the next start to remove", doomed);
-        free(doomed);
-    }
+    if (delete_log)
+        delete_folder(b, dir);
+}
+
+/* A folder found at start for a partition of this topic that is not (or no
+ * longer) assigned here: a replica moved away while this broker was down. */
+static void remove_stray(broker_t *b, partition_t *p)
+{
+    char name[300], dir[BROKER_PATH_MAX + COORD_TOPIC_NAME_MAX + 16];
+    pname(p, name, sizeof(name));
+    int d = log_dirs_take_placed(b, name);
+    if (d < 0)
+        return;
+    snprintf(dir, sizeof(dir), "%s/%s", b->cfg.log_dirs[d], name);
+    replica_t probe = {.part = p};
+    snprintf(probe.dir, sizeof(probe.dir), "%s", dir);
+    if (check_partition_metadata(&probe, p->topic) != 0)
+        return;   /* another topic's folder (or unreadable): not ours to delete */
+    log_info("%s is no longer assigned to this broker; deleting its log %s", name, dir);
+    delete_folder(b, dir);
 }
 
 /* ---- the leader's append ---- */

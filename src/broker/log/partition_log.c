@@ -770,22 +770,42 @@ static int open_log(partition_log_t *log, int clean, int64_t now_ms, char *err, 
     return PLOG_OK;
 }
 
+static int config_usable(const partition_log_config_t *cfg)
+{
+    return cfg->index_interval_bytes >= 0 && cfg->index_max_bytes >= TIDX_ENTRY &&
+           cfg->segment_bytes >= BATCH_HEADER_LEN;
+}
+
+static void config_take(partition_log_t *log, const partition_log_config_t *cfg)
+{
+    log->cfg = *cfg;
+    if (log->cfg.segment_bytes > INT32_MAX)
+        log->cfg.segment_bytes = INT32_MAX; /* index positions are int32 */
+}
+
+int partition_log_set_config(partition_log_t *log, const partition_log_config_t *cfg)
+{
+    if (!config_usable(cfg))
+        return PLOG_ERR_INVALID;
+    /* A smaller index bound applies to new segments only: the active one's
+     * index arrays were sized under the old one and roll when full. */
+    config_take(log, cfg);
+    return PLOG_OK;
+}
+
 int partition_log_open(const char *dir, const partition_log_config_t *cfg,
                        int64_t recovery_point, int clean_shutdown, int64_t now_ms,
                        partition_log_t **out, char *err, size_t errlen)
 {
     *out = NULL;
-    if (strlen(dir) > 4000 || cfg->index_interval_bytes < 0 || cfg->index_max_bytes < TIDX_ENTRY ||
-        cfg->segment_bytes < BATCH_HEADER_LEN) {
+    if (strlen(dir) > 4000 || !config_usable(cfg)) {
         set_err(err, errlen, "%s: bad directory name or configuration", dir);
         return PLOG_ERR_INVALID;
     }
     partition_log_t *log = xrealloc(NULL, sizeof(*log));
     memset(log, 0, sizeof(*log));
     log->dir = strdup(dir);
-    log->cfg = *cfg;
-    if (log->cfg.segment_bytes > INT32_MAX)
-        log->cfg.segment_bytes = INT32_MAX; /* index positions are int32 */
+    config_take(log, cfg);
     log->recovery_point = recovery_point < 0 ? 0 : recovery_point;
     int rc = open_log(log, clean_shutdown, now_ms, err, errlen);
     if (rc != PLOG_OK) {
@@ -1343,7 +1363,7 @@ static int deletable(const partition_log_t *log, size_t i)
     return i + 1 < log->nsegs && log->segs[i + 1].base <= log->hw;
 }
 
-static void delete_oldest(partition_log_t *log)
+static void delete_oldest(partition_log_t *log, const char *why)
 {
     int64_t base = log->segs[0].base;
     segment_free(&log->segs[0]);
@@ -1351,7 +1371,24 @@ static void delete_oldest(partition_log_t *log)
     log->nsegs--;
     segment_unlink(log, base);
     advance_log_start(log, log->segs[0].base);
-    log_info("partition log %s: retention deleted segment %" PRId64, log->dir, base);
+    log_info("partition log %s: %s deleted segment %" PRId64, log->dir, why, base);
+}
+
+int partition_log_delete_records_before(partition_log_t *log, int64_t offset)
+{
+    if (offset > partition_log_end_offset(log))
+        return PLOG_ERR_OUT_OF_RANGE;
+    if (offset <= log->log_start)
+        return 0;
+    int deleted = 0;
+    /* Segment 0 goes when the next one starts at or below offset: all its
+     * records are below it. */
+    while (log->nsegs > 1 && log->segs[1].base <= offset) {
+        delete_oldest(log, "deleting records");
+        deleted++;
+    }
+    advance_log_start(log, offset);
+    return deleted;
 }
 
 int partition_log_apply_retention(partition_log_t *log, int64_t now_ms)
@@ -1363,7 +1400,7 @@ int partition_log_apply_retention(partition_log_t *log, int64_t now_ms)
         int64_t newest = s->max_ts >= 0 ? s->max_ts : s->created_ms;
         if (now_ms - newest <= log->cfg.retention_ms)
             break;
-        delete_oldest(log);
+        delete_oldest(log, "retention");
         deleted++;
     }
     /* By size: whole segments while the rest still meets retention.bytes. */
@@ -1371,7 +1408,7 @@ int partition_log_apply_retention(partition_log_t *log, int64_t now_ms)
     while (log->cfg.retention_bytes >= 0 && deletable(log, 0) &&
            total - log->segs[0].size >= log->cfg.retention_bytes) {
         total -= log->segs[0].size;
-        delete_oldest(log);
+        delete_oldest(log, "retention");
         deleted++;
     }
     return deleted;

@@ -49,6 +49,10 @@ int partition_log_open(const char *dir, const partition_log_config_t *cfg,
                        int64_t recovery_point, int clean_shutdown, int64_t now_ms,
                        partition_log_t **out, char *err, size_t errlen);
 void partition_log_close(partition_log_t *log);
+/* A topic's configs changed on a running broker: segment size and age,
+ * retention and the largest batch apply from the next append (or retention
+ * round) on. PLOG_ERR_INVALID (nothing changed) for what open refuses. */
+int partition_log_set_config(partition_log_t *log, const partition_log_config_t *cfg);
 
 int64_t partition_log_start_offset(const partition_log_t *log);
 int64_t partition_log_end_offset(const partition_log_t *log);   /* LEO */
@@ -116,6 +120,13 @@ int partition_log_truncate_to(partition_log_t *log, int64_t offset);
 /* Remove everything and start the log over at offset (a follower whose
  * leader's log start has moved past its log end). */
 int partition_log_restart_at(partition_log_t *log, int64_t offset, int64_t now_ms);
+/* DeleteRecords, and a follower following its leader's log start: the log
+ * starts at offset from now on (reads below it are PLOG_ERR_OUT_OF_RANGE)
+ * and every segment wholly below it is deleted; the active segment stays.
+ * The caller bounds offset (the leader by its HW). Nothing happens at or
+ * below the log start; PLOG_ERR_OUT_OF_RANGE past the LEO. Returns the
+ * number of segments deleted (>= 0) or an error. */
+int partition_log_delete_records_before(partition_log_t *log, int64_t offset);
 /* Delete whole old segments past retention.ms / retention.bytes, never the
  * active one and never data at or above the HW. Returns the number deleted
  * (>= 0) or an error. */

@@ -24,6 +24,7 @@
 #define EPOCH_VERSION 3               /* ReplicaId and CurrentLeaderEpoch */
 #define RECONNECT_MS 500
 #define UNKNOWN_EPOCH_RETRY_MS 100    /* the leader has not taken over yet */
+#define LEADERSHIP_RETRY_MS 100       /* who leads is being settled: see part_error */
 #define READ_CHUNK 65536
 
 typedef enum {
@@ -303,6 +304,24 @@ static void fill_fetch_part(fetch_link_t *l, fetch_part_t *fp, kafka_value_t *v)
     KV_SET_INT(v, FetchPartition, PartitionMaxBytes, cfg->replica_fetch_max_bytes);
 }
 
+/* A move's catch-up traffic is not asked for while the follower's throttle
+ * is spent (repl/throttle.c): those partitions are left out of this fetch,
+ * and the timer brings the link back when the throttle opens, should the
+ * fetch be left empty. The parts kept, in order. */
+static int without_throttled(fetch_link_t *l, fetch_part_t **parts, int n)
+{
+    broker_t *b = l->f->b;
+    if (repl_throttle_open(b, REPL_FOLLOWER_SIDE))
+        return n;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!repl_move_traffic(b, parts[i]->r->part, b->cfg.broker_id, REPL_FOLLOWER_SIDE))
+            parts[kept++] = parts[i];
+    if (kept < n)
+        arm_timer(l->f, repl_throttle_open_at(b, REPL_FOLLOWER_SIDE));
+    return kept;
+}
+
 /* Truncation first: a partition must know where its log agrees with the
  * leader's before it fetches. */
 static int send_next(fetch_link_t *l)
@@ -318,7 +337,7 @@ static int send_next(fetch_link_t *l)
         rc = fill_topics(&a, body, &epoch_request, parts, n, fill_epoch_part, l);
         if (rc == 0)
             rc = send_request(l, KAFKA_API_OFFSET_FOR_LEADER_EPOCH, EPOCH_VERSION, body);
-    } else if ((n = phase_parts(l, PHASE_FETCHING, parts)) > 0) {
+    } else if ((n = without_throttled(l, parts, phase_parts(l, PHASE_FETCHING, parts))) > 0) {
         kafka_value_t *body = KV_NEW(&a, FetchRequest);
         KV_SET_INT(body, FetchRequest, ReplicaId, b->cfg.broker_id);
         KV_SET_INT(body, FetchRequest, MaxWaitMs, b->cfg.replica_fetch_wait_max_ms);
@@ -391,26 +410,32 @@ static fetch_part_t *answered_part(fetch_link_t *l, const char *topic, int32_t p
 
 /* Errors that say our view of the partition may be stale: read the
  * coordinator again and retry after the backoff. */
+/* Errors about who leads are mostly a moment's disagreement: the leader
+ * has not taken over yet (UNKNOWN_LEADER_EPOCH, NOT_LEADER_OR_FOLLOWER right
+ * after an election) or we have not heard of a newer one (FENCED_LEADER_EPOCH):
+ * read the coordinator again and retry soon, since the new leader's HW waits
+ * for us. Anything else backs off for replica.fetch.backoff.ms. */
 static void part_error(fetch_part_t *fp, int16_t error, fetch_phase_t resume)
 {
     broker_t *b = fp->link->f->b;
     char name[300];
+    uint64_t backoff = (uint64_t)b->cfg.replica_fetch_backoff_ms;
     fp->healthy = 0;
     switch (error) {
-    case KERR_UNKNOWN_LEADER_EPOCH:
-        part_wait(fp, UNKNOWN_EPOCH_RETRY_MS, resume);
-        return;
     case KERR_FENCED_LEADER_EPOCH:
     case KERR_NOT_LEADER_OR_FOLLOWER:
     case KERR_UNKNOWN_TOPIC_OR_PARTITION:
         cluster_reread_partition(b, fp->r->part);
-        break;
+        /* fall through */
+    case KERR_UNKNOWN_LEADER_EPOCH:
+        part_wait(fp, backoff < LEADERSHIP_RETRY_MS ? backoff : LEADERSHIP_RETRY_MS, resume);
+        return;
     default:
         break;
     }
     log_info("replica fetcher: %s from leader %d: error %d; retrying in %d ms", part_name(fp, name, sizeof(name)),
-             (int)fp->link->leader, error, (int)b->cfg.replica_fetch_backoff_ms);
-    part_wait(fp, (uint64_t)b->cfg.replica_fetch_backoff_ms, resume);
+             (int)fp->link->leader, error, (int)backoff);
+    part_wait(fp, backoff, resume);
 }
 
 /* becomeFollower's first step for fp's log: ask about its latest epoch, or
@@ -485,6 +510,8 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
     const kafka_value_t *rec = KV_GET(pv, FetchPartitionData, Records);
     /* A fetch may end in the middle of a batch: it comes again next time. */
     size_t len = rec->is_null ? 0 : record_batches_prefix(rec->u.b, rec->n, NULL);
+    if (len > 0 && repl_move_traffic(b, r->part, b->cfg.broker_id, REPL_FOLLOWER_SIDE))
+        repl_throttle_charge(b, REPL_FOLLOWER_SIDE, (int64_t)len);
     if (len > 0 && replica_append_fetched(b, r, rec->u.b, len) < 0) {
         /* Not contiguous with our log (or corrupt): find out again where
          * our log and the leader's agree. */
@@ -493,6 +520,7 @@ static void fetch_answered(fetch_link_t *l, const char *topic, const kafka_value
         return;
     }
     replica_follower_high_watermark(b, r, KV_INT(pv, FetchPartitionData, HighWatermark));
+    replica_follower_log_start(b, r, KV_INT(pv, FetchPartitionData, LogStartOffset));
 }
 
 static void answer_each(fetch_link_t *l, const kafka_value_t *body, const tree_t *tree,

@@ -35,8 +35,26 @@ int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, si
 void replica_follower_high_watermark(broker_t *b, replica_t *r, int64_t leader_hw)
 {
     (void)b;
+    r->leader_hw = leader_hw;   /* DescribeLogDirs' lag */
     int64_t leo = partition_log_end_offset(r->log);
     partition_log_set_high_watermark(r->log, leader_hw < leo ? leader_hw : leo);
+}
+
+void replica_follower_log_start(broker_t *b, replica_t *r, int64_t leader_log_start)
+{
+    (void)b;
+    char name[300];
+    int64_t start = partition_log_start_offset(r->log), leo = partition_log_end_offset(r->log);
+    int64_t to = leader_log_start < leo ? leader_log_start : leo;
+    if (to <= start)
+        return;
+    int rc = partition_log_delete_records_before(r->log, to);
+    if (rc < 0)
+        log_warn("%s: cannot move the log start to %" PRId64 ": %s", name_of(r, name, sizeof(name)), to,
+                 plog_strerror(rc));
+    else
+        log_info("%s: the log starts at %" PRId64 " as the leader's does (%d segment(s) deleted)",
+                 name_of(r, name, sizeof(name)), to, rc);
 }
 
 /* The producers' state is rebuilt from what is left of the log (Kafka

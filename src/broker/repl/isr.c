@@ -214,6 +214,15 @@ static int joins(const isr_t *s, const isr_follower_t *f, uint64_t now_ms, uint6
            f->caught_up_ms && now_ms <= f->caught_up_ms + lag_ms;
 }
 
+int isr_in_sync(const isr_t *s, int32_t id, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live, void *arg)
+{
+    if (id == s->me)
+        return 1;
+    const isr_follower_t *f = find(s, id);
+    return f && live(arg, id) && synced(s, f) && f->leo >= s->hw && f->caught_up_ms &&
+           now_ms <= f->caught_up_ms + lag_ms;
+}
+
 static int same_members(const int32_t *a, int na, const int32_t *b, int nb)
 {
     if (na != nb)

@@ -87,6 +87,12 @@ void isr_write_started(isr_t *s, const int32_t *isr, int n);
  * may be retried). */
 int isr_write_done(isr_t *s, int ok);
 
+/* Whether replica id (of AR or RAR) is in sync now: this replica itself,
+ * or a live follower that has everything this epoch began with and the HW
+ * and was caught up within lag_ms. A move completes when its whole target
+ * set is (repl/move.c). */
+int isr_in_sync(const isr_t *s, int32_t id, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live, void *arg);
+
 /* Members the HW counts (the coordinator's ISR plus members being added). */
 int isr_size_for_acks(const isr_t *s);
 int isr_contains(const int32_t *ids, int n, int32_t id);

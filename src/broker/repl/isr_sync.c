@@ -129,6 +129,8 @@ void repl_check_isr(broker_t *b, replica_t *r)
     uint64_t now = loop_now_ms(b->loop);
     if (isr_plan(r->isr, now, (uint64_t)b->cfg.replica_lag_time_max_ms, is_live, b, next, &n))
         write_isr(b, r, next, n);
+    else
+        repl_move_check(b, r);
 }
 
 /* ---- the leader's hooks ---- */
@@ -188,11 +190,31 @@ static void each_led(broker_t *b, void (*fn)(broker_t *b, replica_t *r))
         }
 }
 
+/* Leaderless partitions where we wait for a replica ahead of us in the
+ * list to stand (leadership.c): our turn may have come. */
+static void deferred_elections(broker_t *b)
+{
+    uint64_t now = loop_now_ms(b->loop);
+    for (int i = 0; i < b->ntopics; i++)
+        for (int k = 0; k < b->topics[i]->nparts; k++) {
+            partition_t *p = b->topics[i]->parts[k];
+            if (p && p->replica && p->leader < 0 && p->stand_after_ms && now >= p->stand_after_ms)
+                repl_reconcile(b, p);
+        }
+}
+
 static void on_isr_timer(loop_t *loop, void *arg)
 {
     broker_t *b = arg;
-    b->repl->isr_timer = loop_timer_add(loop, b->repl->isr_check_ms, on_isr_timer, b);
+    struct repl *rp = b->repl;
+    uint64_t now = loop_now_ms(loop);
+    rp->isr_timer = loop_timer_add(loop, rp->isr_check_ms, on_isr_timer, b);
     each_led(b, repl_check_isr);
+    deferred_elections(b);
+    if (b->cfg.auto_leader_rebalance && now >= rp->balance_at) {
+        rp->balance_at = now + (uint64_t)b->cfg.leader_imbalance_check_interval_s * 1000;
+        repl_balance_check(b);
+    }
 }
 
 void repl_isr_check_all(broker_t *b)
@@ -208,4 +230,5 @@ void repl_isr_timer_start(broker_t *b)
     uint64_t step = lag < wait ? lag : wait;
     b->repl->isr_check_ms = step < 50 ? 50 : step > 1000 ? 1000 : step;
     b->repl->isr_timer = loop_timer_add(b->loop, b->repl->isr_check_ms, on_isr_timer, b);
+    b->repl->balance_at = loop_now_ms(b->loop) + (uint64_t)b->cfg.leader_imbalance_check_interval_s * 1000;
 }

@@ -33,6 +33,9 @@
 /* Produce requests waiting on one partition's commitQ: far more than one per
  * producer connection ever needs. */
 #define COMMITQ_MAX 100000
+/* How long a candidate waits for one ahead of it in the replica list to
+ * win an election before it stands itself. */
+#define ELECTION_TURN_MS 500
 
 /* NULL once replication stopped (broker stopping): nothing follows then. */
 static fetcher_t *fetcher_of(const broker_t *b)
@@ -95,14 +98,19 @@ void repl_replica_stopping(broker_t *b, replica_t *r)
 
 /* ---- taking a role ---- */
 
-/* Leading already: the assigned replicas may have changed (onReplicaChange);
- * the followers that stay keep their progress, the ISR check drops the rest. */
-static void replicas_changed(broker_t *b, replica_t *r)
+/* Leading already: the assigned replicas or a move's target may have
+ * changed (onReplicaChange, onPartitionReassigned); the followers that stay
+ * keep their progress, the ISR check drops the rest. */
+static void replica_sets_changed(broker_t *b, replica_t *r)
 {
     const partition_t *p = r->part;
-    if (r->isr->nar == p->nreplicas && memcmp(r->isr->ar, p->replicas, sizeof(*p->replicas) * (size_t)p->nreplicas) == 0)
+    int32_t rar[COORD_MAX_REPLICAS];
+    int nrar;
+    repl_move_rar(p, rar, &nrar);
+    if (r->isr->nar == p->nreplicas && memcmp(r->isr->ar, p->replicas, sizeof(*p->replicas) * (size_t)p->nreplicas) == 0 &&
+        r->isr->nrar == nrar && memcmp(r->isr->rar, rar, sizeof(*rar) * (size_t)nrar) == 0)
         return;
-    isr_set_replicas(r->isr, p->replicas, p->nreplicas, r->isr->rar, r->isr->nrar, loop_now_ms(b->loop));
+    isr_set_replicas(r->isr, p->replicas, p->nreplicas, rar, nrar, loop_now_ms(b->loop));
     repl_check_isr(b, r);
 }
 
@@ -111,7 +119,7 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
     partition_t *p = r->part;
     char name[300];
     if (r->role == REPLICA_LEADER && r->leader_epoch == epoch && r->isr) {
-        replicas_changed(b, r);
+        replica_sets_changed(b, r);
         return;
     }
     fetcher_unfollow(fetcher_of(b), r);
@@ -122,6 +130,11 @@ static void become_leader(broker_t *b, replica_t *r, int32_t epoch)
              partition_log_end_offset(r->log), partition_log_high_watermark(r->log), loop_now_ms(b->loop),
              (uint64_t)b->cfg.leader_election_wait_ms);
     commitq_init(&r->commitq, COMMITQ_MAX);
+    int32_t rar[COORD_MAX_REPLICAS];
+    int nrar;
+    repl_move_rar(p, rar, &nrar);
+    if (nrar > 0)
+        isr_set_replicas(r->isr, p->replicas, p->nreplicas, rar, nrar, loop_now_ms(b->loop));
     r->role = REPLICA_LEADER;
     r->leader_epoch = epoch;
     log_info("leading %s at epoch %d (ISR size %d, log end %" PRId64 ", HW %" PRId64 ")",
@@ -217,8 +230,26 @@ static int plan_first_isr(broker_t *b, partition_t *p, replica_t *r, int32_t *is
     return 1;
 }
 
+/* Whether a live candidate comes before us in the replica list (the
+ * preferred replica first): it stands first. We stand too once
+ * ELECTION_TURN_MS have passed without a leader (it may not have heard). */
+static int someone_first(broker_t *b, partition_t *p, const int32_t *candidates, int n)
+{
+    int32_t me = b->cfg.broker_id;
+    for (int i = 0; i < p->nreplicas && p->replicas[i] != me; i++) {
+        if (!isr_contains(candidates, n, p->replicas[i]) || !cluster_broker_live(b, p->replicas[i]))
+            continue;
+        uint64_t now = loop_now_ms(b->loop);
+        if (!p->stand_after_ms)
+            p->stand_after_ms = now + ELECTION_TURN_MS;
+        return now < p->stand_after_ms;
+    }
+    return 0;
+}
+
 /* The ISR the winner writes and its epoch; 0 when this broker should not
- * stand now. */
+ * stand now. Candidates stand in replica-list order, so the preferred
+ * replica leads whenever it can (Kafka's controller picks the same). */
 static int election_plan(broker_t *b, partition_t *p, replica_t *r, int32_t *isr, int *nisr, int32_t *epoch)
 {
     int32_t me = b->cfg.broker_id;
@@ -227,6 +258,8 @@ static int election_plan(broker_t *b, partition_t *p, replica_t *r, int32_t *isr
         return plan_first_isr(b, p, r, isr, nisr, epoch);
     *epoch = p->isr_epoch + 1;
     if (isr_contains(p->isr, p->nisr, me)) {
+        if (someone_first(b, p, p->isr, p->nisr))
+            return 0;
         /* The members still alive stay; the new leader's wait settles the rest. */
         *nisr = 0;
         isr[(*nisr)++] = me;
@@ -235,11 +268,13 @@ static int election_plan(broker_t *b, partition_t *p, replica_t *r, int32_t *isr
                 isr[(*nisr)++] = p->isr[i];
         return 1;
     }
-    if (any_live(b, p->isr, p->nisr) || !unclean_allowed(b, p->topic))
+    if (any_live(b, p->isr, p->nisr) || !(unclean_allowed(b, p->topic) || p->unclean_asked) ||
+        someone_first(b, p, p->replicas, p->nreplicas))
         return 0;
-    log_warn("%s: no replica of the ISR is alive; unclean.leader.election.enable lets this out-of-sync replica "
-             "lead, and messages only the lost replicas had may be lost",
-             pname(p, name, sizeof(name)));
+    log_warn("%s: no replica of the ISR is alive; %s lets this out-of-sync replica lead, and messages only the "
+             "lost replicas had may be lost",
+             pname(p, name, sizeof(name)),
+             p->unclean_asked ? "kipper elect --unclean" : "unclean.leader.election.enable");
     isr[0] = me;
     *nisr = 1;
     return 1;
@@ -288,7 +323,10 @@ void repl_reconcile(broker_t *b, partition_t *p)
         if (r->role != REPLICA_NONE)
             become_none(b, r);
         elect(b, p, r);
-    } else if (p->leader == me) {
+        return;
+    }
+    p->stand_after_ms = 0;   /* a leader is there: the next election starts afresh */
+    if (p->leader == me) {
         /* Ours only when our own session holds the node (a previous
          * session's node is waited out), and only once the ISR node of the
          * same election has been read. */
@@ -314,6 +352,7 @@ int repl_start(broker_t *b)
 {
     b->repl = xcalloc(1, sizeof(*b->repl));
     b->repl->fetcher = fetcher_create(b);
+    repl_throttle_start(b);
     repl_isr_timer_start(b);
     return 0;
 }

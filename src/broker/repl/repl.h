@@ -9,6 +9,9 @@
  *   the HW and the commitQ, ISR changes written to the coordinator (fenced);
  * - follow.c and fetcher.c: the follower's side: its log operations, and the
  *   fetcher that drives them over one connection per leader;
+ * - move.c and throttle.c: partition moves, and the throttle on their
+ *   catch-up traffic;
+ * - preferred.c: leadership back to the preferred replica;
  * - shutdown.c: controlled shutdown (leadership handed over before leaving).
  *
  * Threading: everything runs on the broker's loop and owns no thread. */
@@ -23,6 +26,21 @@
 /* The fetcher and the ISR check timer. 0, or -1 out of memory. */
 int repl_start(broker_t *b);
 void repl_stop(broker_t *b);
+
+/* ---- the move throttle (throttle.c) ---- */
+
+typedef enum { REPL_LEADER_SIDE, REPL_FOLLOWER_SIDE } repl_side_t;
+
+/* A fetch of p by replica, seen from side, is a move's catch-up traffic
+ * (replica is not in p's ISR, and p is being moved or the topic's
+ * *.replication.throttled.replicas names p on this broker): the throttle
+ * applies to it. */
+int repl_move_traffic(const broker_t *b, const partition_t *p, int32_t replica, repl_side_t side);
+/* Such traffic may go now (on the leader: answer it; on the follower: ask
+ * for it); charged with what went, into debt if need be. */
+int repl_throttle_open(broker_t *b, repl_side_t side);
+void repl_throttle_charge(broker_t *b, repl_side_t side, int64_t bytes);
+uint64_t repl_throttle_open_at(broker_t *b, repl_side_t side);
 
 /* ---- roles (leadership.c) ---- */
 
@@ -61,12 +79,26 @@ int repl_await_commit(broker_t *b, replica_t *r, commit_waiter_t *w, int64_t off
 /* Appends batches the leader sent (offsets and epochs kept). 0, or -1 when
  * they do not continue our log or fail their CRC. */
 int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, size_t len);
-/* HW = min(the leader's HW, our LEO). */
+/* HW = min(the leader's HW, our LEO); the leader's is kept (r->leader_hw). */
 void replica_follower_high_watermark(broker_t *b, replica_t *r, int64_t leader_hw);
+/* The leader's log starts at leader_log_start (DeleteRecords, retention):
+ * ours moves there too (up to our LEO), as Kafka's follower does. */
+void replica_follower_log_start(broker_t *b, replica_t *r, int64_t leader_log_start);
 /* becomeFollower's cut: everything from offset on goes. 0 or -1. */
 int replica_truncate(broker_t *b, replica_t *r, int64_t offset);
 /* The leader's log starts past our end: start over at offset. 0 or -1. */
 int replica_restart_at(broker_t *b, replica_t *r, int64_t offset);
+
+/* ---- the preferred replica (preferred.c) ---- */
+
+/* Whether p's preferred replica (the first of its list) could lead instead
+ * of its leader: live, in the ISR, not the leader already. */
+int repl_preferred_possible(const broker_t *b, const partition_t *p);
+/* A preferred election was asked for p: its leader, if it is us, steps
+ * down for the preferred replica. */
+void repl_preferred_asked(broker_t *b, partition_t *p);
+/* auto.leader.rebalance.enable's periodic check. */
+void repl_balance_check(broker_t *b);
 
 /* ---- controlled shutdown (shutdown.c) ---- */
 

@@ -5,12 +5,15 @@
 #define KIPPER_BROKER_REPL_INTERNAL_H
 
 #include "broker/core/broker_impl.h"
+#include "base/byte_rate.h"
 #include "broker/repl/fetcher.h"
 
 struct repl {
     fetcher_t *fetcher;
+    byte_rate_t leader_throttle, follower_throttle;   /* the move throttle (throttle.c) */
     loop_timer_t *isr_timer;
     uint64_t isr_check_ms;
+    uint64_t balance_at;      /* the next auto.leader.rebalance.enable check */
     /* controlled shutdown in progress (shutdown.c) */
     void (*shutdown_done)(broker_t *b);
     loop_timer_t *shutdown_timer;
@@ -22,6 +25,14 @@ struct repl {
 void repl_check_isr(broker_t *b, replica_t *r);
 void repl_isr_check_all(broker_t *b);
 void repl_isr_timer_start(broker_t *b);
+
+/* move.c: a partition move's added replicas (RAR), and its completion once
+ * they are all in sync (called with the ISR checks). */
+void repl_move_rar(const partition_t *p, int32_t *rar, int *nrar);
+void repl_move_check(broker_t *b, replica_t *r);
+
+/* throttle.c: its rates from the configuration, at start. */
+void repl_throttle_start(broker_t *b);
 
 /* leadership.c: a write of ours was fenced; stop leading r at once and read
  * its coordinator state again. */

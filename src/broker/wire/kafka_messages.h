@@ -382,6 +382,88 @@
     F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
     F(S, Results, KT_ARRAY, ARR(CreatePartitionsTopicResult), V(0, ANY))
 
+/* ---- ElectLeaders (key 43) ---- */
+
+#define KAFKA_FIELDS_ElectLeadersTopicPartitions(F, S) \
+    F(S, Topic, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_ElectLeadersRequest(F, S) \
+    F(S, ElectionType, KT_INT8, V(1, ANY)) \
+    F(S, TopicPartitions, KT_ARRAY, ARR(ElectLeadersTopicPartitions), V(0, ANY), NUL(0)) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000))
+
+#define KAFKA_FIELDS_ElectLeadersPartitionResult(F, S) \
+    F(S, PartitionId, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_ReplicaElectionResult(F, S) \
+    F(S, Topic, KT_STRING, V(0, ANY)) \
+    F(S, PartitionResult, KT_ARRAY, ARR(ElectLeadersPartitionResult), V(0, ANY))
+
+#define KAFKA_FIELDS_ElectLeadersResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(1, ANY)) \
+    F(S, ReplicaElectionResults, KT_ARRAY, ARR(ReplicaElectionResult), V(0, ANY))
+
+/* ---- AlterPartitionReassignments (key 45) ---- */
+
+#define KAFKA_FIELDS_ReassignablePartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    /* null: cancel the partition's move */ \
+    F(S, Replicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY), NUL(0), DNULL)
+
+#define KAFKA_FIELDS_ReassignableTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(ReassignablePartition), V(0, ANY))
+
+#define KAFKA_FIELDS_AlterPartitionReassignmentsRequest(F, S) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000)) \
+    F(S, Topics, KT_ARRAY, ARR(ReassignableTopic), V(0, ANY))
+
+#define KAFKA_FIELDS_ReassignablePartitionResponse(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_ReassignableTopicResponse(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(ReassignablePartitionResponse), V(0, ANY))
+
+#define KAFKA_FIELDS_AlterPartitionReassignmentsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0)) \
+    F(S, Responses, KT_ARRAY, ARR(ReassignableTopicResponse), V(0, ANY))
+
+/* ---- ListPartitionReassignments (key 46) ---- */
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsTopics(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, PartitionIndexes, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsRequest(F, S) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY), DEF(60000)) \
+    /* null: every partition being moved */ \
+    F(S, Topics, KT_ARRAY, ARR(ListPartitionReassignmentsTopics), V(0, ANY), NUL(0), DNULL)
+
+#define KAFKA_FIELDS_OngoingPartitionReassignment(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, Replicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY)) \
+    F(S, AddingReplicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY)) \
+    F(S, RemovingReplicas, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_OngoingTopicReassignment(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(OngoingPartitionReassignment), V(0, ANY))
+
+#define KAFKA_FIELDS_ListPartitionReassignmentsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0)) \
+    F(S, Topics, KT_ARRAY, ARR(OngoingTopicReassignment), V(0, ANY))
+
 /* ---- DescribeConfigs (key 32) ---- */
 
 #define KAFKA_FIELDS_DescribeConfigsResource(F, S) \
@@ -420,6 +502,111 @@
 #define KAFKA_FIELDS_DescribeConfigsResponse(F, S) \
     F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
     F(S, Results, KT_ARRAY, ARR(DescribeConfigsResult), V(0, ANY))
+
+/* ---- AlterConfigs (key 33; flexible from v2) ---- */
+
+#define KAFKA_FIELDS_AlterableConfig(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Value, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_AlterConfigsResource(F, S) \
+    F(S, ResourceType, KT_INT8, V(0, ANY)) \
+    F(S, ResourceName, KT_STRING, V(0, ANY)) \
+    F(S, Configs, KT_ARRAY, ARR(AlterableConfig), V(0, ANY))
+
+#define KAFKA_FIELDS_AlterConfigsRequest(F, S) \
+    F(S, Resources, KT_ARRAY, ARR(AlterConfigsResource), V(0, ANY)) \
+    F(S, ValidateOnly, KT_BOOL, V(0, ANY))
+
+/* Also IncrementalAlterConfigs' (the same fields in Kafka's two files). */
+#define KAFKA_FIELDS_AlterConfigsResourceResponse(F, S) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ErrorMessage, KT_STRING, V(0, ANY), NUL(0)) \
+    F(S, ResourceType, KT_INT8, V(0, ANY)) \
+    F(S, ResourceName, KT_STRING, V(0, ANY))
+
+#define KAFKA_FIELDS_AlterConfigsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, Responses, KT_ARRAY, ARR(AlterConfigsResourceResponse), V(0, ANY))
+
+/* ---- IncrementalAlterConfigs (key 44; flexible from v1) ---- */
+
+#define KAFKA_FIELDS_IncrementalAlterableConfig(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, ConfigOperation, KT_INT8, V(0, ANY)) \
+    F(S, Value, KT_STRING, V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_IncrementalAlterConfigsResource(F, S) \
+    F(S, ResourceType, KT_INT8, V(0, ANY)) \
+    F(S, ResourceName, KT_STRING, V(0, ANY)) \
+    F(S, Configs, KT_ARRAY, ARR(IncrementalAlterableConfig), V(0, ANY))
+
+#define KAFKA_FIELDS_IncrementalAlterConfigsRequest(F, S) \
+    F(S, Resources, KT_ARRAY, ARR(IncrementalAlterConfigsResource), V(0, ANY)) \
+    F(S, ValidateOnly, KT_BOOL, V(0, ANY))
+
+#define KAFKA_FIELDS_IncrementalAlterConfigsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, Responses, KT_ARRAY, ARR(AlterConfigsResourceResponse), V(0, ANY))
+
+/* ---- DeleteRecords (key 21; flexible from v2) ---- */
+
+#define KAFKA_FIELDS_DeleteRecordsPartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, Offset, KT_INT64, V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteRecordsTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(DeleteRecordsPartition), V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteRecordsRequest(F, S) \
+    F(S, Topics, KT_ARRAY, ARR(DeleteRecordsTopic), V(0, ANY)) \
+    F(S, TimeoutMs, KT_INT32, V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteRecordsPartitionResult(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, LowWatermark, KT_INT64, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteRecordsTopicResult(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(DeleteRecordsPartitionResult), V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteRecordsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, Topics, KT_ARRAY, ARR(DeleteRecordsTopicResult), V(0, ANY))
+
+/* ---- DescribeLogDirs (key 35; flexible from v2) ---- */
+
+#define KAFKA_FIELDS_DescribableLogDirTopic(F, S) \
+    F(S, Topic, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARRP(KT_INT32), V(0, ANY))
+
+#define KAFKA_FIELDS_DescribeLogDirsRequest(F, S) \
+    /* null: every topic */ \
+    F(S, Topics, KT_ARRAY, ARR(DescribableLogDirTopic), V(0, ANY), NUL(0))
+
+#define KAFKA_FIELDS_DescribeLogDirsPartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, PartitionSize, KT_INT64, V(0, ANY)) \
+    F(S, OffsetLag, KT_INT64, V(0, ANY)) \
+    F(S, IsFutureKey, KT_BOOL, V(0, ANY))
+
+#define KAFKA_FIELDS_DescribeLogDirsTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(DescribeLogDirsPartition), V(0, ANY))
+
+#define KAFKA_FIELDS_DescribeLogDirsResult(F, S) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, LogDir, KT_STRING, V(0, ANY)) \
+    F(S, Topics, KT_ARRAY, ARR(DescribeLogDirsTopic), V(0, ANY)) \
+    F(S, TotalBytes, KT_INT64, V(4, ANY), DEF(-1)) \
+    F(S, UsableBytes, KT_INT64, V(4, ANY), DEF(-1))
+
+#define KAFKA_FIELDS_DescribeLogDirsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(3, ANY)) \
+    F(S, Results, KT_ARRAY, ARR(DescribeLogDirsResult), V(0, ANY))
 
 /* ---- DescribeCluster (key 60; flexible from v0) ---- */
 
@@ -753,8 +940,21 @@
     X(DeleteTopicState) X(DeleteTopicsRequest) X(DeletableTopicResult) X(DeleteTopicsResponse) \
     X(CreatePartitionsAssignment) X(CreatePartitionsTopic) X(CreatePartitionsRequest) \
     X(CreatePartitionsTopicResult) X(CreatePartitionsResponse) \
+    X(ElectLeadersTopicPartitions) X(ElectLeadersRequest) X(ElectLeadersPartitionResult) \
+    X(ReplicaElectionResult) X(ElectLeadersResponse) \
+    X(ReassignablePartition) X(ReassignableTopic) X(AlterPartitionReassignmentsRequest) \
+    X(ReassignablePartitionResponse) X(ReassignableTopicResponse) X(AlterPartitionReassignmentsResponse) \
+    X(ListPartitionReassignmentsTopics) X(ListPartitionReassignmentsRequest) X(OngoingPartitionReassignment) \
+    X(OngoingTopicReassignment) X(ListPartitionReassignmentsResponse) \
     X(DescribeConfigsResource) X(DescribeConfigsRequest) X(DescribeConfigsSynonym) \
     X(DescribeConfigsResourceResult) X(DescribeConfigsResult) X(DescribeConfigsResponse) \
+    X(AlterableConfig) X(AlterConfigsResource) X(AlterConfigsRequest) X(AlterConfigsResourceResponse) \
+    X(AlterConfigsResponse) X(IncrementalAlterableConfig) X(IncrementalAlterConfigsResource) \
+    X(IncrementalAlterConfigsRequest) X(IncrementalAlterConfigsResponse) \
+    X(DeleteRecordsPartition) X(DeleteRecordsTopic) X(DeleteRecordsRequest) X(DeleteRecordsPartitionResult) \
+    X(DeleteRecordsTopicResult) X(DeleteRecordsResponse) \
+    X(DescribableLogDirTopic) X(DescribeLogDirsRequest) X(DescribeLogDirsPartition) X(DescribeLogDirsTopic) \
+    X(DescribeLogDirsResult) X(DescribeLogDirsResponse) \
     X(DescribeClusterRequest) X(DescribeClusterBroker) X(DescribeClusterResponse) \
     X(InitProducerIdRequest) X(InitProducerIdResponse) \
     X(OffsetForLeaderPartition) X(OffsetForLeaderTopic) X(OffsetForLeaderEpochRequest) \

@@ -1,0 +1,290 @@
+/* api_configs.c -- DescribeConfigs: a topic's configs, this broker's, or the
+ * dynamic defaults every broker shares (resource name ""), each with where
+ * its value comes from and, when asked (IncludeSynonyms), every setting
+ * behind it in priority order, as Kafka's ConfigHelper reports them:
+ * DYNAMIC_TOPIC_CONFIG (/config/topics), DYNAMIC_BROKER_CONFIG
+ * (/config/brokers/[id]), DYNAMIC_DEFAULT_BROKER_CONFIG
+ * (/config/brokers/<default>), STATIC_BROKER_CONFIG (server.properties) and
+ * DEFAULT_CONFIG (Kafka's default). AlterConfigs and IncrementalAlterConfigs
+ * are api_admin.c's (they are admin jobs). */
+#define _GNU_SOURCE
+#include "broker/core/broker_impl.h"
+#include "api_handlers.h"
+#include "api_util.h"
+#include "base/alloc.h"
+#include "broker/coord/coord_config.h"
+#include "broker/core/dynamic_config.h"
+#include "broker/core/log_dirs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESOURCE_TOPIC 2
+#define RESOURCE_BROKER 4
+/* ConfigSource; the levels are tried in this order. */
+enum { SRC_TOPIC = 1, SRC_DYNAMIC_BROKER = 2, SRC_DYNAMIC_DEFAULT = 3, SRC_STATIC = 4, SRC_DEFAULT = 5 };
+#define SYNONYMS_MAX 16
+#define ENTRIES_MAX 32
+
+typedef struct {
+    const char *name, *value;   /* both outlive the handler's run */
+    int source;
+} synonym_t;
+
+/* One config of the answer. */
+typedef struct {
+    const char *name;
+    char value[1024];
+    int value_null;
+    int type;                   /* COORD_CFG_* */
+    int read_only;
+    synonym_t syn[SYNONYMS_MAX];
+    int nsyn;
+} entry_t;
+
+/* ---- where each setting comes from ---- */
+
+/* name's value at one broker level; fallback is a default Kafka has for it
+ * that kipper's broker table does not list (log.cleanup.policy ...). */
+static const char *level_value(const broker_t *b, int source, const char *name, const char *fallback)
+{
+    const coord_config_def_t *d;
+    switch (source) {
+    case SRC_DYNAMIC_BROKER: return dynamic_config_value(b, DYNAMIC_BROKER, name);
+    case SRC_DYNAMIC_DEFAULT: return dynamic_config_value(b, DYNAMIC_DEFAULT, name);
+    case SRC_STATIC: return broker_config_static_value(&b->cfg, name);
+    default:
+        d = coord_config_def(COORD_ENTITY_BROKER, name);
+        return d ? d->dflt : fallback;
+    }
+}
+
+/* Kafka's configSynonyms: every name of the setting at each level, highest
+ * level first, from the first entry that carries the setting's own name
+ * (names[0]) on. levels: bits of the sources looked at. */
+static void broker_synonyms(const broker_t *b, const char *const *names, unsigned levels, const char *fallback,
+                            entry_t *e)
+{
+    int start = e->nsyn;
+    for (int src = SRC_DYNAMIC_BROKER; src <= SRC_DEFAULT; src++) {
+        for (int k = 0; (levels & (1u << src)) && k < COORD_SYNONYMS_MAX && names[k]; k++) {
+            const char *v = level_value(b, src, names[k], k == 0 ? fallback : NULL);
+            if (v && e->nsyn < SYNONYMS_MAX)
+                e->syn[e->nsyn++] = (synonym_t){names[k], v, src};
+        }
+    }
+    int drop = start;
+    while (drop < e->nsyn && strcmp(e->syn[drop].name, names[0]) != 0)
+        drop++;
+    memmove(&e->syn[start], &e->syn[drop], sizeof(e->syn[0]) * (size_t)(e->nsyn - drop));
+    e->nsyn -= drop - start;
+}
+
+#define ALL_BROKER_LEVELS ((1u << SRC_DYNAMIC_BROKER) | (1u << SRC_DYNAMIC_DEFAULT) | (1u << SRC_STATIC) | (1u << SRC_DEFAULT))
+
+/* ---- topics ---- */
+
+/* What the topic's setting is without an override: the broker's, as its
+ * replicas' logs have it now. */
+static void broker_side_value(const broker_t *b, const coord_config_def_t *d, char *out, size_t n)
+{
+    partition_log_config_t lc;
+    log_dirs_config_for(b, NULL, &lc);
+    const char *name = d->name;
+    if (strcmp(name, "retention.ms") == 0)
+        snprintf(out, n, "%" PRId64, lc.retention_ms);
+    else if (strcmp(name, "retention.bytes") == 0)
+        snprintf(out, n, "%" PRId64, lc.retention_bytes);
+    else if (strcmp(name, "segment.bytes") == 0)
+        snprintf(out, n, "%" PRId64, lc.segment_bytes);
+    else if (strcmp(name, "segment.ms") == 0)
+        snprintf(out, n, "%" PRId64, lc.segment_ms);
+    else if (strcmp(name, "max.message.bytes") == 0)
+        snprintf(out, n, "%d", (int)lc.max_batch_bytes);
+    else if (strcmp(name, "min.insync.replicas") == 0)
+        snprintf(out, n, "%d", b->cfg.min_insync_replicas);
+    else if (strcmp(name, "unclean.leader.election.enable") == 0)
+        snprintf(out, n, "%s", b->cfg.unclean_leader_election ? "true" : "false");
+    else if (strcmp(name, "message.timestamp.type") == 0)
+        snprintf(out, n, "%s", b->cfg.log_append_time ? "LogAppendTime" : "CreateTime");
+    else
+        snprintf(out, n, "%s", d->dflt ? d->dflt : "");
+}
+
+static int topic_entries(const broker_t *b, const topic_t *t, entry_t *out)
+{
+    const coord_config_def_t *d;
+    int n = 0;
+    for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_TOPIC, i)) != NULL && n < ENTRIES_MAX; i++) {
+        entry_t *e = &out[n++];
+        e->name = d->name;
+        e->type = d->type;
+        const char *v = topic_config(t, d->name);
+        if (v) {
+            snprintf(e->value, sizeof(e->value), "%s", v);
+            e->syn[e->nsyn++] = (synonym_t){d->name, v, SRC_TOPIC};
+        } else {
+            broker_side_value(b, d, e->value, sizeof(e->value));
+        }
+        if (d->synonyms[0])
+            broker_synonyms(b, d->synonyms, ALL_BROKER_LEVELS, d->dflt, e);
+    }
+    return n;
+}
+
+/* ---- brokers ---- */
+
+/* What the broker was started with and cannot change while it runs. */
+static int static_entries(const broker_t *b, entry_t *out)
+{
+    const broker_config_t *c = &b->cfg;
+    int n = 0;
+    out[n] = (entry_t){.name = "broker.id", .type = COORD_CFG_INT};
+    snprintf(out[n++].value, sizeof(out[0].value), "%d", (int)c->broker_id);
+    out[n] = (entry_t){.name = "num.partitions", .type = COORD_CFG_INT};
+    snprintf(out[n++].value, sizeof(out[0].value), "%d", c->num_partitions);
+    out[n] = (entry_t){.name = "default.replication.factor", .type = COORD_CFG_INT};
+    snprintf(out[n++].value, sizeof(out[0].value), "%d", c->default_replication_factor);
+    out[n] = (entry_t){.name = "auto.create.topics.enable", .type = COORD_CFG_BOOLEAN};
+    snprintf(out[n++].value, sizeof(out[0].value), "%s", c->auto_create_topics ? "true" : "false");
+    out[n] = (entry_t){.name = "log.retention.check.interval.ms", .type = COORD_CFG_LONG};
+    snprintf(out[n++].value, sizeof(out[0].value), "%" PRId64, c->log_retention_check_ms);
+    out[n] = (entry_t){.name = "zookeeper.connect", .type = COORD_CFG_STRING};
+    snprintf(out[n++].value, sizeof(out[0].value), "%s", c->zk_connect);
+    for (int i = 0; i < n; i++) {
+        out[i].read_only = 1;
+        out[i].syn[out[i].nsyn++] = (synonym_t){out[i].name, out[i].value, SRC_STATIC};
+    }
+    return n;
+}
+
+/* The dynamic configs: for this broker every level, for the shared default
+ * (levels = DYNAMIC_DEFAULT alone) only those set there. */
+static int dynamic_entries(const broker_t *b, unsigned levels, entry_t *out, int n)
+{
+    const coord_config_def_t *d;
+    int only_set = levels == (1u << SRC_DYNAMIC_DEFAULT);
+    for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_BROKER, i)) != NULL && n < ENTRIES_MAX; i++) {
+        entry_t *e = &out[n];
+        memset(e, 0, sizeof(*e));
+        e->name = d->name;
+        e->type = d->type;
+        broker_synonyms(b, d->synonyms, levels, NULL, e);
+        if (only_set && (e->nsyn == 0 || e->syn[0].source != SRC_DYNAMIC_DEFAULT))
+            continue;
+        e->value_null = e->nsyn == 0;
+        snprintf(e->value, sizeof(e->value), "%s", e->nsyn ? e->syn[0].value : "");
+        n++;
+    }
+    return n;
+}
+
+/* ---- the answer ---- */
+
+static int wanted(const kafka_value_t *keys, const char *name)
+{
+    if (keys->is_null)
+        return 1;
+    for (uint32_t i = 0; i < keys->n; i++)
+        if (kv_at(keys, i)->u.s && strcmp(kv_at(keys, i)->u.s, name) == 0)
+            return 1;
+    return 0;
+}
+
+static int put_entry(const broker_request_t *req, const entry_t *e, kafka_value_t *o, kafka_arena_t *ra)
+{
+    int source = e->nsyn ? e->syn[0].source : SRC_DEFAULT;
+    int with_synonyms = req->api_version >= 1 && KV_INT(req->body, DescribeConfigsRequest, IncludeSynonyms);
+    KV_SET_STR(ra, o, DescribeConfigsResourceResult, Name, e->name);
+    KV_SET_STR(ra, o, DescribeConfigsResourceResult, Value, e->value_null ? NULL : e->value);
+    KV_SET_INT(o, DescribeConfigsResourceResult, ReadOnly, e->read_only);
+    KV_SET_INT(o, DescribeConfigsResourceResult, IsDefault, source == SRC_DEFAULT);
+    KV_SET_INT(o, DescribeConfigsResourceResult, ConfigSource, source);
+    KV_SET_INT(o, DescribeConfigsResourceResult, ConfigType, e->type);
+    KV_SET_STR(ra, o, DescribeConfigsResourceResult, Documentation, NULL);
+    kafka_value_t *syn = KV_SET_ARRAY(ra, o, DescribeConfigsResourceResult, Synonyms,
+                                      with_synonyms ? (uint32_t)e->nsyn : 0u);
+    if (!syn)
+        return -1;
+    for (int i = 0; with_synonyms && i < e->nsyn; i++) {
+        kafka_value_t *s = kv_at(syn, (uint32_t)i);
+        KV_SET_STR(ra, s, DescribeConfigsSynonym, Name, e->syn[i].name);
+        KV_SET_STR(ra, s, DescribeConfigsSynonym, Value, e->syn[i].value);
+        KV_SET_INT(s, DescribeConfigsSynonym, Source, e->syn[i].source);
+    }
+    return 0;
+}
+
+static int refuse(kafka_value_t *out, kafka_arena_t *ra, int16_t error, const char *message)
+{
+    KV_SET_INT(out, DescribeConfigsResult, ErrorCode, error);
+    KV_SET_STR(ra, out, DescribeConfigsResult, ErrorMessage, message);
+    return 0;
+}
+
+/* The entries of one resource; -1 with the resource refused. */
+static int resource_entries(broker_t *b, int type, const char *name, entry_t *vals, kafka_value_t *out,
+                            kafka_arena_t *ra)
+{
+    char id[16], message[300];
+    snprintf(id, sizeof(id), "%d", (int)b->cfg.broker_id);
+    if (type == RESOURCE_TOPIC) {
+        topic_t *t = name ? cluster_topic(b, name) : NULL;
+        if (!t || !t->have_doc) {
+            snprintf(message, sizeof(message), "The topic '%.249s' does not exist.", name ? name : "");
+            return refuse(out, ra, KERR_UNKNOWN_TOPIC_OR_PARTITION, message), -1;
+        }
+        return topic_entries(b, t, vals);
+    }
+    if (type == RESOURCE_BROKER && name && !name[0])
+        return dynamic_entries(b, 1u << SRC_DYNAMIC_DEFAULT, vals, 0);
+    if (type == RESOURCE_BROKER && name && strcmp(name, id) == 0)
+        return dynamic_entries(b, ALL_BROKER_LEVELS, vals, static_entries(b, vals));
+    if (type == RESOURCE_BROKER)
+        snprintf(message, sizeof(message), "Unexpected broker id, expected %s or empty string, but received %.200s", id,
+                 name ? name : "null");
+    else
+        snprintf(message, sizeof(message), "Only topics and brokers have configs here, not resource type %d", type);
+    return refuse(out, ra, KERR_INVALID_REQUEST, message), -1;
+}
+
+static int describe_resource(broker_t *b, const broker_request_t *req, const kafka_value_t *in, kafka_value_t *out,
+                             kafka_arena_t *ra, entry_t *vals)
+{
+    int type = (int)KV_INT(in, DescribeConfigsResource, ResourceType);
+    const char *name = KV_STR(in, DescribeConfigsResource, ResourceName);
+    KV_SET_INT(out, DescribeConfigsResult, ResourceType, type);
+    KV_SET_STR(ra, out, DescribeConfigsResult, ResourceName, name);
+    memset(vals, 0, sizeof(*vals) * ENTRIES_MAX);
+    int n = resource_entries(b, type, name, vals, out, ra);
+    if (n < 0)
+        return 0;
+    const kafka_value_t *keys = KV_GET(in, DescribeConfigsResource, ConfigurationKeys);
+    uint32_t count = 0;
+    for (int i = 0; i < n; i++)
+        count += (uint32_t)wanted(keys, vals[i].name);
+    kafka_value_t *cfgs = KV_SET_ARRAY(ra, out, DescribeConfigsResult, Configs, count);
+    if (!cfgs)
+        return -1;
+    for (int i = 0, k = 0; i < n; i++)
+        if (wanted(keys, vals[i].name) && put_entry(req, &vals[i], kv_at(cfgs, (uint32_t)k++), ra) < 0)
+            return -1;
+    return 0;
+}
+
+req_status_t api_describe_configs(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    const kafka_value_t *res = KV_GET(req->body, DescribeConfigsRequest, Resources);
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeConfigsResponse, Results, res->n) : NULL;
+    if (!out)
+        return REQ_CLOSE;
+    entry_t *vals = xcalloc(ENTRIES_MAX, sizeof(*vals));
+    int rc = 0;
+    for (uint32_t i = 0; i < res->n && rc == 0; i++)
+        rc = describe_resource(b, req, kv_at(res, i), kv_at(out, i), ra, vals);
+    free(vals);
+    return rc < 0 ? REQ_CLOSE : api_answer(c, req, resp);
+}

@@ -1,0 +1,281 @@
+"""Partition moves (reassignment, docs/replication.md): a move written to
+/brokers/partitions_reassigned, by `kipper reassign` or by hand, is carried out
+by the partition's leader under a running acks=all producer and a consumer,
+with nothing acknowledged lost and the old replicas' logs deleted; plans are
+generated (rack-aware), verified, cancelled; a broker is drained; bad plans are
+refused before anything is written."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+from harness import KIPPER, wait_until
+from kafka_wire import Record, record_batch
+from repl_cluster import ReplCluster, Recorder, Stream, check_stream, dirty_reads, keeper_ensemble
+
+
+@pytest.fixture(scope="module")
+def ensemble():
+    ens = keeper_ensemble()
+    try:
+        yield ens
+    finally:
+        rcs = ens.close()
+        ens.cleanup()
+        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
+
+
+@pytest.fixture
+def make_cluster(request, ensemble):
+    made = []
+
+    def make(ids=(1, 2, 3, 4), extra=None, per_broker=None):
+        chroot = "/move/%s-%d" % (request.node.name[:60], len(made))
+        c = ReplCluster(ensemble.hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker).start()
+        made.append(c)
+        return c
+
+    yield make
+    errors = []
+    for c in made:
+        errors += c.close(keep=getattr(request.node, "keeper_failed", False))
+    assert not errors, "\n".join(errors)
+
+
+def reassign(c, *args, plan=None):
+    """`kipper reassign --zookeeper <cluster> args` (with plan written to a file
+    given as --reassignment-json-file); the CompletedProcess."""
+    extra = []
+    if plan is not None:
+        fd, path = tempfile.mkstemp(suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            f.write(plan if isinstance(plan, str) else json.dumps(plan))
+        extra = ["--reassignment-json-file", path]
+    try:
+        return subprocess.run([KIPPER, "reassign", "--zookeeper", c.hosts + c.chroot] + list(args) + extra,
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        if extra:
+            os.unlink(extra[1])
+
+
+def plan_of(moves):
+    return {"version": 1, "partitions": [{"topic": t, "partition": p, "replicas": r} for t, p, r in moves]}
+
+
+def wait_moved(c, topic, p, replicas, timeout=40):
+    """Until the move is done: no move node, the replicas and the ISR are the target."""
+    def done():
+        if c.zk.exists("/brokers/partitions_reassigned/%s/%d" % (topic, p)):
+            return False
+        st = c.state(topic, p)
+        return st["replicas"] == replicas and sorted(st["isr"]) == sorted(replicas) and st["leader"] in replicas
+    wait_until(done, timeout=timeout, what="%s-%d to move to %s\n%s" % (topic, p, replicas, c.logs(3000)))
+
+
+def wait_folders(c, topic, p, holders, timeout=20):
+    """Until exactly the brokers in holders keep a folder for the partition."""
+    name = "%s-%d" % (topic, p)
+
+    def have():
+        return sorted(i for i, b in c.brokers.items() if os.path.isdir(os.path.join(b.log_dir, name)))
+    wait_until(lambda: have() == sorted(holders), timeout=timeout,
+               what="%s only on brokers %s (now on %s)" % (name, holders, have()))
+
+
+def test_moves_under_a_stream_lose_nothing(make_cluster):
+    """{1,2,3} -> {2,3,4} -> {4} -> {4,1,2} -> {1,2,3} (the leader not in the
+    target at the last step), each while an idempotent acks=all stream and a
+    group consumer run: every acknowledged message is read back once, in order,
+    at its offset; nothing a consumer saw disappears; the replicas left behind
+    are deleted."""
+    c = make_cluster()
+    c.create_topic("m", assignment=[[1, 2, 3], [2, 3, 1]], configs={"min.insync.replicas": 1})
+    s = Stream(c.bootstrap, "m", 2).start()
+    rec = Recorder(c.bootstrap, "m", 2, group="movers").start()
+    s.wait_acked(200)
+    for target in ([2, 3, 4], [4], [4, 1, 2], [1, 2, 3]):
+        out = reassign(c, "--execute", plan=plan_of([("m", 0, target)]))
+        assert out.returncode == 0, out.stderr
+        assert "Successfully started partition reassignments for m-0" in out.stdout
+        assert '"replicas"' in out.stdout      # the current assignment, for a rollback
+        wait_moved(c, "m", 0, target)
+        wait_folders(c, "m", 0, target)
+        s.wait_progress(100)
+        verified = reassign(c, "--verify", plan=plan_of([("m", 0, target)]))
+        assert verified.returncode == 0 and "Reassignment of partition m-0 is completed." in verified.stdout
+    s.stop()
+    seen = rec.stop()
+    logs = c.read_all("m", 2)
+    assert not check_stream(s, logs)
+    assert not dirty_reads(seen, logs)
+    assert not s.errors, s.errors[:10]
+    c.assert_replicas_identical("m", 2)
+
+
+def test_a_move_survives_the_new_broker_and_the_leader_dying(make_cluster):
+    """Kill the broker being added in the middle of the move and restart it: the
+    move completes. Kill the partition's leader in the middle of another: it
+    completes under the new leader."""
+    c = make_cluster(extra={"replica.fetch.max.bytes": 4096, "replica.fetch.response.max.bytes": 4096})
+    c.create_topic("k", assignment=[[1, 2, 3]], configs={"min.insync.replicas": 1})
+    s = Stream(c.bootstrap, "k", 1, rate=2000).start()
+    s.wait_acked(3000)          # enough that catching up 4 KiB at a time takes a while
+    c.pause(4)                  # the new replica cannot catch up while paused
+    assert reassign(c, "--execute", plan=plan_of([("k", 0, [2, 3, 4])])).returncode == 0
+    c.kill(4)
+    c.start_broker(4)
+    wait_moved(c, "k", 0, [2, 3, 4])
+    # Now to the other three brokers, killing the leader (not in the target)
+    # before the added replica caught up: the new leader carries the move out.
+    leader = c.leader("k", 0)
+    target = [i for i in (1, 2, 3, 4) if i != leader]
+    c.pause(1)
+    assert reassign(c, "--execute", plan=plan_of([("k", 0, target)])).returncode == 0
+    c.kill(leader)
+    c.resume(1)
+    wait_moved(c, "k", 0, target)
+    c.start_broker(leader)
+    wait_folders(c, "k", 0, target)
+    s.stop()
+    assert not check_stream(s, c.read_all("k", 1))
+
+
+def test_cancel_restores_the_replicas(make_cluster):
+    """A move cancelled before it completes: the partition keeps its replicas and
+    the replica added for it is deleted."""
+    c = make_cluster()
+    c.create_topic("c", assignment=[[1, 2, 3]])
+    c.pause(4)                  # the added replica never catches up
+    plan = plan_of([("c", 0, [1, 2, 4])])
+    assert reassign(c, "--execute", plan=plan).returncode == 0
+    wait_until(lambda: c.state("c", 0)["replicas"] == [1, 2, 3] and
+               c.zk.exists("/brokers/partitions_reassigned/c/0"), timeout=10, what="the move to be in progress")
+    st = reassign(c, "--verify", plan=plan)
+    assert st.returncode == 1 and "is still in progress" in st.stdout
+    out = reassign(c, "--cancel", plan=plan)
+    assert out.returncode == 0 and "Successfully cancelled partition reassignments for: c-0" in out.stdout
+    c.resume(4)
+    wait_folders(c, "c", 0, [1, 2, 3])
+    assert c.state("c", 0)["replicas"] == [1, 2, 3]
+    st = reassign(c, "--verify", plan=plan)
+    assert st.returncode == 1 and "not done" in st.stdout
+
+
+def test_add_a_broker_with_a_generated_plan_then_drain_one(make_cluster):
+    """A fifth broker joins: --generate spreads the topic over 1..5, --execute and
+    --verify carry it out (the new broker gets its share of replicas and leaders);
+    then --drain 1 moves everything off broker 1, which stops with nothing lost
+    and nothing under-replicated."""
+    c = make_cluster(ids=(1, 2, 3, 4, 5))
+    c.stop(5)                   # "a broker that was not there yet"
+    c.create_topic("g", partitions=10, rf=3)
+    c.start_broker(5)
+    s = Stream(c.bootstrap, "g", 10).start()
+    s.wait_acked(300)
+    fd, topics = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"version": 1, "topics": [{"topic": "g"}]}, f)
+    gen = reassign(c, "--generate", "--topics-to-move-json-file", topics, "--broker-list", "1,2,3,4,5")
+    os.unlink(topics)
+    assert gen.returncode == 0, gen.stderr
+    proposed = json.loads(gen.stdout.split("Proposed partition reassignment configuration")[1].strip())
+    placed = [p["replicas"] for p in proposed["partitions"]]
+    assert sum(r.count(5) for r in placed) == 6 and sum(r[0] == 5 for r in placed) == 2   # its share, 30 of 150%
+    assert reassign(c, "--execute", plan=proposed).returncode == 0
+    wait_until(lambda: reassign(c, "--verify", plan=proposed).returncode == 0, timeout=60, what="the plan to complete")
+    drained = reassign(c, "--drain", "1", "--execute")
+    assert drained.returncode == 0, drained.stderr
+    for p in range(10):
+        wait_until(lambda: 1 not in c.state("g", p)["replicas"] and not c.zk.exists(
+            "/brokers/partitions_reassigned/g/%d" % p), timeout=60, what="g-%d off broker 1" % p)
+    assert c.stop(1) == 0
+    s.wait_progress(100)
+    s.stop()
+    under = c.brokers[2].topics_cli("--describe", "--under-replicated-partitions")
+    assert under.returncode == 0 and under.stdout.strip() == "", under.stdout
+    assert not check_stream(s, c.read_all("g", 10))
+    assert not s.errors, s.errors[:10]
+
+
+def test_racks_never_share_a_partition(make_cluster):
+    """With broker.rack on three racks, created topics and generated plans put no
+    two replicas of a partition on one rack."""
+    racks = {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}
+    c = make_cluster(ids=tuple(racks), per_broker={i: {"broker.rack": r} for i, r in racks.items()})
+    c.create_topic("r", partitions=12, rf=3)
+    for p in range(12):
+        reps = c.state("r", p)["replicas"]
+        assert len({racks[i] for i in reps}) == 3, (p, reps)
+    fd, topics = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump({"version": 1, "topics": [{"topic": "r"}]}, f)
+    gen = reassign(c, "--generate", "--topics-to-move-json-file", topics, "--broker-list", "1,2,3,4,5,6")
+    os.unlink(topics)
+    assert gen.returncode == 0, gen.stderr
+    proposed = json.loads(gen.stdout.split("Proposed partition reassignment configuration")[1].strip())
+    for entry in proposed["partitions"]:
+        assert len({racks[i] for i in entry["replicas"]}) == 3, entry
+
+
+@pytest.mark.parametrize("plan,message", [
+    (plan_of([("nope", 0, [1, 2])]), "topic nope does not exist"),
+    (plan_of([("bad", 7, [1, 2])]), "topic bad has no partition 7"),
+    (plan_of([("bad", 0, [1, 9])]), "broker 9 is not registered"),
+    (plan_of([("bad", 0, [1, 1])]), "broker 1 is listed twice"),
+    (plan_of([("bad", 0, [])]), "must list 1 to"),
+    (plan_of([("bad", 0, [1]), ("bad", 0, [2])]), "bad-0 is named twice"),
+    ('{"version":1,"partitions":[{"topic":"bad",', "not valid JSON"),
+])
+def test_bad_plans_are_refused_and_change_nothing(make_cluster, plan, message):
+    c = make_cluster(ids=(1, 2, 3))
+    c.create_topic("bad", assignment=[[1, 2, 3]])
+    out = reassign(c, "--execute", plan=plan)
+    assert out.returncode != 0 and message in out.stderr, out.stderr
+    assert not c.zk.exists("/brokers/partitions_reassigned/bad")
+    assert c.state("bad", 0)["replicas"] == [1, 2, 3]
+
+
+def folder_bytes(c, i, topic, p):
+    d = os.path.join(c.brokers[i].log_dir, "%s-%d" % (topic, p))
+    try:
+        return sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d) if f.endswith(".log"))
+    except OSError:
+        return 0
+
+
+def test_the_throttle_holds_a_moves_catch_up_traffic(make_cluster):
+    """With leader.replication.throttled.rate and follower.replication.throttled.rate
+    at 1 MB/s, a replica a move adds never holds more than the rate allows for
+    the time it has been copying (plus one fetch), while an in-sync follower of
+    another partition keeps up at full speed; the move still completes."""
+    rate = 1 << 20
+    c = make_cluster(ids=(1, 2), extra={"leader.replication.throttled.rate": rate,
+                                        "follower.replication.throttled.rate": rate})
+    c.create_topic("big", assignment=[[1]])
+    c.create_topic("live", assignment=[[1, 2]], configs={"min.insync.replicas": 2})
+    value = b"x" * 10000
+    with c.conn(1) as conn:
+        for _ in range(5):      # 4.5 MB
+            part = conn.produce("big", 0, record_batch([Record(None, value)] * 90), acks=1)
+            assert part.error == 0
+    total = folder_bytes(c, 1, "big", 0)
+    started = time.monotonic()
+    assert reassign(c, "--execute", plan=plan_of([("big", 0, [1, 2])])).returncode == 0
+    samples = 0
+    while folder_bytes(c, 2, "big", 0) < total:
+        elapsed = time.monotonic() - started
+        # The rate, plus one fetch's worth (replica.fetch.max.bytes) ahead of it.
+        assert folder_bytes(c, 2, "big", 0) <= rate * elapsed + (1 << 20) + 100000, (elapsed, samples)
+        with c.conn(1) as conn:   # in sync, not throttled: acks=all answers at once
+            part = conn.produce("live", 0, record_batch([Record(None, value)] * 50), acks=-1, timeout_ms=30000)
+            assert part.error == 0
+        samples += 1
+        assert elapsed < 60, "the move does not progress"
+        time.sleep(0.2)
+    wait_moved(c, "big", 0, [1, 2])
+    assert samples >= 5   # it took seconds: the rate held it back
+    c.assert_replicas_identical("live", 1)

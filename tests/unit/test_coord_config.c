@@ -1,0 +1,224 @@
+/* test_coord_config.c -- configs in the coordinator: the /config documents
+ * (coord_data.c), the names kipper knows with Kafka's checks and messages,
+ * and what AlterConfigs and IncrementalAlterConfigs make of a set of
+ * configs (coord_config.c). The coordinator side is covered by
+ * tests/integration/test_configs.py. */
+#include "suites.h"
+#include "unit.h"
+
+#include "broker/coord/coord_config.h"
+#include "broker/wire/kafka_errors.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static char err[512];
+
+#define DOC(s) (s), strlen(s)
+
+static void test_config_paths_and_documents(void)
+{
+    char out[COORD_DOC_MAX];
+    CHECK(coord_path_topic_config(out, sizeof(out), "t1") > 0);
+    CHECK_STR(out, "/config/topics/t1");
+    CHECK(coord_path_broker_config(out, sizeof(out), COORD_CONFIG_DEFAULT) > 0);
+    CHECK_STR(out, "/config/brokers/<default>");
+    coord_config_entry_t e[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"segment.bytes", "2000"}};
+    CHECK(coord_entity_config_write(out, sizeof(out), e, 2) > 0);
+    CHECK_STR(out, "{\"version\":1,\"config\":{\"retention.ms\":\"1000\",\"segment.bytes\":\"2000\"}}");
+    coord_config_entry_t back[COORD_MAX_TOPIC_CONFIGS];
+    int n = -1;
+    CHECK_EQ(coord_entity_config_parse(DOC(out), back, &n, err, sizeof(err)), 0);
+    CHECK_EQ(n, 2);
+    CHECK_STR(back[1].key, "segment.bytes");
+    CHECK_STR(back[1].value, "2000");
+    CHECK(coord_entity_config_write(out, sizeof(out), e, 0) > 0);
+    CHECK_STR(out, "{\"version\":1,\"config\":{}}");
+    /* A name twice would leave which value counts to chance. */
+    coord_config_entry_t twice[2] = {{"a", "1"}, {"a", "2"}};
+    CHECK_EQ(coord_entity_config_write(out, sizeof(out), twice, 2), -1);
+    const char *bad[] = {
+        "{\"config\":{}}", "{\"version\":1}", "{\"version\":1,\"config\":[]}",
+        "{\"version\":1,\"config\":{\"a\":1}}", "{\"version\":0,\"config\":{}}",
+        "{\"version\":1,\"config\":{\"a\":\"1\",\"a\":\"2\"}}", "[]", "",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        CHECK_EQ(coord_entity_config_parse(DOC(bad[i]), back, &n, err, sizeof(err)), -1);
+        CHECK(err[0] != 0);
+    }
+    char path[COORD_ENTITY_PATH_MAX];
+    CHECK(coord_config_change_write(out, sizeof(out), "topics/foo") > 0);
+    CHECK_STR(out, "{\"version\":2,\"entity_path\":\"topics/foo\"}");
+    CHECK_EQ(coord_config_change_parse(DOC(out), path, sizeof(path), err, sizeof(err)), 0);
+    CHECK_STR(path, "topics/foo");
+    CHECK_EQ(coord_config_change_parse(DOC("{\"version\":1,\"entity_path\":\"x\"}"), path, sizeof(path), err,
+                                       sizeof(err)),
+             -1);
+}
+
+static void check_invalid(coord_entity_t type, const char *key, const char *value, const char *message)
+{
+    err[0] = 0;
+    CHECK_EQ(coord_config_valid(type, key, value, err, sizeof(err)), -1);
+    CHECK_STR(err, message);
+    if (strcmp(err, message) != 0)
+        fprintf(stderr, "  got: %s\n", err);
+}
+
+static void test_config_names_and_checks(void)
+{
+    const char *good_topic[][2] = {
+        {"leader.replication.throttled.replicas", "*"},
+        {"leader.replication.throttled.replicas", " * "},
+        {"follower.replication.throttled.replicas", "0:1,1:2"},
+        {"follower.replication.throttled.replicas", " 0:1 , 12:3"},
+        {"follower.replication.throttled.replicas", ""},
+        {"retention.ms", "1000"},
+    };
+    for (size_t i = 0; i < sizeof(good_topic) / sizeof(good_topic[0]); i++)
+        CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, good_topic[i][0], good_topic[i][1], err, sizeof(err)), 0);
+    check_invalid(COORD_ENTITY_TOPIC, "leader.replication.throttled.replicas", "0:a",
+                  "Invalid value 0:a for configuration leader.replication.throttled.replicas: "
+                  "leader.replication.throttled.replicas must be the literal '*' or a list of replicas in the "
+                  "following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
+    check_invalid(COORD_ENTITY_TOPIC, "follower.replication.throttled.replicas", "*,0:1",
+                  "Invalid value *,0:1 for configuration follower.replication.throttled.replicas: "
+                  "follower.replication.throttled.replicas must be the literal '*' or a list of replicas in the "
+                  "following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...");
+    const char *good_broker[][2] = {
+        {"log.retention.ms", "-1"}, {"log.retention.hours", "1"}, {"log.segment.bytes", "1048576"},
+        {"leader.replication.throttled.rate", "0"}, {"follower.replication.throttled.rate", "9223372036854775807"},
+        {"min.insync.replicas", "2"}, {"unclean.leader.election.enable", "True"},
+        {"log.message.timestamp.type", "LogAppendTime"}, {"message.max.bytes", "100"}, {"log.roll.ms", "1"},
+    };
+    for (size_t i = 0; i < sizeof(good_broker) / sizeof(good_broker[0]); i++)
+        CHECK_EQ(coord_config_valid(COORD_ENTITY_BROKER, good_broker[i][0], good_broker[i][1], err, sizeof(err)), 0);
+    check_invalid(COORD_ENTITY_BROKER, "broker.id", "3", "Cannot update these configs dynamically: Set(broker.id)");
+    check_invalid(COORD_ENTITY_BROKER, "retention.ms", "3",
+                  "Cannot update these configs dynamically: Set(retention.ms)");
+    check_invalid(COORD_ENTITY_BROKER, "leader.replication.throttled.rate", "-1",
+                  "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0");
+    check_invalid(COORD_ENTITY_BROKER, "log.segment.bytes", "13",
+                  "Invalid value 13 for configuration log.segment.bytes: Value must be at least 14");
+    check_invalid(COORD_ENTITY_TOPIC, "log.retention.ms", "3", "Unknown topic config name: log.retention.ms");
+    /* The definitions DescribeConfigs reports from. */
+    const coord_config_def_t *d = coord_config_def(COORD_ENTITY_TOPIC, "retention.ms");
+    CHECK(d != NULL && d->type == COORD_CFG_LONG && strcmp(d->synonyms[2], "log.retention.hours") == 0);
+    CHECK(coord_config_def(COORD_ENTITY_BROKER, "log.retention.hours") != NULL);
+    for (size_t i = 1; coord_config_def_at(COORD_ENTITY_TOPIC, i); i++)   /* in name order */
+        CHECK(strcmp(coord_config_def_at(COORD_ENTITY_TOPIC, i - 1)->name,
+                     coord_config_def_at(COORD_ENTITY_TOPIC, i)->name) < 0);
+    for (size_t i = 1; coord_config_def_at(COORD_ENTITY_BROKER, i); i++)
+        CHECK(strcmp(coord_config_def_at(COORD_ENTITY_BROKER, i - 1)->name,
+                     coord_config_def_at(COORD_ENTITY_BROKER, i)->name) < 0);
+    coord_config_entry_t e[2] = {{"unclean.leader.election.enable", "TRUE"}, {"retention.ms", "5"}};
+    coord_config_normalize(COORD_ENTITY_TOPIC, e, 2);
+    CHECK_STR(e[0].value, "true");
+    CHECK(coord_throttled_replica("*", 3, 9));
+    CHECK(coord_throttled_replica("0:1, 3:9", 3, 9));
+    CHECK(!coord_throttled_replica("0:1,3:8", 3, 9));
+    CHECK(!coord_throttled_replica("", 0, 0));
+    CHECK(!coord_throttled_replica(NULL, 0, 0));
+}
+
+static coord_config_op_t op(const char *key, int kind, const char *value)
+{
+    coord_config_op_t o = {.op = kind, .null_value = value == NULL};
+    snprintf(o.key, sizeof(o.key), "%s", key);
+    snprintf(o.value, sizeof(o.value), "%s", value ? value : "");
+    return o;
+}
+
+static const char *value_of(const coord_config_entry_t *e, int n, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(e[i].key, key) == 0)
+            return e[i].value;
+    return NULL;
+}
+
+static void test_config_apply_incremental(void)
+{
+    static coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"flush.ms", "5"}};
+    int n = 2;
+    int16_t error;
+    coord_config_op_t ops[] = {
+        op("segment.bytes", COORD_CFG_SET, "20000"),
+        op("retention.ms", COORD_CFG_DELETE, NULL),
+        op("leader.replication.throttled.replicas", COORD_CFG_APPEND, "0:1,1:2"),
+    };
+    /* A name kipper does not know, left alone, does not block the change. */
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, ops, 3, 0, &error, err, sizeof(err)), 0);
+    CHECK_EQ(n, 3);
+    CHECK(value_of(cur, n, "retention.ms") == NULL);
+    CHECK_STR(value_of(cur, n, "segment.bytes"), "20000");
+    CHECK_STR(value_of(cur, n, "flush.ms"), "5");
+    CHECK_STR(value_of(cur, n, "leader.replication.throttled.replicas"), "0:1,1:2");
+    coord_config_op_t more[] = {op("leader.replication.throttled.replicas", COORD_CFG_APPEND, "1:2,2:3")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, more, 1, 0, &error, err, sizeof(err)), 0);
+    CHECK_STR(value_of(cur, n, "leader.replication.throttled.replicas"), "0:1,1:2,2:3");
+    coord_config_op_t less[] = {op("leader.replication.throttled.replicas", COORD_CFG_SUBTRACT, "0:1,2:3,7:7")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, less, 1, 0, &error, err, sizeof(err)), 0);
+    CHECK_STR(value_of(cur, n, "leader.replication.throttled.replicas"), "1:2");
+    /* Deleting what is not there is no error (Kafka's incremental DELETE). */
+    coord_config_op_t gone[] = {op("segment.ms", COORD_CFG_DELETE, NULL)};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, gone, 1, 0, &error, err, sizeof(err)), 0);
+    CHECK_EQ(n, 3);
+}
+
+static void check_refused(const coord_config_op_t *ops, int nops, int replace, int16_t code, const char *message)
+{
+    coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}};
+    int n = 1;
+    int16_t error = 0;
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, ops, nops, replace, &error, err, sizeof(err)), -1);
+    CHECK_EQ(error, code);
+    CHECK_STR(err, message);
+}
+
+static void test_config_apply_refusals(void)
+{
+    coord_config_op_t append_long[] = {op("retention.ms", COORD_CFG_APPEND, "5")};
+    check_refused(append_long, 1, 0, KERR_INVALID_CONFIG, "Config value append is not allowed for config key: retention.ms");
+    coord_config_op_t subtract_long[] = {op("segment.ms", COORD_CFG_SUBTRACT, "5")};
+    check_refused(subtract_long, 1, 0, KERR_INVALID_CONFIG,
+                  "Config value subtract is not allowed for config key: segment.ms");
+    coord_config_op_t twice[] = {op("retention.ms", COORD_CFG_SET, "5"), op("retention.ms", COORD_CFG_DELETE, NULL)};
+    check_refused(twice, 2, 0, KERR_INVALID_REQUEST, "Error due to duplicate config keys");
+    coord_config_op_t null_set[] = {op("retention.ms", COORD_CFG_SET, NULL)};
+    check_refused(null_set, 1, 1, KERR_INVALID_REQUEST, "Null value not supported for : retention.ms");
+    coord_config_op_t unknown_op[] = {op("retention.ms", 7, "5")};
+    check_refused(unknown_op, 1, 0, KERR_INVALID_REQUEST, "Unknown config operation 7");
+    coord_config_op_t bad_value[] = {op("retention.ms", COORD_CFG_SET, "soon")};
+    check_refused(bad_value, 1, 0, KERR_INVALID_CONFIG,
+                  "Invalid value soon for configuration retention.ms: Not a number of type LONG");
+    coord_config_op_t unknown[] = {op("retention.hours", COORD_CFG_SET, "1")};
+    check_refused(unknown, 1, 1, KERR_INVALID_CONFIG, "Unknown topic config name: retention.hours");
+}
+
+/* AlterConfigs replaces the whole set: what it leaves out goes. */
+static void test_config_apply_replace(void)
+{
+    coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"segment.bytes", "20000"}};
+    int n = 2;
+    int16_t error;
+    coord_config_op_t ops[] = {op("retention.bytes", COORD_CFG_SET, "100")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, ops, 1, 1, &error, err, sizeof(err)), 0);
+    CHECK_EQ(n, 1);
+    CHECK_STR(value_of(cur, n, "retention.bytes"), "100");
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, ops, 0, 1, &error, err, sizeof(err)), 0);
+    CHECK_EQ(n, 0);
+    coord_config_op_t broker[] = {op("log.retention.ms", COORD_CFG_SET, "60000")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_BROKER, cur, &n, broker, 1, 1, &error, err, sizeof(err)), 0);
+    CHECK_STR(value_of(cur, n, "log.retention.ms"), "60000");
+}
+
+void suite_coord_config(void)
+{
+    RUN(test_config_paths_and_documents);
+    RUN(test_config_names_and_checks);
+    RUN(test_config_apply_incremental);
+    RUN(test_config_apply_refusals);
+    RUN(test_config_apply_replace);
+}
