@@ -16,12 +16,14 @@
  *
  * Descriptor exhaustion. When accept fails with EMFILE or ENFILE anyway (the
  * logs took them), the waiting connections are accepted on a spare
- * descriptor and closed (net_accept_shed); if even that fails the listener
- * is not watched for PAUSE_MS. Either way the level-triggered loop does not
- * spin, and the log says so once per LOG_INTERVAL_MS. */
+ * descriptor and closed (net_accept_shed), so their clients learn at once
+ * and try another broker; if even that fails, the listener pauses as every
+ * listener of kipper does (base/accept_backoff.h). Either way the level-
+ * triggered loop does not spin, and the log says so once in a while. */
 #define _GNU_SOURCE
 #include "listener.h"
 #include "conn.h"
+#include "base/accept_backoff.h"
 #include "base/alloc.h"
 #include "base/hashmap.h"
 #include "base/logging.h"
@@ -36,7 +38,6 @@
 #include <unistd.h>
 
 #define LOG_INTERVAL_MS 10000
-#define PAUSE_MS 100
 #define NOFILE_RAISE_MAX (1u << 20)
 
 typedef struct ip_slot {
@@ -51,7 +52,7 @@ struct listener {
     int max_conns, max_per_ip;
     hmap_t ips;                /* ip_slot_t by address */
     hmap_key_t key;
-    loop_timer_t *resume;      /* set while the listener is not watched */
+    accept_backoff_t ab;       /* watches fd; pauses it when even shedding fails */
     ratelimit_t log_total, log_per_ip, log_fds;
 };
 
@@ -119,30 +120,17 @@ void listener_conn_closed(broker_t *b, conn_t *c)
 
 /* ---- accepting ---- */
 
-static void on_accept(loop_t *loop, int fd, unsigned events, void *arg);
-
-static void resume_accepting(loop_t *loop, void *arg)
+/* accept() failed for want of descriptors: the connections waiting are
+ * accepted on the spare descriptor and closed. 0 when there was nothing
+ * to shed that way (no spare). */
+static int shed_waiting(broker_t *b, struct listener *l, int err)
 {
-    broker_t *b = arg;
-    struct listener *l = b->listener;
-    l->resume = NULL;
-    if (loop_watch(loop, l->fd, LOOP_READABLE, on_accept, b) < 0)
-        log_error("cannot watch the listener again: %s", strerror(errno));
-}
-
-/* accept() failed for want of descriptors or kernel memory. */
-static void accept_exhausted(broker_t *b, struct listener *l, int err)
-{
-    int shed = err == EMFILE || err == ENFILE ? net_accept_shed(l->fd, &l->spare) : 0;
-    if (shed == 0) {
-        loop_unwatch(b->loop, l->fd);
-        l->resume = loop_timer_add(b->loop, PAUSE_MS, resume_accepting, b);
-    }
+    int shed = net_accept_shed(l->fd, &l->spare);
     uint64_t held;
-    if (ratelimit_allow(&l->log_fds, loop_now_ms(b->loop), &held))
-        log_warn("cannot accept connections: %s (%d clients connected); %s (%llu more times since the last line)",
-                 strerror(err), b->n_conns,
-                 shed ? "closing the connections waiting" : "not accepting for a moment", (unsigned long long)held);
+    if (shed > 0 && ratelimit_allow(&l->log_fds, loop_now_ms(b->loop), &held))
+        log_warn("cannot accept connections: %s (%d clients connected); closing the connections waiting "
+                 "(%llu more times since the last line)", strerror(err), b->n_conns, (unsigned long long)held);
+    return shed > 0;
 }
 
 /* 0 when the connection may stay; else it is refused with a log line. */
@@ -179,14 +167,13 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         int cfd = net_accept(fd, ip, sizeof(ip), &port);
         if (cfd < 0) {
             int e = errno;
-            if (e == ECONNABORTED)
-                continue;   /* that one gave up; others may wait */
-            if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
-                accept_exhausted(b, l, e);
-            else if (e != EAGAIN && e != EWOULDBLOCK && e != EINTR)
-                log_warn("accept: %s", strerror(e));
-            return;
+            if ((e == EMFILE || e == ENFILE) && shed_waiting(b, l, e))
+                return;
+            if (accept_backoff_failed(&l->ab, e))
+                return;
+            continue;   /* that connection failed; others may wait */
         }
+        accept_backoff_accepted(&l->ab);
         ip_slot_t *slot = NULL;
         if (refuse_over_limit(b, l, ip, port, &slot) < 0) {
             close(cfd);
@@ -224,7 +211,10 @@ int listener_open(broker_t *b, char *err, size_t errlen)
 
 int listener_accept_start(broker_t *b, char *err, size_t errlen)
 {
-    if (loop_watch(b->loop, b->listener->fd, LOOP_READABLE, on_accept, b) < 0) {
+    struct listener *l = b->listener;
+    char name[64];
+    snprintf(name, sizeof(name), "listener port %d", b->port);
+    if (accept_backoff_start(&l->ab, b->loop, l->fd, on_accept, b, name) < 0) {
         snprintf(err, errlen, "cannot watch the listener: %s", strerror(errno));
         return -1;
     }
@@ -236,13 +226,9 @@ void listener_close(broker_t *b)
     struct listener *l = b->listener;
     if (!l)
         return;
-    if (l->resume)
-        loop_timer_cancel(b->loop, l->resume);
-    if (l->fd >= 0) {
-        if (b->loop)
-            loop_unwatch(b->loop, l->fd);
+    accept_backoff_stop(&l->ab);
+    if (l->fd >= 0)
         close(l->fd);
-    }
     if (l->spare >= 0)
         close(l->spare);
     hmap_node_t *n;
