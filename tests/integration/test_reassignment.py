@@ -6,6 +6,7 @@ generated (rack-aware), verified, cancelled; a broker is drained; bad plans are
 refused before anything is written."""
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -86,9 +87,33 @@ def wait_folders(c, topic, p, holders, timeout=20):
                what="%s only on brokers %s (now on %s)" % (name, holders, have()))
 
 
+def isr_writes_outside_the_move(c, topic, p):
+    """ISR writes a leader made after completing a move that name a replica
+    outside that move's target (the removed replica taken back, say): each
+    broker's log, in order, from each "moved to its new replicas" line."""
+    name = "%s-%d" % (topic, p)
+    moving = re.compile(re.escape(name) + r" is to move to replicas \[([0-9,]*)\]")
+    written = re.compile(r"ISR of " + re.escape(name) + r" is now \[([0-9,]*)\]")
+    bad = []
+    for i, b in c.brokers.items():
+        target, moved = None, False
+        for line in b.log().splitlines():
+            m = moving.search(line)
+            if m:
+                target, moved = {int(x) for x in m.group(1).split(",") if x}, False
+            elif name + " moved to its new replicas" in line:
+                moved = True
+            elif moved and target is not None:
+                w = written.search(line)
+                if w and not {int(x) for x in w.group(1).split(",") if x} <= target:
+                    bad.append((i, line))
+    return bad
+
+
 def test_moves_under_a_stream_lose_nothing(make_cluster):
     """{1,2,3} -> {2,3,4} -> {4} -> {4,1,2} -> {1,2,3} (the leader not in the
-    target at the last step), each while an idempotent acks=all stream and a
+    target at that step) -> the leader, one follower and 4 (a follower removed
+    under a leader that stays, which must not take it back into the ISR), each while an idempotent acks=all stream and a
     group consumer run: every acknowledged message is read back once, in order,
     at its offset; nothing a consumer saw disappears; the replicas left behind
     are deleted."""
@@ -97,7 +122,10 @@ def test_moves_under_a_stream_lose_nothing(make_cluster):
     s = Stream(c.bootstrap, "m", 2).start()
     rec = Recorder(c.bootstrap, "m", 2, group="movers").start()
     s.wait_acked(200)
-    for target in ([2, 3, 4], [4], [4, 1, 2], [1, 2, 3]):
+    for target in ([2, 3, 4], [4], [4, 1, 2], [1, 2, 3], "keep the leader, swap a follower for 4"):
+        if isinstance(target, str):
+            st = c.state("m", 0)
+            target = [st["leader"]] + [r for r in st["replicas"] if r != st["leader"]][:1] + [4]
         out = reassign(c, "--execute", plan=plan_of([("m", 0, target)]))
         assert out.returncode == 0, out.stderr
         assert "Successfully started partition reassignments for m-0" in out.stdout
@@ -114,6 +142,7 @@ def test_moves_under_a_stream_lose_nothing(make_cluster):
     assert not dirty_reads(seen, logs)
     assert not s.errors, s.errors[:10]
     c.assert_replicas_identical("m", 2)
+    assert not isr_writes_outside_the_move(c, "m", 0)
 
 
 def test_a_move_survives_the_new_broker_and_the_leader_dying(make_cluster):

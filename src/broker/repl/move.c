@@ -81,6 +81,11 @@ static void move_written(coord_t *co, const coord_result_t *res, void *arg)
             p->isr_state = 0;   /* unknown until read again: no election meanwhile */
         } else {
             isr_write_done(r->isr, 1);
+            /* The ISR check works from its own copy of the replica lists:
+             * left at the old ones, it would take the removed replica (still
+             * fetching until it hears) back and drop the added one. */
+            int32_t no_rar[1];
+            isr_set_replicas(r->isr, p->replicas, p->nreplicas, no_rar, 0, loop_now_ms(b->loop));
         }
         cluster_reread_partition(b, p);
     } else if (res->rc == ZBADVERSION) {
