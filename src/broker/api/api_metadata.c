@@ -45,11 +45,18 @@ static int metadata_partition(broker_t *b, kafka_arena_t *ra, kafka_value_t *out
 
 static int metadata_topic_found(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, const topic_t *t)
 {
-    int n = 0;
+    int n = 0, listed = 0;
     for (int i = 0; i < t->nparts; i++)
-        if (t->parts[i] && t->parts[i]->have_replicas)
-            n++;
-    KV_SET_INT(out, MetadataResponseTopic, ErrorCode, n ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
+        if (t->parts[i]) {
+            listed++;
+            n += t->parts[i]->have_replicas;
+        }
+    /* While some listed partition's replicas are still being read (a broker
+     * just started, partitions just added), the topic says
+     * LEADER_NOT_AVAILABLE: clients keep the partition count they know
+     * then, where a short list without an error would tell them partitions
+     * went away (librdkafka fails the messages queued for those). */
+    KV_SET_INT(out, MetadataResponseTopic, ErrorCode, n && n == listed ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
     KV_SET_STR(ra, out, MetadataResponseTopic, Name, t->name);
     memcpy(KV_UUID(out, MetadataResponseTopic, TopicId), t->doc.topic_id, 16);
     kafka_value_t *parts = KV_SET_ARRAY(ra, out, MetadataResponseTopic, Partitions, (uint32_t)n);
