@@ -235,7 +235,10 @@ req_status_t api_elect_leaders(broker_t *b, conn_t *c, broker_request_t *req, ka
 /* ---- AlterPartitionReassignments ---- */
 
 /* The item's target (Replicas; null: cancel) copied and checked against
- * the view; the coordinator checks again when the move is written. */
+ * the view; the coordinator checks again when the move is written. As in
+ * Kafka's controller, only the brokers the target adds (not replicas of the
+ * partition now) must be live: a replica that is down may be kept, so that
+ * sending the partition's own replicas reverts a move waiting for it. */
 static void set_target(broker_t *b, admin_item_t *it, const kafka_value_t *replicas)
 {
     const partition_t *p = cluster_partition(b, it->name, it->partition);
@@ -261,9 +264,10 @@ static void set_target(broker_t *b, admin_item_t *it, const kafka_value_t *repli
     }
     for (int r = 0; r < it->rf; r++) {
         int32_t id = (int32_t)kv_at(replicas, (uint32_t)r)->u.i;
-        if (in_list(it->assignment, r, id) || !cluster_broker_live(b, id)) {
+        int added = !in_list(p->replicas, p->nreplicas, id);
+        if (in_list(it->assignment, r, id) || (added && !cluster_broker_live(b, id))) {
             admin_item_refuse(it, KERR_INVALID_REPLICA_ASSIGNMENT,
-                              "the target names a broker twice, or one that is not registered");
+                              "the target names a broker twice, or adds one that is not registered");
             return;
         }
         it->assignment[r] = id;

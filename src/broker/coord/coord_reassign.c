@@ -202,7 +202,9 @@ static int in_list(const int32_t *v, int n, int32_t id)
     return 0;
 }
 
-int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen)
+/* every: each broker a move names must be registered; else only those it
+ * adds to the partition (not among its replicas now). */
+static int plan_check(zhandle_t *zh, const coord_plan_t *plan, int every, char *err, size_t errlen)
 {
     int32_t *live = xcalloc(COORD_ADMIN_MAX_BROKERS, sizeof(*live));
     int nlive = 0, rc = coord_admin_live_brokers(zh, live, COORD_ADMIN_MAX_BROKERS, &nlive, err, errlen);
@@ -212,7 +214,8 @@ int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t 
         const coord_partition_desc_t *p;
         rc = current_replicas(zh, m->topic, m->partition, &d, &p, err, errlen);
         for (int k = 0; rc == 0 && k < m->nreplicas; k++)
-            if (!in_list(live, nlive, m->replicas[k])) {
+            if (!in_list(live, nlive, m->replicas[k]) &&
+                (every || !in_list(p->replicas, p->nreplicas, m->replicas[k]))) {
                 snprintf(err, errlen, "%s-%d: broker %d is not registered (no such live broker)", m->topic,
                          (int)m->partition, (int)m->replicas[k]);
                 rc = -1;
@@ -221,6 +224,16 @@ int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t 
     coord_admin_topic_desc_free(&d);
     free(live);
     return rc;
+}
+
+int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen)
+{
+    return plan_check(zh, plan, 1, err, errlen);
+}
+
+int coord_plan_check_added(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen)
+{
+    return plan_check(zh, plan, 0, err, errlen);
 }
 
 int coord_plan_current(zhandle_t *zh, const coord_plan_t *plan, coord_plan_t *current, char *err, size_t errlen)

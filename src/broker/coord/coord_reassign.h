@@ -47,6 +47,13 @@ void coord_plan_free(coord_plan_t *plan);
  * broker named is registered. 0, or -1 with err naming the first problem.
  * Nothing is written. */
 int coord_plan_check(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen);
+/* The same, but only the brokers a move adds to its partition (the target's
+ * brokers not among its replicas now) must be registered: Kafka's controller
+ * checks AlterPartitionReassignments so (kafka-reassign-partitions.sh, as
+ * coord_plan_check, every broker named). A partition's own replica may be
+ * down: a target keeping it waits for it, and one that is the partition's
+ * replicas ends a move in progress. */
+int coord_plan_check_added(zhandle_t *zh, const coord_plan_t *plan, char *err, size_t errlen);
 /* The plan's partitions as they are assigned now (for a rollback). */
 int coord_plan_current(zhandle_t *zh, const coord_plan_t *plan, coord_plan_t *current, char *err, size_t errlen);
 /* Starts every move: a move's node is created, or replaced when the partition
