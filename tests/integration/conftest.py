@@ -13,6 +13,8 @@ import re
 import pytest
 
 from harness import Keeper, wait_until
+# The multi-broker modules' keeper ensemble, a fixture shared by name.
+from repl_cluster import ensemble  # noqa: F401
 
 TARGET = os.environ.get("KIPPER_TEST_TARGET", "kipper").strip().lower() or "kipper"
 if TARGET not in ("kipper", "zookeeper"):

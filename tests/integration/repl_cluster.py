@@ -25,7 +25,9 @@ import struct
 import threading
 import time
 
-from broker_harness import Broker
+import pytest
+
+from broker_harness import Broker, node_slug
 from harness import wait_until
 from kafka_wire import KafkaConn
 
@@ -621,3 +623,41 @@ def dirty_reads(seen, logs):
     """What a consumer saw that the final logs do not hold at that offset."""
     at = {p: dict(entries) for p, entries in logs.items()}
     return [(p, off, val, at.get(p, {}).get(off)) for p, off, val in seen if at.get(p, {}).get(off) != val]
+
+
+# ---- fixtures the multi-broker test modules share ----
+
+@pytest.fixture(scope="module")
+def ensemble():
+    """A 3-member kipper keeper ensemble for the module's clusters (each on a
+    chroot of its own); every keeper must exit 0 at the end."""
+    ens = keeper_ensemble()
+    try:
+        yield ens
+    finally:
+        rcs = ens.close()
+        ens.cleanup()
+        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
+
+
+def cluster_maker(request, ensemble, prefix, default_ids=(1, 2, 3)):
+    """The body of a make_cluster fixture (`yield from` it): yields
+    make(ids=default_ids, extra={server.properties}, per_broker={id: {...}},
+    start=True, ens=None), brokers on the chroot /prefix/<test>-<n>. Every
+    broker is stopped (SIGTERM) after the test and must exit 0, unless the
+    test killed it and left it down."""
+    made = []
+
+    def make(ids=default_ids, extra=None, per_broker=None, start=True, ens=None):
+        chroot = "/%s/%s-%d" % (prefix, node_slug(request)[:60], len(made))
+        c = ReplCluster((ens or ensemble).hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker)
+        made.append(c)
+        if start:
+            c.start()
+        return c
+
+    yield make
+    errors = []
+    for c in made:
+        errors += c.close(keep=getattr(request.node, "keeper_failed", False))
+    assert not errors, "\n".join(errors)

@@ -17,7 +17,7 @@ import pytest
 
 from harness import KIPPER, wait_until
 from kafka_wire import KafkaConn, Reader, Record, karray, kstring, record_batch
-from repl_cluster import ReplCluster, keeper_ensemble, read_checkpoint
+from repl_cluster import ReplCluster, read_checkpoint
 
 JS_ADMIN = os.path.join(os.path.dirname(__file__), "js", "admin.js")
 
@@ -31,17 +31,6 @@ ERR_NOT_ENOUGH_REPLICAS = 19
 ERR_INVALID_CONFIG = 40
 ERR_INVALID_REQUEST = 42
 SRC_TOPIC, SRC_DYNAMIC_BROKER, SRC_DYNAMIC_DEFAULT, SRC_STATIC, SRC_DEFAULT = 1, 2, 3, 4, 5
-
-
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble()
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
 
 
 @pytest.fixture

@@ -9,35 +9,12 @@ import subprocess
 import pytest
 
 from harness import KIPPER, wait_until
-from repl_cluster import LAG_MS, ReplCluster, Stream, check_stream, keeper_ensemble
-
-
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble()
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
+from repl_cluster import LAG_MS, Stream, check_stream, cluster_maker
 
 
 @pytest.fixture
 def make_cluster(request, ensemble):
-    made = []
-
-    def make(extra=None, ids=(1, 2, 3)):
-        c = ReplCluster(ensemble.hosts(), "/elect/%s-%d" % (request.node.name[:60], len(made)), ids=ids,
-                        extra=extra).start()
-        made.append(c)
-        return c
-
-    yield make
-    errors = []
-    for c in made:
-        errors += c.close()
-    assert not errors, "\n".join(errors)
+    yield from cluster_maker(request, ensemble, "elect", (1, 2, 3))
 
 
 def elect(c, *args):

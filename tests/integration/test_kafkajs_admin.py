@@ -19,38 +19,15 @@ import time
 import pytest
 
 from harness import wait_until
-from repl_cluster import SESSION_MS, ReplCluster, keeper_ensemble
+from repl_cluster import SESSION_MS, cluster_maker
 from test_reassignment import wait_folders
 
 JS_ADMIN = os.path.join(os.path.dirname(__file__), "js", "admin.js")
 
 
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble()
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
-
-
 @pytest.fixture
 def make_cluster(request, ensemble):
-    made = []
-
-    def make(ids=(1, 2, 3, 4), extra=None):
-        chroot = "/kafkajs-admin/%s-%d" % (request.node.name[:60], len(made))
-        c = ReplCluster(ensemble.hosts(), chroot, ids=ids, extra=extra).start()
-        made.append(c)
-        return c
-
-    yield make
-    errors = []
-    for c in made:
-        errors += c.close()
-    assert not errors, "\n".join(errors)
+    yield from cluster_maker(request, ensemble, "kafkajs-admin", (1, 2, 3, 4))
 
 
 # ---- KafkaJS ----

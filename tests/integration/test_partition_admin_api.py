@@ -9,39 +9,16 @@ import pytest
 
 from harness import wait_until
 from kafka_wire import KafkaConn
-from repl_cluster import LAG_MS, ReplCluster, Stream, check_stream, keeper_ensemble
+from repl_cluster import LAG_MS, Stream, check_stream, cluster_maker
 from test_reassignment import wait_folders, wait_moved
 
 NONE, UNKNOWN_TOPIC_OR_PARTITION, INVALID_REPLICA_ASSIGNMENT, INVALID_REQUEST = 0, 3, 39, 42
 PREFERRED_LEADER_NOT_AVAILABLE, ELECTION_NOT_NEEDED, NO_REASSIGNMENT_IN_PROGRESS = 80, 84, 85
 
 
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble()
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
-
-
 @pytest.fixture
 def make_cluster(request, ensemble):
-    made = []
-
-    def make(ids=(1, 2, 3, 4), extra=None):
-        chroot = "/admin-api/%s-%d" % (request.node.name[:60], len(made))
-        c = ReplCluster(ensemble.hosts(), chroot, ids=ids, extra=extra).start()
-        made.append(c)
-        return c
-
-    yield make
-    errors = []
-    for c in made:
-        errors += c.close()
-    assert not errors, "\n".join(errors)
+    yield from cluster_maker(request, ensemble, "admin-api", (1, 2, 3, 4))
 
 
 def test_a_move_through_the_api_under_traffic(make_cluster):

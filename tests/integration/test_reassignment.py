@@ -15,35 +15,12 @@ import pytest
 
 from harness import KIPPER, wait_until
 from kafka_wire import Record, record_batch
-from repl_cluster import ReplCluster, Recorder, Stream, check_stream, dirty_reads, keeper_ensemble
-
-
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble()
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
+from repl_cluster import Recorder, Stream, check_stream, cluster_maker, dirty_reads
 
 
 @pytest.fixture
 def make_cluster(request, ensemble):
-    made = []
-
-    def make(ids=(1, 2, 3, 4), extra=None, per_broker=None):
-        chroot = "/move/%s-%d" % (request.node.name[:60], len(made))
-        c = ReplCluster(ensemble.hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker).start()
-        made.append(c)
-        return c
-
-    yield make
-    errors = []
-    for c in made:
-        errors += c.close(keep=getattr(request.node, "keeper_failed", False))
-    assert not errors, "\n".join(errors)
+    yield from cluster_maker(request, ensemble, "move", (1, 2, 3, 4))
 
 
 def reassign(c, *args, plan=None):

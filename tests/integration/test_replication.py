@@ -23,49 +23,19 @@ import time
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 
-from broker_harness import node_slug
 from harness import wait_until
 from kafka_wire import Record, parse_record_batches, record_batch
-from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                          ERR_REQUEST_TIMED_OUT, LAG_MS, SESSION_MS, Recorder, ReplCluster, Stream,
-                          check_stream, dirty_reads, keeper_ensemble, read_checkpoint)
+from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, ERR_REQUEST_TIMED_OUT,
+                          LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker, dirty_reads,
+                          keeper_ensemble, read_checkpoint)
 
 
 # ---- fixtures ---------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def ensemble():
-    ens = keeper_ensemble("kipper")
-    try:
-        yield ens
-    finally:
-        rcs = ens.close()
-        ens.cleanup()
-        assert all(rc == 0 for rc in rcs.values()), "keepers exited with %r" % rcs
-
-
 @pytest.fixture
 def make_cluster(request, ensemble):
-    """make_cluster(ids=(1, 2, 3), extra={server.properties}, per_broker={id: {...}},
-    start=True, ens=None): brokers on a chroot of their own. Every broker is
-    stopped (SIGTERM) after the test and must exit 0, unless the test killed it
-    and left it down."""
-    clusters = []
-
-    def make(ids=(1, 2, 3), extra=None, per_broker=None, start=True, ens=None):
-        chroot = "/repl/" + node_slug(request) + ("-%d" % len(clusters) if clusters else "")
-        c = ReplCluster((ens or ensemble).hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker)
-        clusters.append(c)
-        if start:
-            c.start()
-        return c
-
-    yield make
-    errors = []
-    for c in clusters:
-        errors += c.close(keep=getattr(request.node, "keeper_failed", False))
-    assert not errors, "\n".join(errors)
+    yield from cluster_maker(request, ensemble, "repl", (1, 2, 3))
 
 
 def timed(label):
