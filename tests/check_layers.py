@@ -34,7 +34,9 @@ RULES = {
     "broker/api": ["base", "broker/wire", "broker/log", "broker/coord", "broker/group", "broker/repl",
                    "broker/core"],
     "broker": ["base"],
-    "cli": ["base", "broker/broker.h", "broker/coord", "keeper/keeper.h"],
+    # cli speaks Kafka's protocol itself for `kipper reassign --verify`'s progress (log_dirs_client.c):
+    # broker/wire is a lower layer naming only base, so the tool sees no broker process header.
+    "cli": ["base", "broker/broker.h", "broker/coord", "broker/wire", "keeper/keeper.h"],
 }
 
 # Pure state machines living beside their service: held to a lower rule.

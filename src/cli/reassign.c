@@ -4,19 +4,27 @@
  * its move out (docs/replication.md, Reassignment).
  *
  *   --generate --topics-to-move-json-file F --broker-list 1,2,3
- *   --execute  --reassignment-json-file F
+ *   --execute  --reassignment-json-file F [--throttle RATE]
  *   --verify   --reassignment-json-file F
  *   --cancel   --reassignment-json-file F
- *   --drain BROKER [--execute]
+ *   --drain BROKER [--execute [--throttle RATE]]
  *
  * Plans are Kafka's JSON. A plan naming a missing topic or partition, a
  * broker that is not registered, the same broker twice or an empty replica
  * list, or that is not valid JSON, is refused before anything is written.
  * Exit codes: 0 done, 1 the operation failed (or --verify found moves not
- * done), 2 the command line is wrong. */
+ * done), 2 the command line is wrong.
+ *
+ * --throttle sets the move throttle's rates on the brokers concerned before
+ * the moves start, and --verify removes them once no move of the plan is in
+ * progress (reassign_throttle.h); --verify also shows how far each move in
+ * progress has got, read from the brokers (reassign_progress.h). */
 #define _GNU_SOURCE
 #include "reassign.h"
+#include "reassign_progress.h"
+#include "reassign_throttle.h"
 #include "broker/coord/coord_reassign.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,6 +45,8 @@ typedef struct {
     const char *plan_file;         /* --reassignment-json-file */
     const char *topics_file;       /* --topics-to-move-json-file */
     const char *broker_list;
+    const char *throttle_arg;      /* --throttle, as given */
+    int64_t throttle;              /* bytes/s; 0: none */
     int32_t drain;
 } reassign_opts_t;
 
@@ -45,17 +55,24 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: kipper reassign [--zookeeper host:port[,host:port...][/chroot]]\n"
             "         --generate --topics-to-move-json-file FILE --broker-list 1,2,3\n"
-            "       | --execute --reassignment-json-file FILE\n"
+            "       | --execute --reassignment-json-file FILE [--throttle RATE]\n"
             "       | --verify --reassignment-json-file FILE\n"
             "       | --cancel --reassignment-json-file FILE\n"
-            "       | --drain BROKER [--execute]\n"
+            "       | --drain BROKER [--execute [--throttle RATE]]\n"
             "\n"
             "  --generate   print the current assignment of the topics in FILE ({\"version\":1,\"topics\":\n"
             "               [{\"topic\":\"t\"}]}) and a proposed one over the brokers listed (rack-aware\n"
             "               when every broker has broker.rack)\n"
             "  --execute    start the moves in FILE (kafka-reassign-partitions.sh's format); prints the\n"
             "               current assignment first, to keep for a rollback\n"
-            "  --verify     whether each move in FILE is done (exit 1 while any is not)\n"
+            "  --throttle   with --execute: first set leader.replication.throttled.rate and\n"
+            "               follower.replication.throttled.rate to RATE (bytes/second, a positive integer) on\n"
+            "               every broker holding a replica of a moved partition now or in its target, so the\n"
+            "               moves' catch-up traffic stays under RATE; --verify removes them when done\n"
+            "  --verify     whether each move in FILE is done (exit 1 while any is not); for a move in\n"
+            "               progress, the bytes each added replica still lacks and its rate (read from the\n"
+            "               brokers, about a second apart); once no move in FILE is in progress, removes\n"
+            "               the throttle rates from every registered broker and every broker FILE names\n"
             "  --cancel     stop the moves in FILE still in progress (their replicas stay as they were)\n"
             "  --drain N    a plan moving every replica off broker N (before removing it); with --execute\n"
             "               it is started at once\n"
@@ -111,6 +128,8 @@ static int parse_args(int argc, char **argv, reassign_opts_t *o)
             o->topics_file = v;
         else if (strcmp(a, "--broker-list") == 0)
             o->broker_list = v;
+        else if (strcmp(a, "--throttle") == 0)
+            o->throttle_arg = v;
         else if (strcmp(a, "--drain") == 0) {
             char *end;
             long id = strtol(v, &end, 10);
@@ -135,6 +154,10 @@ static int check_args(reassign_opts_t *o)
         return usage_error("--execute, --verify and --cancel need --reassignment-json-file (only)");
     if (o->action == DRAIN && (o->plan_file || o->topics_file || o->broker_list))
         return usage_error("--drain takes no files and no broker list");
+    if (o->throttle_arg && !(o->action == EXECUTE || (o->action == DRAIN && o->execute)))
+        return usage_error("--throttle goes only with --execute (or --drain BROKER --execute)");
+    if (o->throttle_arg && reassign_parse_rate(o->throttle_arg, &o->throttle) < 0)
+        return usage_error("--throttle takes a rate in bytes/second: a positive integer");
     return EXIT_OK;
 }
 
@@ -188,8 +211,24 @@ static void print_moved(const char *what, const coord_plan_t *plan)
     printf("\n");
 }
 
-/* Checks, prints the current assignment (for a rollback), starts. */
-static int execute(zhandle_t *zh, const coord_plan_t *plan)
+/* kafka-reassign-partitions.sh's lines around a throttle; the rates go on
+ * the brokers of the plan and of the current assignment. */
+static int set_throttle(zhandle_t *zh, const coord_plan_t *plan, const coord_plan_t *current, int64_t rate)
+{
+    char err[512];
+    printf("Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle "
+           "is removed.\n");
+    if (reassign_throttle_set(zh, plan, current, rate, err, sizeof(err)) < 0) {
+        fprintf(stderr, "kipper reassign: %s; no move was started\n", err);
+        return EXIT_FAILED;
+    }
+    printf("The inter-broker throttle limit was set to %lld B/s\n", (long long)rate);
+    return EXIT_OK;
+}
+
+/* Checks, prints the current assignment (for a rollback), sets the
+ * throttle (rate 0: none), starts. */
+static int execute(zhandle_t *zh, const coord_plan_t *plan, int64_t rate)
 {
     char err[512];
     coord_plan_t current;
@@ -199,7 +238,10 @@ static int execute(zhandle_t *zh, const coord_plan_t *plan)
     }
     print_plan("Current partition replica assignment\n", &current);
     printf("\nSave this to use as the --reassignment-json-file option during rollback\n");
+    int rc = rate > 0 ? set_throttle(zh, plan, &current, rate) : EXIT_OK;
     coord_plan_free(&current);
+    if (rc != EXIT_OK)
+        return rc;
     if (coord_plan_execute(zh, plan, err, sizeof(err)) < 0) {
         fprintf(stderr, "kipper reassign: %s\n", err);
         return EXIT_FAILED;
@@ -208,7 +250,9 @@ static int execute(zhandle_t *zh, const coord_plan_t *plan)
     return EXIT_OK;
 }
 
-static int verify(zhandle_t *zh, const coord_plan_t *plan)
+/* Kafka's status line per move; moving[i] set for each in progress. The
+ * count not done, or -1 (printed) when one cannot be read. */
+static int print_status(zhandle_t *zh, const coord_plan_t *plan, unsigned char *moving, int *in_progress)
 {
     char err[512];
     int not_done = 0;
@@ -218,14 +262,42 @@ static int verify(zhandle_t *zh, const coord_plan_t *plan)
         int st = coord_move_status(zh, m, err, sizeof(err));
         if (st < 0) {
             fprintf(stderr, "kipper reassign: %s\n", err);
-            return EXIT_FAILED;
+            return -1;
         }
         printf("Reassignment of partition %s-%d is %s.\n", m->topic, (int)m->partition,
                st == COORD_MOVE_DONE ? "completed" : st == COORD_MOVE_IN_PROGRESS ? "still in progress"
                                                                                   : "not done (cancelled, or not started)");
         not_done += st != COORD_MOVE_DONE;
+        moving[i] = st == COORD_MOVE_IN_PROGRESS;
+        *in_progress += moving[i];
     }
-    return not_done ? EXIT_FAILED : EXIT_OK;
+    return not_done;
+}
+
+/* With no move of the plan in progress, the throttle has nothing left to
+ * hold: it goes (as kafka-reassign-partitions.sh removes it then, a
+ * cancelled move included), and is said to have gone when there was one. */
+static int remove_throttle(zhandle_t *zh, const coord_plan_t *plan)
+{
+    char err[512];
+    int rc = reassign_throttle_remove(zh, plan, err, sizeof(err));
+    if (rc < 0)
+        fprintf(stderr, "kipper reassign: %s\n", err);
+    else if (rc > 0)
+        printf("Throttle was removed.\n");
+    return rc < 0 ? EXIT_FAILED : EXIT_OK;
+}
+
+static int verify(zhandle_t *zh, const coord_plan_t *plan)
+{
+    unsigned char *moving = xcalloc((size_t)plan->n + 1, 1);
+    int in_progress = 0, not_done = print_status(zh, plan, moving, &in_progress), rc = EXIT_OK;
+    if (not_done >= 0 && in_progress > 0)
+        reassign_progress_print(zh, plan, moving);
+    else if (not_done >= 0)
+        rc = remove_throttle(zh, plan);
+    free(moving);
+    return not_done != 0 ? EXIT_FAILED : rc;
 }
 
 static int cancel(zhandle_t *zh, const coord_plan_t *plan)
@@ -319,7 +391,7 @@ static int drain(zhandle_t *zh, const reassign_opts_t *o)
     }
     int rc = EXIT_OK;
     if (o->execute) {
-        rc = execute(zh, &proposed);
+        rc = execute(zh, &proposed, o->throttle);
     } else if (coord_plan_current(zh, &proposed, &current, err, sizeof(err)) == 0) {
         print_plan("Current partition replica assignment", &current);
         print_plan("\nProposed partition reassignment configuration", &proposed);
@@ -352,7 +424,7 @@ int reassign_main(int argc, char **argv)
     }
     switch (o.action) {
     case GENERATE: rc = generate(zh, &o); break;
-    case EXECUTE: rc = execute(zh, &plan); break;
+    case EXECUTE: rc = execute(zh, &plan, o.throttle); break;
     case VERIFY: rc = verify(zh, &plan); break;
     case CANCEL: rc = cancel(zh, &plan); break;
     case DRAIN: rc = drain(zh, &o); break;

@@ -3,7 +3,9 @@
 by the partition's leader under a running acks=all producer and a consumer,
 with nothing acknowledged lost and the old replicas' logs deleted; plans are
 generated (rack-aware), verified, cancelled; a broker is drained; bad plans are
-refused before anything is written."""
+refused before anything is written; --throttle sets the move throttle on the
+brokers concerned, --verify shows a move's bytes left and rate and removes the
+throttle when the moves are done."""
 import json
 import os
 import re
@@ -162,6 +164,10 @@ def test_cancel_restores_the_replicas(make_cluster):
                c.zk.exists("/brokers/partitions_reassigned/c/0"), timeout=10, what="the move to be in progress")
     st = reassign(c, "--verify", plan=plan)
     assert st.returncode == 1 and "is still in progress" in st.stdout
+    # The added replica's broker does not answer (paused; or no longer
+    # registered, should its session have expired meanwhile): said, and
+    # --verify goes on.
+    assert "Reassignment of partition c-0 is still in progress: replica 4 cannot be reached" in st.stdout, st.stdout
     out = reassign(c, "--cancel", plan=plan)
     assert out.returncode == 0 and "Successfully cancelled partition reassignments for: c-0" in out.stdout
     c.resume(4)
@@ -193,8 +199,10 @@ def test_add_a_broker_with_a_generated_plan_then_drain_one(make_cluster):
     assert sum(r.count(5) for r in placed) == 6 and sum(r[0] == 5 for r in placed) == 2   # its share, 30 of 150%
     assert reassign(c, "--execute", plan=proposed).returncode == 0
     wait_until(lambda: reassign(c, "--verify", plan=proposed).returncode == 0, timeout=60, what="the plan to complete")
-    drained = reassign(c, "--drain", "1", "--execute")
+    drained = reassign(c, "--drain", "1", "--execute", "--throttle", "50000000")   # 50 MB/s: holds nothing back here
     assert drained.returncode == 0, drained.stderr
+    assert "The inter-broker throttle limit was set to 50000000 B/s" in drained.stdout
+    assert broker_configs(c, 1) == {k: "50000000" for k in RATE_KEYS}   # it holds replicas that move
     for p in range(10):
         wait_until(lambda: 1 not in c.state("g", p)["replicas"] and not c.zk.exists(
             "/brokers/partitions_reassigned/g/%d" % p), timeout=60, what="g-%d off broker 1" % p)
@@ -285,3 +293,100 @@ def test_the_throttle_holds_a_moves_catch_up_traffic(make_cluster):
     wait_moved(c, "big", 0, [1, 2])
     assert samples >= 5   # it took seconds: the rate held it back
     c.assert_replicas_identical("live", 1)
+
+
+RATE_KEYS = ("leader.replication.throttled.rate", "follower.replication.throttled.rate")
+
+
+def broker_configs(c, i):
+    """/config/brokers/[i]'s configs ({} when there is no node)."""
+    if not c.zk.exists("/config/brokers/%d" % i):
+        return {}
+    return json.loads(c.zk.get("/config/brokers/%d" % i)[0].decode())["config"]
+
+
+def test_execute_with_a_throttle_then_verify_until_it_is_removed(make_cluster):
+    """--execute --throttle 200 KB/s: both rates land in /config/brokers/[id] of the
+    partition's brokers before and after (1 and 2), not of broker 3; the added
+    replica never holds more than the rate allows for the time since the move
+    started (plus a fetch), so the move takes at least its size over the rate;
+    --verify meanwhile says how many bytes replica 2 lacks and at what rate it
+    catches up, and keeps the throttle; --verify after the move removes it."""
+    rate = 200 * 1024
+    fetch = 64 * 1024
+    c = make_cluster(ids=(1, 2, 3), extra={"replica.fetch.max.bytes": fetch,
+                                           "replica.fetch.response.max.bytes": fetch})
+    c.create_topic("slow", assignment=[[1]])
+    value = b"x" * 10000
+    with c.conn(1) as conn:
+        for _ in range(28):     # about 1.7 MB, in batches smaller than a fetch
+            assert conn.produce("slow", 0, record_batch([Record(None, value)] * 6), acks=1).error == 0
+    total = folder_bytes(c, 1, "slow", 0)
+    plan = plan_of([("slow", 0, [1, 2])])
+    started = time.monotonic()
+    out = reassign(c, "--execute", "--throttle", str(rate), plan=plan)
+    assert out.returncode == 0, out.stderr
+    assert "The inter-broker throttle limit was set to %d B/s" % rate in out.stdout, out.stdout
+    assert "Successfully started partition reassignments for slow-0" in out.stdout
+    for i in (1, 2):
+        assert broker_configs(c, i) == {k: str(rate) for k in RATE_KEYS}
+    assert not c.zk.exists("/config/brokers/3")
+
+    verified = reassign(c, "--verify", plan=plan)
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert "Reassignment of partition slow-0 is still in progress." in verified.stdout
+    line = re.search(r"Reassignment of partition slow-0 is still in progress: replica 2 has (\d+) bytes left, "
+                     r"catching up at (\d+) B/s", verified.stdout)
+    assert line, verified.stdout
+    left, catching_up = int(line.group(1)), int(line.group(2))
+    assert 0 < left <= total, (left, total)
+    # Over the second between the readings: the rate, plus the bucket and a fetch.
+    assert catching_up <= 2 * rate, catching_up
+    assert "Throttle was removed." not in verified.stdout
+    assert broker_configs(c, 2) == {k: str(rate) for k in RATE_KEYS}
+
+    samples = []
+
+    def copied():
+        samples.append((time.monotonic() - started, folder_bytes(c, 2, "slow", 0)))
+        return samples[-1][1] >= total
+    wait_until(copied, timeout=120, interval=0.2, what="the added replica to hold the whole log")
+    wait_moved(c, "slow", 0, [1, 2], timeout=60)
+    # The rate, plus one fetch, the bucket (a tenth of a second) and batch framing ahead of it.
+    slack = fetch + rate // 10 + 100000
+    over = [(t, n) for t, n in samples if n > rate * t + slack]
+    assert not over, over[:5]
+    assert samples[-1][0] >= (total - slack) / rate, (samples[-1], total)
+
+    verified = reassign(c, "--verify", plan=plan)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "Reassignment of partition slow-0 is completed." in verified.stdout
+    assert "Throttle was removed." in verified.stdout
+    for i in (1, 2, 3):
+        assert not set(RATE_KEYS) & set(broker_configs(c, i)), (i, broker_configs(c, i))
+    again = reassign(c, "--verify", plan=plan)
+    assert again.returncode == 0 and "Throttle was removed." not in again.stdout
+
+
+def test_throttle_usage_errors(make_cluster):
+    """A rate that is not a positive integer, or --throttle with another action
+    than --execute, is a usage error (exit 2), and nothing is written."""
+    c = make_cluster(ids=(1, 2))
+    c.create_topic("u", assignment=[[1]])
+    plan = plan_of([("u", 0, [2])])
+    cases = [
+        (["--execute", "--throttle", "abc"], plan, "--throttle takes a rate in bytes/second"),
+        (["--execute", "--throttle", "0"], plan, "--throttle takes a rate in bytes/second"),
+        (["--execute", "--throttle", "-100"], plan, "--throttle takes a rate in bytes/second"),
+        (["--execute", "--throttle", "10MB"], plan, "--throttle takes a rate in bytes/second"),
+        (["--verify", "--throttle", "1000"], plan, "--throttle goes only with --execute"),
+        (["--cancel", "--throttle", "1000"], plan, "--throttle goes only with --execute"),
+        (["--drain", "1", "--throttle", "1000"], None, "--throttle goes only with --execute"),
+    ]
+    for args, p, message in cases:
+        out = reassign(c, *args, plan=p)
+        assert out.returncode == 2 and message in out.stderr, (args, out.returncode, out.stderr)
+        assert "usage: kipper reassign" in out.stderr
+    assert not c.zk.exists("/brokers/partitions_reassigned/u")
+    assert not c.zk.get_children("/config/brokers")
+    assert c.state("u", 0)["replicas"] == [1]

@@ -61,6 +61,7 @@ int main(int argc, char **argv)
     suite_producer_state();
     suite_group();
     suite_repl();
+    suite_cli_reassign();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

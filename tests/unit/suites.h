@@ -26,5 +26,6 @@ void suite_message_convert(void); /* test_message_convert.c: magic 0/1 message s
 void suite_producer_state(void); /* test_producer_state.c: idempotent producer sequence checks */
 void suite_group(void);       /* test_group.c: consumer group state machine, placement hash */
 void suite_repl(void);        /* test_repl.c: ISR and HW, commitQ, truncation by leader epoch */
+void suite_cli_reassign(void); /* test_cli_reassign.c: --throttle's rate, progress, the DescribeLogDirs client */
 
 #endif
