@@ -27,6 +27,9 @@ EXPECTED = {0: (0, 9), 1: (4, 11), 2: (0, 6), 3: (0, 12), 18: (0, 3), 19: (0, 7)
             23: (0, 4), 32: (0, 4), 37: (0, 3), 60: (0, 1),
             # configs and records changed on a running cluster
             21: (0, 2), 33: (0, 2), 35: (0, 4), 44: (0, 1),
+            # partition moves and elections: ElectLeaders, AlterPartitionReassignments,
+            # ListPartitionReassignments
+            43: (0, 2), 45: (0, 0), 46: (0, 0),
             # the group coordinator
             8: (0, 8), 9: (0, 8), 10: (0, 5), 11: (0, 9), 12: (0, 4), 13: (0, 5), 14: (0, 5), 15: (0, 5), 16: (0, 5)}
 
