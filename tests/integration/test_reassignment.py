@@ -14,6 +14,8 @@ import tempfile
 import time
 
 import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 
 from harness import KIPPER, wait_until
 from kafka_wire import Record, record_batch
@@ -216,14 +218,24 @@ def test_add_a_broker_with_a_generated_plan_then_drain_one(make_cluster):
 
 
 def test_racks_never_share_a_partition(make_cluster):
-    """With broker.rack on three racks, created topics and generated plans put no
-    two replicas of a partition on one rack."""
+    """With broker.rack on three racks, topics created by `kipper topics --create`,
+    by CreateTopics (an admin client) and by auto-creation (a producer's first
+    record), and generated plans, put no two replicas of a partition on one rack."""
     racks = {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}
-    c = make_cluster(ids=tuple(racks), per_broker={i: {"broker.rack": r} for i, r in racks.items()})
+    c = make_cluster(ids=tuple(racks),
+                     extra={"auto.create.topics.enable": "true", "num.partitions": 6, "default.replication.factor": 3},
+                     per_broker={i: {"broker.rack": r} for i, r in racks.items()})
     c.create_topic("r", partitions=12, rf=3)
-    for p in range(12):
-        reps = c.state("r", p)["replicas"]
-        assert len({racks[i] for i in reps}) == 3, (p, reps)
+    admin = AdminClient({"bootstrap.servers": c.bootstrap})   # kept: its futures fail once it is gone
+    admin.create_topics([NewTopic("r-api", 12, 3)])["r-api"].result(60)
+    producer, delivered = Producer({"bootstrap.servers": c.bootstrap}), []
+    producer.produce("r-auto", b"first", on_delivery=lambda err, msg: delivered.append(err))
+    assert producer.flush(60) == 0 and delivered == [None], delivered
+    for topic, partitions in (("r", 12), ("r-api", 12), ("r-auto", 6)):
+        for p in range(partitions):
+            reps = wait_until(lambda: c.state(topic, p)["replicas"], timeout=30,
+                              what="%s-%d's replicas node" % (topic, p))
+            assert len({racks[i] for i in reps}) == 3, (topic, p, reps)
     fd, topics = tempfile.mkstemp(suffix=".json")
     with os.fdopen(fd, "w") as f:
         json.dump({"version": 1, "topics": [{"topic": "r"}]}, f)
