@@ -8,6 +8,7 @@
  * their error codes and messages. */
 #define _GNU_SOURCE
 #include "coord_admin.h"
+#include "coord_admin_impl.h"
 #include "coord_config.h"
 #include "coord_connect.h"
 #include "base/alloc.h"
@@ -40,9 +41,7 @@ static void succeed(coord_admin_result_t *res)
     res->message[0] = 0;
 }
 
-static int fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...) KIPPER_PRINTF(3, 4);
-
-static int fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...)
+int coord_admin_fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -61,14 +60,14 @@ static int16_t zk_error_code(int rc)
                : KERR_UNKNOWN_SERVER_ERROR;
 }
 
-static int zk_fail(coord_admin_result_t *res, const char *what, const char *path, int rc)
+int coord_admin_zk_fail(coord_admin_result_t *res, const char *what, const char *path, int rc)
 {
-    return fail(res, zk_error_code(rc), "ZooKeeper error on %s %s: %s (%d)", what, path, zerror(rc), rc);
+    return coord_admin_fail(res, zk_error_code(rc), "ZooKeeper error on %s %s: %s (%d)", what, path, zerror(rc), rc);
 }
 
 static int no_such_topic(coord_admin_result_t *res, const char *topic)
 {
-    return fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION, "Topic '%s' does not exist.", topic);
+    return coord_admin_fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION, "Topic '%s' does not exist.", topic);
 }
 
 /* A name that is not a legal topic can name no topic, and must not become
@@ -77,7 +76,7 @@ static int check_topic_name(const char *topic, coord_admin_result_t *res)
 {
     char err[256];
     if (coord_topic_name_valid(topic, err, sizeof(err)) < 0)
-        return fail(res, KERR_INVALID_TOPIC_EXCEPTION, "%s", err);
+        return coord_admin_fail(res, KERR_INVALID_TOPIC_EXCEPTION, "%s", err);
     return 0;
 }
 
@@ -229,17 +228,18 @@ static int read_doc(zhandle_t *zh, const char *path, char *buf, int *len, coord_
     if (rc == ZNONODE)
         return 0;
     if (rc != ZOK)
-        return zk_fail(res, "read", path, rc);
+        return coord_admin_zk_fail(res, "read", path, rc);
     if (st.dataLength > COORD_DOC_MAX)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s: document of %d bytes is larger than the limit of %d",
-                    path, (int)st.dataLength, COORD_DOC_MAX);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                                "%s: document of %d bytes is larger than the limit of %d",
+                                path, (int)st.dataLength, COORD_DOC_MAX);
     *len = n < 0 ? 0 : n;   /* -1: the node holds null */
     return 1;
 }
 
 static int bad_doc(coord_admin_result_t *res, const char *path, const char *why)
 {
-    return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
+    return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
 }
 
 /* The replicas of topic's partition p, which must exist. */
@@ -271,11 +271,11 @@ static int list_partitions(zhandle_t *zh, const char *topic, int32_t **out, int 
     if (rc == ZNONODE)
         return no_such_topic(res, topic);
     if (rc != ZOK)
-        return zk_fail(res, "list", path, rc);
+        return coord_admin_zk_fail(res, "list", path, rc);
     int32_t *partitions = malloc(sizeof(int32_t) * (size_t)(kids.count > 0 ? kids.count : 1));
     if (!partitions) {
         deallocate_String_vector(&kids);
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory listing %s", path);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory listing %s", path);
     }
     int count = 0;
     for (int i = 0; i < kids.count; i++) {
@@ -394,18 +394,18 @@ static int fill_configs(const coord_config_entry_t *configs, int nconfigs, coord
 {
     char err[256];
     if (nconfigs < 0 || nconfigs > COORD_MAX_TOPIC_CONFIGS)
-        return fail(res, KERR_INVALID_CONFIG, "At most %d topic configs, got %d.", COORD_MAX_TOPIC_CONFIGS,
-                    nconfigs);
+        return coord_admin_fail(res, KERR_INVALID_CONFIG, "At most %d topic configs, got %d.", COORD_MAX_TOPIC_CONFIGS,
+                                nconfigs);
     doc->nconfigs = 0;
     for (int i = 0; i < nconfigs; i++) {
         const coord_config_entry_t *c = &configs[i];
         if (memchr(c->key, 0, sizeof(c->key)) == NULL || memchr(c->value, 0, sizeof(c->value)) == NULL)
-            return fail(res, KERR_INVALID_CONFIG, "Topic config %d is not a terminated string.", i);
+            return coord_admin_fail(res, KERR_INVALID_CONFIG, "Topic config %d is not a terminated string.", i);
         if (coord_config_valid(COORD_ENTITY_TOPIC, c->key, c->value, err, sizeof(err)) < 0)
-            return fail(res, KERR_INVALID_CONFIG, "%s", err);
+            return coord_admin_fail(res, KERR_INVALID_CONFIG, "%s", err);
         for (int j = 0; j < i; j++)
             if (strcmp(configs[j].key, c->key) == 0)
-                return fail(res, KERR_INVALID_CONFIG, "Topic config %s is given more than once.", c->key);
+                return coord_admin_fail(res, KERR_INVALID_CONFIG, "Topic config %s is given more than once.", c->key);
         doc->configs[doc->nconfigs++] = *c;
     }
     return 0;
@@ -427,11 +427,11 @@ static int32_t *live_brokers(zhandle_t *zh, int *n, coord_admin_result_t *res)
     char err[256];
     int32_t *brokers = malloc(sizeof(int32_t) * COORD_ADMIN_MAX_BROKERS);
     if (!brokers) {
-        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
         return NULL;
     }
     if (coord_admin_live_brokers(zh, brokers, COORD_ADMIN_MAX_BROKERS, n, err, sizeof(err)) < 0) {
-        fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+        coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
         free(brokers);
         return NULL;
     }
@@ -470,20 +470,22 @@ int coord_admin_assign(zhandle_t *zh, const int32_t *brokers, int n, int32_t fir
     char err[256];
     char (*racks)[COORD_RACK_MAX] = xcalloc((size_t)(n ? n : 1), sizeof(*racks));
     const char **names = xcalloc((size_t)(n ? n : 1), sizeof(*names));
-    int rc = coord_admin_broker_racks(zh, brokers, n, racks, err, sizeof(err)) < 0 ? fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err) : 0;
+    int rc = coord_admin_broker_racks(zh, brokers, n, racks, err, sizeof(err)) < 0
+                 ? coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err)
+                 : 0;
     int with_rack = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         names[i] = racks[i];
         with_rack += racks[i][0] != 0;
     }
     if (rc == 0 && with_rack > 0 && with_rack < n)
-        rc = fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
-                  "Not all brokers have rack information for replica rack aware assignment.");
+        rc = coord_admin_fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                              "Not all brokers have rack information for replica rack aware assignment.");
     else if (rc == 0 && (with_rack ? coord_assign_replicas_racks(brokers, names, n, first, count, rf, start, shift, out,
                                                                    err, sizeof(err))
                                      : coord_assign_replicas(brokers, n, first, count, rf, start, shift, out, err,
                                                              sizeof(err))) < 0)
-        rc = fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+        rc = coord_admin_fail(res, rf > n ? KERR_INVALID_REPLICATION_FACTOR : KERR_UNKNOWN_SERVER_ERROR, "%s", err);
     free(names);
     free(racks);
     return rc;
@@ -534,14 +536,14 @@ static int check_assignment(const int32_t *assignment, int32_t first, int count,
         int32_t dup;
         for (int r = 0; r < rf; r++)
             if (replicas[r] < 0)
-                return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
-                            "Invalid broker id %d in the replica assignment of partition %d.", (int)replicas[r],
-                            (int)(first + i));
+                return coord_admin_fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                                        "Invalid broker id %d in the replica assignment of partition %d.",
+                                        (int)replicas[r], (int)(first + i));
         if (find_duplicate(replicas, rf, &dup))
-            return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
-                        "Duplicate brokers not allowed in replica assignment: broker %d appears twice for "
-                        "partition id %d.",
-                        (int)dup, (int)(first + i));
+            return coord_admin_fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                                    "Duplicate brokers not allowed in replica assignment: broker %d appears twice for "
+                                    "partition id %d.",
+                                    (int)dup, (int)(first + i));
     }
     return 0;
 }
@@ -550,15 +552,16 @@ static int check_assignment(const int32_t *assignment, int32_t first, int count,
 static int check_shape(int partitions, int rf, coord_admin_result_t *res)
 {
     if (partitions < 1)
-        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
+        return coord_admin_fail(res, KERR_INVALID_PARTITIONS, "Number of partitions must be larger than 0.");
     if (partitions > COORD_MAX_PARTITIONS)
-        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
-                    partitions, COORD_MAX_PARTITIONS);
+        return coord_admin_fail(res, KERR_INVALID_PARTITIONS,
+                                "Number of partitions %d is larger than kipper's limit of %d.",
+                                partitions, COORD_MAX_PARTITIONS);
     if (rf < 1)
-        return fail(res, KERR_INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.");
+        return coord_admin_fail(res, KERR_INVALID_REPLICATION_FACTOR, "Replication factor must be larger than 0.");
     if (rf > COORD_MAX_REPLICAS)
-        return fail(res, KERR_INVALID_REPLICATION_FACTOR,
-                    "Replication factor %d is larger than kipper's limit of %d.", rf, COORD_MAX_REPLICAS);
+        return coord_admin_fail(res, KERR_INVALID_REPLICATION_FACTOR,
+                                "Replication factor %d is larger than kipper's limit of %d.", rf, COORD_MAX_REPLICAS);
     return 0;
 }
 
@@ -573,15 +576,15 @@ static int topic_exists(zhandle_t *zh, const char *topic, coord_admin_result_t *
         return 1;
     if (rc == ZNONODE)
         return 0;
-    return zk_fail(res, "check", path, rc);
+    return coord_admin_zk_fail(res, "check", path, rc);
 }
 
 static int too_big(coord_admin_result_t *res, const char *topic, int partitions)
 {
-    return fail(res, KERR_INVALID_PARTITIONS,
-                "%d partitions of topic '%s' do not fit in one ZooKeeper transaction (about 1 MB, "
-                "jute.maxbuffer); use fewer partitions.",
-                partitions, topic);
+    return coord_admin_fail(res, KERR_INVALID_PARTITIONS,
+                            "%d partitions of topic '%s' do not fit in one ZooKeeper transaction (about 1 MB, "
+                            "jute.maxbuffer); use fewer partitions.",
+                            partitions, topic);
 }
 
 /* /config/topics/[topic] in the topic's multi: created, or set at its
@@ -595,15 +598,16 @@ static int add_topic_config(zhandle_t *zh, multi_t *t, const char *topic, const 
     struct Stat st;
     int len = coord_entity_config_write(text, COORD_DOC_MAX + 1, doc->configs, doc->nconfigs);
     if (len < 0)
-        return fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' do not fit in one %d-byte document.", topic,
-                    COORD_DOC_MAX);
+        return coord_admin_fail(res, KERR_INVALID_CONFIG,
+                                "The configs of topic '%s' do not fit in one %d-byte document.", topic,
+                                COORD_DOC_MAX);
     coord_path_topic_config(path, sizeof(path), topic);
     int rc = zoo_exists(zh, path, 0, &st);
     if (rc != ZOK && rc != ZNONODE)
-        return zk_fail(res, "check", path, rc);
+        return coord_admin_zk_fail(res, "check", path, rc);
     if ((rc == ZOK ? multi_add_set(t, path, text, (size_t)len, st.version)
                    : multi_add_create(t, path, text, (size_t)len)) < 0)
-        return fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' are too large.", topic);
+        return coord_admin_fail(res, KERR_INVALID_CONFIG, "The configs of topic '%s' are too large.", topic);
     return 0;
 }
 
@@ -622,7 +626,7 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
     int doclen = text && bare ? coord_topic_write(text, COORD_DOC_MAX + 1, bare) : -1;
     free(bare);
     if (multi_init(&t, 2 + 2 * partitions) < 0 || !text || doclen < 0)
-        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     else if (coord_path_topic(path, sizeof(path), topic) < 0 || multi_add_create(&t, path, text, (size_t)doclen) < 0 ||
              multi_add_partitions(&t, topic, 0, partitions, assignment, rf) < 0)
         too_big(res, topic, partitions);
@@ -636,9 +640,9 @@ static int write_topic(zhandle_t *zh, const char *topic, const coord_topic_t *do
         if (zrc == ZOK)
             rc = 0;
         else if (zrc == ZNODEEXISTS)
-            fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic);
+            coord_admin_fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic);
         else
-            zk_fail(res, "create", failed, zrc);
+            coord_admin_zk_fail(res, "create", failed, zrc);
     }
     multi_free(&t);
     free(text);
@@ -663,7 +667,7 @@ static int config_parent(zhandle_t *zh, int validate_only, coord_admin_result_t 
 {
     char err[256];
     if (!validate_only && create_path(zh, COORD_CONFIG_TOPICS, err, sizeof(err)) < 0)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s", err);
     return 0;
 }
 
@@ -676,7 +680,7 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
         return -1;
     int exists = topic_exists(zh, topic, res);
     if (exists != 0)
-        return exists > 0 ? fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic) : -1;
+        return exists > 0 ? coord_admin_fail(res, KERR_TOPIC_ALREADY_EXISTS, "Topic '%s' already exists.", topic) : -1;
     partitions = partitions == -1 ? default_partitions : partitions;
     rf = rf == -1 ? default_rf : rf;
     if (check_shape(partitions, rf, res) < 0)
@@ -685,7 +689,7 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
     int32_t *replicas = malloc(sizeof(int32_t) * (size_t)partitions * (size_t)rf);
     int rc = -1;
     if (!doc || !replicas) {
-        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     } else if (new_topic_assignment(zh, assignment, partitions, rf, replicas, res) == 0 &&
                fill_configs(configs, nconfigs, doc, res) == 0 && config_parent(zh, validate_only, res) == 0) {
         coord_topic_id_generate(doc->topic_id);
@@ -714,12 +718,13 @@ static int current_partitions(zhandle_t *zh, const char *topic, int *count, coor
     int contiguous = n > 0 && partitions[n - 1] == n - 1;
     free(partitions);
     if (n == 0)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed /brokers/topics/%s in ZooKeeper: no partitions",
-                    topic);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                                "malformed /brokers/topics/%s in ZooKeeper: no partitions",
+                                topic);
     if (!contiguous)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR,
-                    "malformed /brokers/topics/%s in ZooKeeper: its %d partitions are not numbered 0..%d", topic, n,
-                    n - 1);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                                "malformed /brokers/topics/%s in ZooKeeper: its %d partitions are not numbered 0..%d",
+                                topic, n, n - 1);
     *count = n;
     return 0;
 }
@@ -729,10 +734,10 @@ static int check_added_assignment(zhandle_t *zh, const int32_t *assignment, int3
                                   int assignment_rf, int rf, coord_admin_result_t *res)
 {
     if (assignment_rf != rf)
-        return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
-                    "Inconsistent replication factor between partitions, partition 0 has %d while the new "
-                    "partitions have %d.",
-                    rf, assignment_rf);
+        return coord_admin_fail(res, KERR_INVALID_REPLICA_ASSIGNMENT,
+                                "Inconsistent replication factor between partitions, partition 0 has %d while the new "
+                                "partitions have %d.",
+                                rf, assignment_rf);
     if (check_assignment(assignment, first, count, rf, res) < 0)
         return -1;
     int n;
@@ -745,8 +750,8 @@ static int check_added_assignment(zhandle_t *zh, const int32_t *assignment, int3
             unknown = assignment[i];
     free(brokers);
     if (unknown >= 0)
-        return fail(res, KERR_INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %d.",
-                    (int)unknown);
+        return coord_admin_fail(res, KERR_INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %d.",
+                                (int)unknown);
     return 0;
 }
 
@@ -770,7 +775,7 @@ static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int
     multi_t t;
     int rc = -1;
     if (multi_init(&t, 2 * count) < 0)
-        fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     else if (multi_add_partitions(&t, topic, first, count, all, rf) < 0)
         too_big(res, topic, count);
     else if (validate_only)
@@ -783,10 +788,10 @@ static int write_partitions(zhandle_t *zh, const char *topic, int32_t first, int
         else if (zrc == ZNONODE)
             no_such_topic(res, topic);   /* deleted meanwhile */
         else if (zrc == ZNODEEXISTS)
-            fail(res, KERR_INVALID_PARTITIONS, "Partitions of topic '%s' were added meanwhile; try again.",
-                 topic);
+            coord_admin_fail(res, KERR_INVALID_PARTITIONS, "Partitions of topic '%s' were added meanwhile; try again.",
+                             topic);
         else
-            zk_fail(res, "create", failed, zrc);
+            coord_admin_zk_fail(res, "create", failed, zrc);
     }
     multi_free(&t);
     return rc;
@@ -800,7 +805,7 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
     int32_t p0[COORD_MAX_REPLICAS];
     char *buf = malloc(COORD_DOC_MAX);
     if (!buf)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = check_topic_name(topic, res) < 0 || current_partitions(zh, topic, &current, res) < 0 ||
                      read_replicas(zh, topic, 0, buf, p0, &rf, res) < 0
                  ? -1
@@ -809,17 +814,18 @@ int coord_admin_add_partitions(zhandle_t *zh, const char *topic, int total_count
     if (rc < 0)
         return -1;
     if (total_count <= current)
-        return fail(res, KERR_INVALID_PARTITIONS,
-                    "The number of partitions for a topic can only be increased. Topic %s currently has %d "
-                    "partitions, %d would not be an increase.",
-                    topic, current, total_count);
+        return coord_admin_fail(res, KERR_INVALID_PARTITIONS,
+                                "The number of partitions for a topic can only be increased. Topic %s currently has %d "
+                                "partitions, %d would not be an increase.",
+                                topic, current, total_count);
     if (total_count > COORD_MAX_PARTITIONS)
-        return fail(res, KERR_INVALID_PARTITIONS, "Number of partitions %d is larger than kipper's limit of %d.",
-                    total_count, COORD_MAX_PARTITIONS);
+        return coord_admin_fail(res, KERR_INVALID_PARTITIONS,
+                                "Number of partitions %d is larger than kipper's limit of %d.",
+                                total_count, COORD_MAX_PARTITIONS);
     int added = total_count - current;
     int32_t *all = malloc(sizeof(int32_t) * (size_t)total_count * (size_t)rf);
     if (!all)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     rc = -1;
     if (added_partitions_assignment(zh, assignment, assignment_rf, current, added, rf, p0[0], all, res) == 0)
         rc = write_partitions(zh, topic, current, added, all, rf, validate_only, res);
@@ -851,13 +857,13 @@ static int prepare_child(zhandle_t *zh, const char *path, const char *name, int 
     char *child = b->paths[b->nops];
     int n = snprintf(child, PATH_MAX_LEN, "%s/%s", path, name);
     if (n < 0 || n >= PATH_MAX_LEN)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "path too long below %s", path);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "path too long below %s", path);
     struct Stat st;
     int rc = batchable ? zoo_exists(zh, child, 0, &st) : ZOK;
     if (rc == ZNONODE)
         return 0;
     if (rc != ZOK)
-        return zk_fail(res, "check", child, rc);
+        return coord_admin_zk_fail(res, "check", child, rc);
     if (!batchable || st.numChildren > 0)
         return delete_tree(zh, child, depth + 1, res);
     zoo_delete_op_init(&b->ops[b->nops++], child, -1);
@@ -873,7 +879,7 @@ static int delete_once(zhandle_t *zh, const char *path, int depth, delete_batch_
     if (rc == ZNONODE)
         return 0;
     if (rc != ZOK)
-        return zk_fail(res, "list", path, rc);
+        return coord_admin_zk_fail(res, "list", path, rc);
     int batchable = kids.count <= MULTI_CHILDREN, failed = 0;
     b->nops = 0;
     for (int i = 0; i < kids.count && !failed; i++)
@@ -889,7 +895,7 @@ static int delete_once(zhandle_t *zh, const char *path, int depth, delete_batch_
         return 0;
     if (rc == ZNOTEMPTY || rc == ZNONODE)
         return 1;
-    return zk_fail(res, "delete", path, rc);
+    return coord_admin_zk_fail(res, "delete", path, rc);
 }
 
 /* Deletes path and everything below it. A broker may re-create a leader or
@@ -900,17 +906,18 @@ static int delete_once(zhandle_t *zh, const char *path, int depth, delete_batch_
 static int delete_tree(zhandle_t *zh, const char *path, int depth, coord_admin_result_t *res)
 {
     if (depth > MAX_TREE_DEPTH)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s is nested deeper than a topic can be", path);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s is nested deeper than a topic can be", path);
     delete_batch_t *b = malloc(sizeof(*b));
     if (!b)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = 1;
     for (int attempt = 0; attempt < DELETE_RETRIES && rc == 1; attempt++)
         rc = delete_once(zh, path, depth, b, res);
     free(b);
     if (rc == 1)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s kept getting new children; gave up after %d attempts",
-                    path, DELETE_RETRIES);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                                "%s kept getting new children; gave up after %d attempts",
+                                path, DELETE_RETRIES);
     return rc;
 }
 
@@ -928,7 +935,7 @@ static int delete_replicas_nodes(zhandle_t *zh, const char *topic, coord_admin_r
         coord_path_partition_leaf(path, sizeof(path), topic, partitions[i], "replicas");
         int zrc = zoo_delete(zh, path, -1);
         if (zrc != ZOK && zrc != ZNONODE)
-            rc = zk_fail(res, "delete", path, zrc);
+            rc = coord_admin_zk_fail(res, "delete", path, zrc);
     }
     free(partitions);
     return rc;
@@ -946,7 +953,7 @@ int coord_admin_delete_topic(zhandle_t *zh, const char *topic, coord_admin_resul
     /* Its configs last, as Kafka deletes them once the topic is gone. */
     coord_path_topic_config(path, sizeof(path), topic);
     int rc = zoo_delete(zh, path, -1);
-    return rc == ZOK || rc == ZNONODE ? 0 : zk_fail(res, "delete", path, rc);
+    return rc == ZOK || rc == ZNONODE ? 0 : coord_admin_zk_fail(res, "delete", path, rc);
 }
 
 /* ---- describe and list ---- */
@@ -1011,7 +1018,7 @@ static int describe_partitions(zhandle_t *zh, const char *topic, coord_topic_des
     out->partitions = calloc((size_t)(n > 0 ? n : 1), sizeof(coord_partition_desc_t));
     if (!out->partitions) {
         free(partitions);
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     }
     int rc = 0;
     for (int i = 0; i < n && rc == 0; i++) {
@@ -1036,7 +1043,7 @@ int coord_admin_describe_topic(zhandle_t *zh, const char *topic, coord_topic_des
     snprintf(out->name, sizeof(out->name), "%s", topic);
     char *buf = malloc(COORD_DOC_MAX);
     if (!buf)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = read_topic_doc(zh, topic, &out->topic, buf, res) < 0 || describe_partitions(zh, topic, out, buf, res) < 0
                  ? -1
                  : 0;

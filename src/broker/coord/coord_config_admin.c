@@ -10,6 +10,7 @@
  * change is made again from what is there now. */
 #define _GNU_SOURCE
 #include "coord_admin.h"
+#include "coord_admin_impl.h"
 #include "base/clock.h"
 #include "base/logging.h"
 
@@ -23,27 +24,6 @@
 #define CHANGE_EXPIRATION_MS (15 * 60 * 1000)   /* Kafka's changeExpirationMs */
 #define PURGE_MAX 100                           /* notifications deleted after one write, at most */
 
-static int fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...) KIPPER_PRINTF(3, 4);
-
-static int fail(coord_admin_result_t *res, int16_t error, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    res->error = error;
-    vsnprintf(res->message, sizeof(res->message), fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* As coord_admin.c: a lost connection may succeed when retried. */
-static int zk_fail(coord_admin_result_t *res, const char *what, const char *path, int rc)
-{
-    int16_t code = rc == ZOPERATIONTIMEOUT || rc == ZCONNECTIONLOSS || rc == ZSESSIONEXPIRED || rc == ZINVALIDSTATE
-                       ? KERR_REQUEST_TIMED_OUT
-                       : KERR_UNKNOWN_SERVER_ERROR;
-    return fail(res, code, "ZooKeeper error on %s %s: %s (%d)", what, path, zerror(rc), rc);
-}
-
 int coord_admin_check_entity(coord_entity_t type, const char *name, coord_admin_result_t *res)
 {
     char err[300];
@@ -51,11 +31,11 @@ int coord_admin_check_entity(coord_entity_t type, const char *name, coord_admin_
     res->message[0] = 0;
     if (type == COORD_ENTITY_TOPIC) {
         if (coord_topic_name_valid(name, err, sizeof(err)) < 0)
-            return fail(res, KERR_INVALID_TOPIC_EXCEPTION, "%s", err);
+            return coord_admin_fail(res, KERR_INVALID_TOPIC_EXCEPTION, "%s", err);
         return 0;
     }
     if (strcmp(name, COORD_CONFIG_DEFAULT) != 0 && coord_parse_broker_id_name(name) < 0)
-        return fail(res, KERR_INVALID_REQUEST, "Broker id must be an integer, but it is: %.200s", name);
+        return coord_admin_fail(res, KERR_INVALID_REQUEST, "Broker id must be an integer, but it is: %.200s", name);
     return 0;
 }
 
@@ -76,10 +56,11 @@ static int read_node(zhandle_t *zh, const char *path, char *buf, int *len, int *
     if (rc == ZNONODE)
         return 0;
     if (rc != ZOK)
-        return zk_fail(res, "read", path, rc);
+        return coord_admin_zk_fail(res, "read", path, rc);
     if (st.dataLength > COORD_DOC_MAX)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "%s: document of %d bytes is larger than the limit of %d", path,
-                    (int)st.dataLength, COORD_DOC_MAX);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                                "%s: document of %d bytes is larger than the limit of %d", path,
+                                (int)st.dataLength, COORD_DOC_MAX);
     *len = n < 0 ? 0 : n;
     *version = st.version;
     return 1;
@@ -105,9 +86,10 @@ static int read_topic(zhandle_t *zh, const char *topic, current_t *c, coord_admi
     int found = read_node(zh, path, c->buf, &len, &c->doc_version, res);
     if (found <= 0)
         return found < 0 ? -1
-                         : fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION, "The topic '%.249s' does not exist.", topic);
+                         : coord_admin_fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION,
+                                            "The topic '%.249s' does not exist.", topic);
     if (coord_topic_parse(c->buf, (size_t)len, &c->doc, why, sizeof(why)) < 0)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
     return 0;
 }
 
@@ -125,7 +107,7 @@ static int read_current(zhandle_t *zh, coord_entity_t type, const char *name, cu
     if (found < 0)
         return -1;
     if (found && coord_entity_config_parse(c->buf, (size_t)len, c->entries, &c->n, why, sizeof(why)) < 0)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "malformed %s in ZooKeeper: %s", path, why);
     if (!found && type == COORD_ENTITY_TOPIC) {
         /* Created by an older kipper: the configs are in the document. */
         c->legacy = 1;
@@ -142,7 +124,7 @@ int coord_admin_read_configs(zhandle_t *zh, coord_entity_t type, const char *nam
         return -1;
     current_t *c = malloc(sizeof(*c));   /* about 140 KiB: not for a helper thread's stack */
     if (!c)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     int rc = read_current(zh, type, name, c, res);
     if (rc == 0) {
         memcpy(entries, c->entries, sizeof(entries[0]) * (size_t)c->n);
@@ -165,7 +147,7 @@ static int ensure_parents(zhandle_t *zh, coord_entity_t type, coord_admin_result
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
         int rc = zoo_create(zh, paths[i], "", 0, &ZOO_OPEN_ACL_UNSAFE, ZOO_PERSISTENT, NULL, 0);
         if (rc != ZOK && rc != ZNODEEXISTS)
-            return zk_fail(res, "create", paths[i], rc);
+            return coord_admin_zk_fail(res, "create", paths[i], rc);
     }
     return 0;
 }
@@ -196,8 +178,9 @@ static int build_texts(coord_entity_t type, const char *name, const current_t *c
         free(bare);
     }
     if (t->node_len < 0 || t->change_len < 0 || t->doc_len < 0)
-        return fail(res, KERR_INVALID_CONFIG, "The configs of %.260s do not fit in one %d-byte document.", entity,
-                    COORD_DOC_MAX);
+        return coord_admin_fail(res, KERR_INVALID_CONFIG,
+                                "The configs of %.260s do not fit in one %d-byte document.", entity,
+                                COORD_DOC_MAX);
     return 0;
 }
 
@@ -225,7 +208,7 @@ static int write_change(zhandle_t *zh, coord_entity_t type, const current_t *c, 
         return 0;
     if (rc == ZBADVERSION || rc == ZNODEEXISTS || rc == ZNONODE)
         return 1;
-    return zk_fail(res, "write", t->node_path, rc);
+    return coord_admin_zk_fail(res, "write", t->node_path, rc);
 }
 
 static int compare_names(const void *a, const void *b)
@@ -271,11 +254,11 @@ static int alter_once(zhandle_t *zh, coord_entity_t type, const char *name, cons
     int n = c->n;
     coord_config_entry_t *next = malloc(sizeof(c->entries));
     if (!next)
-        return fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     memcpy(next, c->entries, sizeof(next[0]) * (size_t)n);
     int rc = 0;
     if (coord_config_apply(type, next, &n, ops, nops, replace, &error, err, sizeof(err)) < 0)
-        rc = fail(res, error, "%s", err);
+        rc = coord_admin_fail(res, error, "%s", err);
     else if (!validate_only)
         rc = build_texts(type, name, c, next, n, t, res) < 0 ? -1 : write_change(zh, type, c, t, res);
     free(next);
@@ -291,11 +274,12 @@ int coord_admin_alter_configs(zhandle_t *zh, coord_entity_t type, const char *na
         return -1;
     current_t *c = malloc(sizeof(*c));
     change_texts_t *t = malloc(sizeof(*t));
-    int rc = c && t ? 1 : fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
+    int rc = c && t ? 1 : coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR, "out of memory");
     for (int attempt = 0; attempt < ALTER_ATTEMPTS && rc == 1; attempt++)
         rc = alter_once(zh, type, name, ops, nops, replace, validate_only, c, t, res);
     if (rc == 1)
-        rc = fail(res, KERR_UNKNOWN_SERVER_ERROR, "the configs of %.250s kept changing meanwhile; try again", name);
+        rc = coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
+                              "the configs of %.250s kept changing meanwhile; try again", name);
     free(c);
     free(t);
     if (rc == 0 && !validate_only)
