@@ -218,9 +218,8 @@ int coord_admin_live_brokers(zhandle_t *zh, int32_t *ids, int max, int *n, char 
     return 0;
 }
 
-/* Reads the document at path into buf (COORD_DOC_MAX bytes). 1 when read,
- * 0 when the node does not exist, -1 with res. */
-static int read_doc(zhandle_t *zh, const char *path, char *buf, int *len, coord_admin_result_t *res)
+int coord_admin_read_doc(zhandle_t *zh, const char *path, char *buf, int *len, int *version,
+                         coord_admin_result_t *res)
 {
     struct Stat st;
     int n = COORD_DOC_MAX;
@@ -234,6 +233,8 @@ static int read_doc(zhandle_t *zh, const char *path, char *buf, int *len, coord_
                                 "%s: document of %d bytes is larger than the limit of %d",
                                 path, (int)st.dataLength, COORD_DOC_MAX);
     *len = n < 0 ? 0 : n;   /* -1: the node holds null */
+    if (version)
+        *version = st.version;
     return 1;
 }
 
@@ -249,7 +250,7 @@ static int read_replicas(zhandle_t *zh, const char *topic, int32_t p, char *buf,
     char path[PATH_MAX_LEN], why[256];
     int len;
     coord_path_partition_leaf(path, sizeof(path), topic, p, "replicas");
-    int found = read_doc(zh, path, buf, &len, res);
+    int found = coord_admin_read_doc(zh, path, buf, &len, NULL, res);
     if (found < 0)
         return -1;
     if (!found)
@@ -970,14 +971,14 @@ static int read_leadership(zhandle_t *zh, const char *topic, coord_partition_des
     d->leader_epoch = -1;
     d->nisr = 0;
     coord_path_partition_leaf(path, sizeof(path), topic, d->partition, "leader");
-    int found = read_doc(zh, path, buf, &len, res);
+    int found = coord_admin_read_doc(zh, path, buf, &len, NULL, res);
     if (found < 0)
         return -1;
     if (found && coord_leader_parse(buf, (size_t)len, &d->leader, &leader_epoch, why, sizeof(why)) < 0)
         return bad_doc(res, path, why);
     d->leader_epoch = leader_epoch;
     coord_path_partition_leaf(path, sizeof(path), topic, d->partition, "ISR");
-    found = read_doc(zh, path, buf, &len, res);
+    found = coord_admin_read_doc(zh, path, buf, &len, NULL, res);
     if (found < 0)
         return -1;
     if (found && coord_isr_parse(buf, (size_t)len, d->isr, &d->nisr, &d->leader_epoch, why, sizeof(why)) < 0)
@@ -994,13 +995,13 @@ static int read_topic_doc(zhandle_t *zh, const char *topic, coord_topic_t *doc, 
     char path[PATH_MAX_LEN], why[256];
     int len;
     coord_path_topic(path, sizeof(path), topic);
-    int found = read_doc(zh, path, buf, &len, res);
+    int found = coord_admin_read_doc(zh, path, buf, &len, NULL, res);
     if (found <= 0)
         return found < 0 ? -1 : no_such_topic(res, topic);
     if (coord_topic_parse(buf, (size_t)len, doc, why, sizeof(why)) < 0)
         return bad_doc(res, path, why);
     coord_path_topic_config(path, sizeof(path), topic);
-    found = read_doc(zh, path, buf, &len, res);
+    found = coord_admin_read_doc(zh, path, buf, &len, NULL, res);
     if (found < 0)
         return -1;
     if (found && coord_entity_config_parse(buf, (size_t)len, doc->configs, &doc->nconfigs, why, sizeof(why)) < 0)

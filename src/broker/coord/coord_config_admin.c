@@ -41,30 +41,11 @@ int coord_admin_check_entity(coord_entity_t type, const char *name, coord_admin_
 
 static int entity_node(coord_entity_t type, const char *name, char *path, size_t n)
 {
-    return type == COORD_ENTITY_TOPIC ? coord_path_topic_config(path, n, name) : coord_path_broker_config(path, n, name);
+    return type == COORD_ENTITY_TOPIC ? coord_path_topic_config(path, n, name)
+                                      : coord_path_broker_config(path, n, name);
 }
 
 /* ---- reading ---- */
-
-/* The document at path into buf (COORD_DOC_MAX bytes) with its version: 1
- * when read, 0 when there is no node, -1 with res. */
-static int read_node(zhandle_t *zh, const char *path, char *buf, int *len, int *version, coord_admin_result_t *res)
-{
-    struct Stat st;
-    int n = COORD_DOC_MAX;
-    int rc = zoo_get(zh, path, 0, buf, &n, &st);
-    if (rc == ZNONODE)
-        return 0;
-    if (rc != ZOK)
-        return coord_admin_zk_fail(res, "read", path, rc);
-    if (st.dataLength > COORD_DOC_MAX)
-        return coord_admin_fail(res, KERR_UNKNOWN_SERVER_ERROR,
-                                "%s: document of %d bytes is larger than the limit of %d", path,
-                                (int)st.dataLength, COORD_DOC_MAX);
-    *len = n < 0 ? 0 : n;
-    *version = st.version;
-    return 1;
-}
 
 /* What an entity has now, and the versions a change is fenced by. */
 typedef struct {
@@ -83,7 +64,7 @@ static int read_topic(zhandle_t *zh, const char *topic, current_t *c, coord_admi
     char path[PATH_LEN], why[256];
     int len;
     coord_path_topic(path, sizeof(path), topic);
-    int found = read_node(zh, path, c->buf, &len, &c->doc_version, res);
+    int found = coord_admin_read_doc(zh, path, c->buf, &len, &c->doc_version, res);
     if (found <= 0)
         return found < 0 ? -1
                          : coord_admin_fail(res, KERR_UNKNOWN_TOPIC_OR_PARTITION,
@@ -103,7 +84,7 @@ static int read_current(zhandle_t *zh, coord_entity_t type, const char *name, cu
     if (type == COORD_ENTITY_TOPIC && read_topic(zh, name, c, res) < 0)
         return -1;
     entity_node(type, name, path, sizeof(path));
-    int found = read_node(zh, path, c->buf, &len, &c->node_version, res);
+    int found = coord_admin_read_doc(zh, path, c->buf, &len, &c->node_version, res);
     if (found < 0)
         return -1;
     if (found && coord_entity_config_parse(c->buf, (size_t)len, c->entries, &c->n, why, sizeof(why)) < 0)
