@@ -39,7 +39,7 @@ import threading
 import time
 
 import harness
-from harness import four_letter_word, wait_until
+from harness import free_port, four_letter_word, wait_until
 
 TARGET = (os.environ.get("KIPPER_TEST_TARGET", "kipper").strip().lower() or "kipper")
 
@@ -62,18 +62,8 @@ def _tail(text, lines=60):
 
 
 def _free_ports(n):
-    """n distinct free loopback ports (held open together so that none repeats)."""
-    socks, ports = [], []
-    try:
-        for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-            ports.append(s.getsockname()[1])
-    finally:
-        for s in socks:
-            s.close()
-    return ports
+    """n distinct free loopback ports (harness.free_port says from where)."""
+    return [free_port() for _ in range(n)]
 
 
 def _descendants(pid):

@@ -5,6 +5,7 @@ own data folder, and stopped by the test that started it (the fixtures in
 conftest.py guarantee that even when a test fails).
 """
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -15,10 +16,39 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 KIPPER = os.environ.get("KIPPER_BIN") or os.path.join(ROOT, "bin", "kipper")
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
+_EPHEMERAL_LOW = _ephemeral_low()
+_handed_out = set()
+
+
 def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port to listen on later, from below the kernel's ephemeral
+    range: a port the kernel picked for bind(0) is in that range, and an
+    outgoing connection of a server already running (to its keeper, say)
+    can take it as its source port before the server that was given it
+    binds, which then fails with EADDRINUSE. Never the same port twice in a
+    run."""
+    low, high = 10000, _EPHEMERAL_LOW - 1
+    rng = random.Random()
+    for _ in range(1000):
+        port = rng.randint(low, high)
+        if port in _handed_out:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError("no free loopback port in %d-%d" % (low, high))
 
 
 def four_letter_word(port, word, timeout=5.0, host="127.0.0.1"):
