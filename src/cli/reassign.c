@@ -41,6 +41,7 @@ typedef enum { NONE, GENERATE, EXECUTE, VERIFY, CANCEL, DRAIN } action_t;
 typedef struct {
     action_t action;
     int execute;                   /* --drain with --execute */
+    int preserve_throttles;        /* --cancel --preserve-throttles */
     const char *zookeeper;
     const char *plan_file;         /* --reassignment-json-file */
     const char *topics_file;       /* --topics-to-move-json-file */
@@ -57,7 +58,7 @@ static void usage(FILE *f)
             "         --generate --topics-to-move-json-file FILE --broker-list 1,2,3\n"
             "       | --execute --reassignment-json-file FILE [--throttle RATE]\n"
             "       | --verify --reassignment-json-file FILE\n"
-            "       | --cancel --reassignment-json-file FILE\n"
+            "       | --cancel --reassignment-json-file FILE [--preserve-throttles]\n"
             "       | --drain BROKER [--execute [--throttle RATE]]\n"
             "\n"
             "  --generate   print the current assignment of the topics in FILE ({\"version\":1,\"topics\":\n"
@@ -73,7 +74,8 @@ static void usage(FILE *f)
             "               progress, the bytes each added replica still lacks and its rate (read from the\n"
             "               brokers, about a second apart); once no move in FILE is in progress, removes\n"
             "               the throttle rates from every registered broker and every broker FILE names\n"
-            "  --cancel     stop the moves in FILE still in progress (their replicas stay as they were)\n"
+            "  --cancel     stop the moves in FILE still in progress (their replicas stay as they were),\n"
+            "               then remove the throttle rates as --verify does (--preserve-throttles: keep them)\n"
             "  --drain N    a plan moving every replica off broker N (before removing it); with --execute\n"
             "               it is started at once\n"
             "  --zookeeper  the coordinator, as zookeeper.connect in server.properties (default 127.0.0.1:2181)\n");
@@ -114,6 +116,10 @@ static int parse_args(int argc, char **argv, reassign_opts_t *o)
             }
         if (taken)
             continue;
+        if (strcmp(a, "--preserve-throttles") == 0) {
+            o->preserve_throttles = 1;
+            continue;
+        }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             exit(EXIT_OK);
@@ -154,6 +160,8 @@ static int check_args(reassign_opts_t *o)
         return usage_error("--execute, --verify and --cancel need --reassignment-json-file (only)");
     if (o->action == DRAIN && (o->plan_file || o->topics_file || o->broker_list))
         return usage_error("--drain takes no files and no broker list");
+    if (o->preserve_throttles && o->action != CANCEL)
+        return usage_error("--preserve-throttles goes only with --cancel");
     if (o->throttle_arg && !(o->action == EXECUTE || (o->action == DRAIN && o->execute)))
         return usage_error("--throttle goes only with --execute (or --drain BROKER --execute)");
     if (o->throttle_arg && reassign_parse_rate(o->throttle_arg, &o->throttle) < 0)
@@ -300,7 +308,9 @@ static int verify(zhandle_t *zh, const coord_plan_t *plan)
     return not_done != 0 ? EXIT_FAILED : rc;
 }
 
-static int cancel(zhandle_t *zh, const coord_plan_t *plan)
+/* As kafka-reassign-partitions.sh --cancel: the throttle goes with the
+ * moves unless asked to stay. */
+static int cancel(zhandle_t *zh, const coord_plan_t *plan, int preserve_throttles)
 {
     char err[512];
     if (coord_plan_cancel(zh, plan, err, sizeof(err)) < 0) {
@@ -308,7 +318,7 @@ static int cancel(zhandle_t *zh, const coord_plan_t *plan)
         return EXIT_FAILED;
     }
     print_moved("Successfully cancelled partition reassignments for: ", plan);
-    return EXIT_OK;
+    return preserve_throttles ? EXIT_OK : remove_throttle(zh, plan);
 }
 
 /* --broker-list "1,2,3": sorted, distinct. -1 on a bad list. */
@@ -391,6 +401,9 @@ static int drain(zhandle_t *zh, const reassign_opts_t *o)
     }
     int rc = EXIT_OK;
     if (o->execute) {
+        /* Printed first, so that it can be saved for --verify (and --cancel). */
+        print_plan("Proposed partition reassignment configuration", &proposed);
+        printf("\n");
         rc = execute(zh, &proposed, o->throttle);
     } else if (coord_plan_current(zh, &proposed, &current, err, sizeof(err)) == 0) {
         print_plan("Current partition replica assignment", &current);
@@ -426,7 +439,7 @@ int reassign_main(int argc, char **argv)
     case GENERATE: rc = generate(zh, &o); break;
     case EXECUTE: rc = execute(zh, &plan, o.throttle); break;
     case VERIFY: rc = verify(zh, &plan); break;
-    case CANCEL: rc = cancel(zh, &plan); break;
+    case CANCEL: rc = cancel(zh, &plan, o.preserve_throttles); break;
     case DRAIN: rc = drain(zh, &o); break;
     case NONE: break;
     }

@@ -155,13 +155,15 @@ def test_a_move_survives_the_new_broker_and_the_leader_dying(make_cluster):
 
 
 def test_cancel_restores_the_replicas(make_cluster):
-    """A move cancelled before it completes: the partition keeps its replicas and
-    the replica added for it is deleted."""
+    """A move cancelled before it completes: the partition keeps its replicas, the
+    replica added for it is deleted, and the throttle set for it goes with it
+    (kept with --preserve-throttles)."""
     c = make_cluster()
     c.create_topic("c", assignment=[[1, 2, 3]])
     c.pause(4)                  # the added replica never catches up
     plan = plan_of([("c", 0, [1, 2, 4])])
-    assert reassign(c, "--execute", plan=plan).returncode == 0
+    assert reassign(c, "--execute", "--throttle", "1000000", plan=plan).returncode == 0
+    assert broker_configs(c, 1) == {k: "1000000" for k in RATE_KEYS}
     wait_until(lambda: c.state("c", 0)["replicas"] == [1, 2, 3] and
                c.zk.exists("/brokers/partitions_reassigned/c/0"), timeout=10, what="the move to be in progress")
     st = reassign(c, "--verify", plan=plan)
@@ -170,8 +172,12 @@ def test_cancel_restores_the_replicas(make_cluster):
     # registered, should its session have expired meanwhile): said, and
     # --verify goes on.
     assert "Reassignment of partition c-0 is still in progress: replica 4 cannot be reached" in st.stdout, st.stdout
+    kept = reassign(c, "--cancel", "--preserve-throttles", plan=plan)
+    assert kept.returncode == 0 and "Throttle was removed." not in kept.stdout
+    assert broker_configs(c, 1) == {k: "1000000" for k in RATE_KEYS}
     out = reassign(c, "--cancel", plan=plan)
     assert out.returncode == 0 and "Successfully cancelled partition reassignments for: c-0" in out.stdout
+    assert "Throttle was removed." in out.stdout and broker_configs(c, 1) == {}
     c.resume(4)
     wait_folders(c, "c", 0, [1, 2, 3])
     assert c.state("c", 0)["replicas"] == [1, 2, 3]
@@ -205,9 +211,15 @@ def test_add_a_broker_with_a_generated_plan_then_drain_one(make_cluster):
     assert drained.returncode == 0, drained.stderr
     assert "The inter-broker throttle limit was set to 50000000 B/s" in drained.stdout
     assert broker_configs(c, 1) == {k: "50000000" for k in RATE_KEYS}   # it holds replicas that move
+    # The plan it started is printed first, to be kept for --verify.
+    started = json.loads(drained.stdout.split("Proposed partition reassignment configuration")[1]
+                         .split("Current partition replica assignment")[0].strip())
+    assert started["partitions"] and all(1 not in p["replicas"] for p in started["partitions"])
+    wait_until(lambda: reassign(c, "--verify", plan=started).returncode == 0, timeout=60, what="the drain to complete")
     for p in range(10):
-        wait_until(lambda: 1 not in c.state("g", p)["replicas"] and not c.zk.exists(
-            "/brokers/partitions_reassigned/g/%d" % p), timeout=60, what="g-%d off broker 1" % p)
+        assert 1 not in c.state("g", p)["replicas"]
+        assert not c.zk.exists("/brokers/partitions_reassigned/g/%d" % p)
+    assert broker_configs(c, 1) == {}        # the last --verify removed the throttle
     assert c.stop(1) == 0
     s.wait_progress(100)
     s.stop()
@@ -394,6 +406,7 @@ def test_throttle_usage_errors(make_cluster):
         (["--verify", "--throttle", "1000"], plan, "--throttle goes only with --execute"),
         (["--cancel", "--throttle", "1000"], plan, "--throttle goes only with --execute"),
         (["--drain", "1", "--throttle", "1000"], None, "--throttle goes only with --execute"),
+        (["--execute", "--preserve-throttles"], plan, "--preserve-throttles goes only with --cancel"),
     ]
     for args, p, message in cases:
         out = reassign(c, *args, plan=p)
