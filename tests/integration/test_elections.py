@@ -91,3 +91,32 @@ def test_unclean_election_of_a_named_partition(make_cluster):
     assert c.leader("u", 0) == 2 and c.state("u", 0)["isr"] == [2]
     assert not c.zk.exists("/admin/unclean_leader_election")
     c.start_broker(1)
+
+
+def test_an_unclean_election_ends_with_its_asker(make_cluster):
+    """`kipper elect --unclean` dies while it waits (its partition has no live
+    replica): its request goes with its coordinator session, so the out-of-sync
+    replica that comes back afterwards does not lead on it, and the ISR member
+    leads again when it returns."""
+    c = make_cluster(ids=(1, 2), extra={"unclean.leader.election.enable": "false", "min.insync.replicas": 1})
+    c.create_topic("w", assignment=[[1, 2]])
+    c.pause(2)
+    wait_until(lambda: c.state("w", 0)["isr"] == [1], timeout=LAG_MS / 1000 + 15, what="broker 2 out of the ISR")
+    c.kill(2)
+    c.kill(1)
+    wait_until(lambda: c.leader("w", 0) is None, timeout=15, what="broker 1's leadership to expire")
+    asker = subprocess.Popen([KIPPER, "elect", "--zookeeper", c.hosts + c.chroot, "--unclean", "--topic", "w",
+                              "--partition", "0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_until(lambda: c.zk.exists("/admin/unclean_leader_election"), timeout=15, what="the election request")
+    finally:
+        asker.kill()
+        asker.wait()
+    wait_until(lambda: not c.zk.exists("/admin/unclean_leader_election"), timeout=40,
+               what="the request to go with the dead asker's session")
+    c.start_broker(2)
+    wait_until(lambda: "replica of w-0 started" in c.brokers[2].log_since_start(), timeout=30,
+               what="broker 2 to open its replica of w-0")
+    c.start_broker(1)
+    wait_until(lambda: c.leader("w", 0) == 1, timeout=30, what="broker 1, the ISR member, to lead again")
+    assert "no replica of the ISR is alive" not in c.brokers[2].log_since_start()

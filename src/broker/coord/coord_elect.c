@@ -74,9 +74,16 @@ int coord_elect_request(zhandle_t *zh, const char *path, const coord_tp_t *tps, 
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    /* An unclean election's node lives only as long as the session of whoever
+     * asked (the CLI, or the broker answering ElectLeaders): should the asker
+     * die before deleting it, a partition that fails later must not elect
+     * outside its ISR on a request nobody is waiting for any more. The
+     * preferred election's node stays persistent, as Kafka's tools write it;
+     * left behind, it only moves leadership to an in-sync preferred replica. */
+    int flags = strcmp(path, COORD_UNCLEAN_ELECTION) == 0 ? ZOO_EPHEMERAL : 0;
     int rc = zoo_create(zh, "/admin", NULL, -1, &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
     if (rc == ZOK || rc == ZNODEEXISTS)
-        rc = zoo_create(zh, path, doc, (int)strlen(doc), &ZOO_OPEN_ACL_UNSAFE, 0, NULL, 0);
+        rc = zoo_create(zh, path, doc, (int)strlen(doc), &ZOO_OPEN_ACL_UNSAFE, flags, NULL, 0);
     free(doc);
     if (rc == ZNODEEXISTS)
         snprintf(err, errlen, "an election of this kind is already in progress (%s exists)", path);

@@ -4,7 +4,8 @@
  * /admin/unclean_leader_election (each listed partition may elect a replica
  * outside its ISR once, kipper elect --unclean). Both hold
  * {"version":1,"partitions":[{"topic":"t","partition":0},...]}; the tool that
- * writes one deletes it when the elections are done. The documents, and the
+ * writes one deletes it when the elections are done (the unclean one is
+ * ephemeral too, so it goes with its writer's session should the writer die). The documents, and the
  * synchronous calls `kipper elect` and the admin thread use. */
 #ifndef KIPPER_BROKER_COORD_ELECT_H
 #define KIPPER_BROKER_COORD_ELECT_H
