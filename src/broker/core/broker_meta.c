@@ -5,6 +5,7 @@
 #include "broker_meta.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
+#include "broker/coord/coord_data.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,20 +14,14 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-/* Kafka's Uuid.randomUuid().toString(): 16 random bytes, URL-safe base64
- * without padding (22 characters). */
+/* Kafka's Uuid.randomUuid().toString(): 16 random bytes, written as a topic
+ * id is (URL-safe base64 without padding, 22 characters). */
 static int random_cluster_id(char *out, size_t outlen)
 {
-    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    uint8_t r[18] = {0};
-    if (outlen < 23 || getrandom(r, 16, 0) != 16)
+    uint8_t r[16];
+    if (outlen < 23 || getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
         return -1;
-    for (int i = 0, o = 0; i < 16; i += 3) {
-        uint32_t v = (uint32_t)r[i] << 16 | (uint32_t)r[i + 1] << 8 | r[i + 2];
-        for (int k = 0; k < 4 && o < 22; k++)
-            out[o++] = b64[(v >> (18 - 6 * k)) & 63];
-    }
-    out[22] = 0;
+    coord_topic_id_format(r, out);
     return 0;
 }
 
