@@ -84,6 +84,24 @@ static int answer_items(broker_t *b, const broker_request_t *req, const admin_jo
     return 0;
 }
 
+typedef req_status_t (*job_start_fn)(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra);
+
+/* The life of a request answered by an admin job: started (start parses it
+ * and submits the job, or answers it at once), then woken until the job's
+ * changes show in the view, then answered with a result per partition. */
+static req_status_t run_job_request(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra,
+                                    job_start_fn start, const result_fields_t *fields)
+{
+    if (!req->state)
+        return start(b, c, req, ra);
+    if (!api_admin_job_ready(b, req))
+        return REQ_WAIT;
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    if (!resp || answer_items(b, req, req->state, resp, fields, ra) < 0)
+        return REQ_CLOSE;
+    return api_answer(c, req, resp);
+}
+
 /* A request refused as a whole: an empty answer with error. */
 static req_status_t answer_refused(conn_t *c, broker_request_t *req, kafka_arena_t *ra, kv_ref_t error, int16_t code)
 {
@@ -222,14 +240,7 @@ req_status_t api_elect_leaders(broker_t *b, conn_t *c, broker_request_t *req, ka
         KV_REF(ReplicaElectionResult, PartitionResult),       KV_REF(ElectLeadersPartitionResult, PartitionId),
         KV_REF(ElectLeadersPartitionResult, ErrorCode),       KV_REF(ElectLeadersPartitionResult, ErrorMessage),
     };
-    if (!req->state)
-        return elect_start(b, c, req, ra);
-    if (!api_admin_job_ready(b, req))
-        return REQ_WAIT;
-    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    if (!resp || answer_items(b, req, req->state, resp, &fields, ra) < 0)
-        return REQ_CLOSE;
-    return api_answer(c, req, resp);
+    return run_job_request(b, c, req, ra, elect_start, &fields);
 }
 
 /* ---- AlterPartitionReassignments ---- */
@@ -317,14 +328,7 @@ req_status_t api_alter_partition_reassignments(broker_t *b, conn_t *c, broker_re
         KV_REF(ReassignableTopicResponse, Partitions),          KV_REF(ReassignablePartitionResponse, PartitionIndex),
         KV_REF(ReassignablePartitionResponse, ErrorCode),       KV_REF(ReassignablePartitionResponse, ErrorMessage),
     };
-    if (!req->state)
-        return move_start(b, c, req, ra);
-    if (!api_admin_job_ready(b, req))
-        return REQ_WAIT;
-    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
-    if (!resp || answer_items(b, req, req->state, resp, &fields, ra) < 0)
-        return REQ_CLOSE;
-    return api_answer(c, req, resp);
+    return run_job_request(b, c, req, ra, move_start, &fields);
 }
 
 /* ---- ListPartitionReassignments ---- */
