@@ -47,14 +47,24 @@ def kipper(c, tool, *args):
                           capture_output=True, text=True, timeout=60)
 
 
+# What a client retries after reading the metadata again: the coordinator can
+# name a new leader a moment before that broker has taken over.
+RETRIABLE = {5: "LEADER_NOT_AVAILABLE", 6: "NOT_LEADER_OR_FOLLOWER"}
+
+
 def produce(c, topic, batches, size=300):
     """batches one-record batches of `size` bytes at the partition's leader, acks=all,
     stamped now (so time-based retention keeps them until told otherwise)."""
-    with c.conn(c.leader(topic, 0)) as k:
-        for i in range(batches):
-            now = int(time.time() * 1000)
-            p = k.produce(topic, 0, record_batch([Record(None, b"%06d" % i + b"x" * size)], base_timestamp=now))
+    for i in range(batches):
+        def sent():
+            with c.conn(c.leader(topic, 0)) as k:
+                now = int(time.time() * 1000)
+                p = k.produce(topic, 0, record_batch([Record(None, b"%06d" % i + b"x" * size)], base_timestamp=now))
+            if p.error in RETRIABLE:
+                return None
             assert p.error == 0, p
+            return p
+        wait_until(sent, timeout=30, what="record %d of %s acknowledged by its leader" % (i, topic))
 
 
 def segments(c, i, topic):
