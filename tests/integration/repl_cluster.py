@@ -625,6 +625,35 @@ def dirty_reads(seen, logs):
     return [(p, off, val, at.get(p, {}).get(off)) for p, off, val in seen if at.get(p, {}).get(off) != val]
 
 
+def consume_all(bootstrap, topic, partitions, ends, timeout=60, keys=False):
+    """[(partition, offset, value)] ((partition, offset, key, value) with keys)
+    from offset 0 of every partition to ends[p], with a confluent-kafka consumer
+    assigned to them (no group coordination)."""
+    from confluent_kafka import Consumer, KafkaError, TopicPartition
+    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "reader", "enable.auto.commit": False,
+                  "enable.partition.eof": True, "auto.offset.reset": "error", "fetch.wait.max.ms": 50})
+    out = []
+    try:
+        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+        done = {p for p in range(partitions) if ends[p] == 0}
+        deadline = time.monotonic() + timeout
+        while len(done) < partitions:
+            assert time.monotonic() < deadline, "consumed %d, done %s" % (len(out), done)
+            m = c.poll(0.2)
+            if m is None:
+                continue
+            if m.error():
+                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
+                if m.offset() >= ends[m.partition()]:
+                    done.add(m.partition())
+                continue
+            out.append((m.partition(), m.offset(), m.key(), m.value()) if keys else
+                       (m.partition(), m.offset(), m.value()))
+    finally:
+        c.close()
+    return out
+
+
 # ---- fixtures the multi-broker test modules share ----
 
 @pytest.fixture(scope="module")

@@ -14,12 +14,11 @@ over raw frames only (test_partition_admin_api.py)."""
 import json
 import os
 import subprocess
-import time
 
 import pytest
 
 from harness import wait_until
-from repl_cluster import SESSION_MS, cluster_maker
+from repl_cluster import SESSION_MS, cluster_maker, consume_all
 from test_reassignment import wait_folders
 
 JS_ADMIN = os.path.join(os.path.dirname(__file__), "js", "admin.js")
@@ -104,30 +103,10 @@ def produce(c, topic, partitions, n):
 
 
 def consume(c, topic, partitions, ends, timeout=30):
-    """Every record of the partitions from offset 0 to ends[partition], read by a
-    confluent-kafka consumer assigned to them: {(partition, offset): (key, value)}."""
-    from confluent_kafka import Consumer, KafkaError, TopicPartition
-    cons = Consumer({"bootstrap.servers": c.bootstrap, "group.id": "kafkajs-admin", "enable.auto.commit": False,
-                     "enable.partition.eof": True, "auto.offset.reset": "error", "fetch.wait.max.ms": 50})
-    out = {}
-    try:
-        cons.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-        done = {p for p in range(partitions) if ends[p] == 0}
-        deadline = time.monotonic() + timeout
-        while len(done) < partitions:
-            assert time.monotonic() < deadline, "read %d records, partitions %s done" % (len(out), done)
-            m = cons.poll(0.2)
-            if m is None:
-                continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                if m.offset() >= ends[m.partition()]:
-                    done.add(m.partition())
-                continue
-            out[(m.partition(), m.offset())] = (m.key(), m.value())
-    finally:
-        cons.close()
-    return out
+    """Every record of the partitions from offset 0 to ends[partition]:
+    {(partition, offset): (key, value)}."""
+    return {(p, o): (key, value) for p, o, key, value in consume_all(c.bootstrap, topic, partitions, ends,
+                                                                         timeout=timeout, keys=True)}
 
 
 def ends_of(records, partitions):

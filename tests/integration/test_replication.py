@@ -21,12 +21,12 @@ import subprocess
 import time
 
 import pytest
-from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka import KafkaError, Producer
 
 from harness import wait_until
 from kafka_wire import Record, parse_record_batches, record_batch
 from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, ERR_REQUEST_TIMED_OUT,
-                          LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker, dirty_reads,
+                          LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker, consume_all, dirty_reads,
                           keeper_ensemble, read_checkpoint)
 
 
@@ -42,32 +42,6 @@ def timed(label):
     """Print how long phases take (pytest -s shows it)."""
     t0 = time.monotonic()
     return lambda what="": print("[%s] %s %.1f s" % (label, what, time.monotonic() - t0))
-
-
-def consume_all(bootstrap, topic, partitions, ends, timeout=60):
-    """[(partition, offset, value)] from offset 0 of every partition to ends[p],
-    with a confluent-kafka consumer assigned to them (no group coordination)."""
-    c = Consumer({"bootstrap.servers": bootstrap, "group.id": "reader", "enable.auto.commit": False,
-                  "enable.partition.eof": True, "auto.offset.reset": "error", "fetch.wait.max.ms": 50})
-    out = []
-    try:
-        c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-        done = {p for p in range(partitions) if ends[p] == 0}
-        deadline = time.monotonic() + timeout
-        while len(done) < partitions:
-            assert time.monotonic() < deadline, "consumed %d, done %s" % (len(out), done)
-            m = c.poll(0.2)
-            if m is None:
-                continue
-            if m.error():
-                assert m.error().code() == KafkaError._PARTITION_EOF, m.error()
-                if m.offset() >= ends[m.partition()]:
-                    done.add(m.partition())
-                continue
-            out.append((m.partition(), m.offset(), m.value()))
-    finally:
-        c.close()
-    return out
 
 
 def as_logs(triples, partitions):
