@@ -8,6 +8,7 @@
 #include "broker/log/partition_log.h"
 #include "suites.h"
 #include "unit.h"
+#include "test_bytes.h"
 #include "base/endian.h"
 
 #include <lz4frame.h>
@@ -22,69 +23,7 @@
 #define BASE 1000
 #define MIB ((size_t)1 << 20)
 
-/* ---- Growable bytes -------------------------------------------------------- */
-
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} bytes_t;
-
-static void reserve(bytes_t *b, size_t n)
-{
-    if (b->cap - b->len >= n)
-        return;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap - b->len < n)
-        cap *= 2;
-    b->p = realloc(b->p, cap);
-    if (!b->p)
-        abort();
-    b->cap = cap;
-}
-
-static void put(bytes_t *b, const void *src, size_t n)
-{
-    reserve(b, n);
-    if (n)
-        memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-
-static void put_byte(bytes_t *b, uint8_t v)
-{
-    put(b, &v, 1);
-}
-
-static void put_fill(bytes_t *b, uint8_t v, size_t n)
-{
-    reserve(b, n);
-    memset(b->p + b->len, v, n);
-    b->len += n;
-}
-
-static void put_be32(bytes_t *b, uint32_t v)
-{
-    uint8_t x[4];
-    be32_put(x, v);
-    put(b, x, 4);
-}
-
-/* Kafka's zigzag varint / varlong. */
-static void put_varint(bytes_t *b, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    while (z >= 0x80) {
-        put_byte(b, (uint8_t)(z | 0x80));
-        z >>= 7;
-    }
-    put_byte(b, (uint8_t)z);
-}
-
-static void bytes_free(bytes_t *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof(*b));
-}
+/* ---- Growable bytes: test_bytes.h ---- */
 
 /* ---- Records ------------------------------------------------------------------ */
 
