@@ -26,6 +26,7 @@ import threading
 import time
 
 import pytest
+from kazoo.exceptions import NoNodeError
 
 from broker_harness import Broker, node_slug
 from harness import wait_until
@@ -225,19 +226,22 @@ class ReplCluster:
 
     def state(self, topic, p):
         """{'replicas', 'leader', 'epoch', 'isr', 'isr_epoch', 'isr_version'} from the
-        coordinator (leader None when there is no leader node)."""
+        coordinator (leader None when there is no leader node), as one snapshot: an
+        election writes the leader node and the ISR node in one multi, and two plain
+        reads could straddle it (an old ISR beside a new leader), so the ISR is read
+        again after the leader and the pair kept only when its version did not move."""
         base = "/brokers/topics/%s/%d/" % (topic, p)
         out = {"replicas": self._doc(base + "replicas")[0]["replicas"]}
-        isr, st = self._doc(base + "ISR")
-        out.update(isr=isr["isr"], isr_epoch=isr["leader_epoch"], isr_version=st.version)
-        if self.zk.exists(base + "leader"):
+        while True:
+            isr, st = self._doc(base + "ISR")
             try:
                 ld = self._doc(base + "leader")[0]
                 out.update(leader=ld["leader"], epoch=ld["leader_epoch"])
-            except Exception:       # deleted in between
+            except NoNodeError:
                 out.update(leader=None, epoch=None)
-        else:
-            out.update(leader=None, epoch=None)
+            if self.zk.exists(base + "ISR").version == st.version:
+                break
+        out.update(isr=isr["isr"], isr_epoch=isr["leader_epoch"], isr_version=st.version)
         return out
 
     def leader(self, topic, p):
