@@ -28,7 +28,7 @@ import signal
 import subprocess
 import tempfile
 
-from harness import crash, four_letter_word, free_port, terminate, wait_until
+from harness import LOOPBACK, crash, four_letter_word, free_port, terminate, wait_until
 
 JAVA = shutil.which("java") or "/usr/bin/java"
 JAVA_DIR = "/usr/share/java"
@@ -62,7 +62,8 @@ def classpath(workdir=None):
 class ApacheZooKeeper:
     """One standalone Apache ZooKeeper 3.8 server on a free loopback port."""
 
-    def __init__(self, tick_time=200, extra=None, workdir=None, jvm_flags=None):
+    def __init__(self, tick_time=200, extra=None, workdir=None, jvm_flags=None, placement=None):
+        self.placement = placement or LOOPBACK
         self.port = free_port()
         self.tick_time = tick_time
         self.workdir = workdir or tempfile.mkdtemp(prefix="apache-zk-")
@@ -79,7 +80,7 @@ class ApacheZooKeeper:
 
     @property
     def hosts(self):
-        return "127.0.0.1:%d" % self.port
+        return "%s:%d" % (self.placement.host, self.port)
 
     def write_config(self):
         cfg = {
@@ -88,7 +89,7 @@ class ApacheZooKeeper:
             "syncLimit": "5",
             "dataDir": self.data_dir,
             "clientPort": str(self.port),
-            "clientPortAddress": "127.0.0.1",
+            "clientPortAddress": self.placement.host,
             "4lw.commands.whitelist": "*",
             "admin.enableServer": "false",
             "maxClientCnxns": "0",
@@ -125,8 +126,8 @@ class ApacheZooKeeper:
             raise RuntimeError("Apache ZooKeeper not installed (need %s and %s)" % (ZK_JAR, JAVA))
         self.write_config()
         self._console = open(self.console_path, "ab")
-        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._console,
-                                     stderr=subprocess.STDOUT, cwd=self.workdir)
+        self.proc = self.placement.popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._console,
+                                         stderr=subprocess.STDOUT, cwd=self.workdir)
         try:
             wait_until(self._ready, timeout=timeout, interval=0.05,
                        what="Apache ZooKeeper on port %d" % self.port)
@@ -141,8 +142,9 @@ class ApacheZooKeeper:
         # `ruok` says imok as soon as the port listens, a moment before the server accepts
         # sessions (early connections are closed: "ZooKeeperServer not running"); `srvr`
         # says "not currently serving requests" until then.
-        return (four_letter_word(self.port, "ruok", timeout=1.0) == "imok"
-                and four_letter_word(self.port, "srvr", timeout=1.0).startswith("Zookeeper version:"))
+        host = self.placement.host
+        return (four_letter_word(self.port, "ruok", timeout=1.0, host=host) == "imok"
+                and four_letter_word(self.port, "srvr", timeout=1.0, host=host).startswith("Zookeeper version:"))
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

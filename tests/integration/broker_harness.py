@@ -28,7 +28,7 @@ import tempfile
 
 import pytest
 
-from harness import KIPPER, Keeper, crash, free_port, terminate, wait_until
+from harness import KIPPER, LOOPBACK, Keeper, crash, free_port, terminate, wait_until
 from kafka_wire import (KafkaConn, Reader, is_closed, parse_api_versions, recv_exact, recv_frame,  # noqa: F401
                         request_frame)
 
@@ -36,9 +36,12 @@ SESSION_TIMEOUT_MS = 6000   # the keeper (tickTime 200) negotiates it down to it
 
 
 class Broker:
-    """One `bin/kipper broker server.properties` process on a fixed loopback port."""
+    """One `bin/kipper broker server.properties` process on a fixed port (loopback
+    unless placed: harness.Placement)."""
 
-    def __init__(self, zk_connect, broker_id=1, extra=None, workdir=None):
+    def __init__(self, zk_connect, broker_id=1, extra=None, workdir=None, placement=None):
+        self.placement = placement or LOOPBACK
+        self.host = self.placement.host
         self.broker_id = broker_id
         self.zk_connect = zk_connect
         self.port = free_port()
@@ -51,7 +54,7 @@ class Broker:
         self._mark = 0            # size of the log when this process started
         self.props = {
             "broker.id": str(broker_id),
-            "listeners": "PLAINTEXT://127.0.0.1:%d" % self.port,
+            "listeners": "PLAINTEXT://%s:%d" % (self.host, self.port),
             "log.dirs": self.log_dir,
             "zookeeper.connect": zk_connect,
             "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
@@ -62,7 +65,7 @@ class Broker:
 
     @property
     def bootstrap(self):
-        return "127.0.0.1:%d" % self.port
+        return "%s:%d" % (self.host, self.port)
 
     @property
     def chroot(self):
@@ -80,8 +83,8 @@ class Broker:
         assert self.proc is None, "broker already running"
         self._mark = os.path.getsize(self.stderr_path) if os.path.exists(self.stderr_path) else 0
         self._err = open(self.stderr_path, "ab")
-        self.proc = subprocess.Popen([KIPPER, "broker", self.config], stdout=self._err, stderr=self._err,
-                                     stdin=subprocess.DEVNULL)
+        self.proc = self.placement.popen([KIPPER, "broker", self.config], stdout=self._err, stderr=self._err,
+                                         stdin=subprocess.DEVNULL)
         if wait:
             self.wait_registered(timeout=timeout)
         return self
@@ -100,7 +103,7 @@ class Broker:
         wait_until(ready, timeout=timeout, what="broker %d on port %d to register" % (self.broker_id, self.port))
 
     def serving(self):
-        with socket.create_connection(("127.0.0.1", self.port), timeout=2) as s:
+        with socket.create_connection((self.host, self.port), timeout=2) as s:
             s.settimeout(2)
             s.sendall(request_frame(18, 0, 1))
             return len(recv_frame(s)) > 0
@@ -164,7 +167,7 @@ class Broker:
     # -- conveniences --
 
     def conn(self, **kw):
-        return KafkaConn(self.port, **kw)
+        return KafkaConn(self.port, host=self.host, **kw)
 
     def topics_cli(self, *args, timeout=60):
         """bin/kipper topics --zookeeper <this broker's connect string> args..."""

@@ -105,12 +105,12 @@ class _MemberMixin:
             "syncLimit": str(self.ensemble.sync_limit),
             "dataDir": self.data_dir,
             "clientPort": str(self.port),
-            "clientPortAddress": "127.0.0.1",
+            "clientPortAddress": self.placement.host,
             "maxSessionTimeout": str(self.ensemble.max_session_ms),
             "4lw.commands.whitelist": "*",
         }
-        for m in self.ensemble.members_spec:
-            cfg["server.%d" % m[0]] = "127.0.0.1:%d:%d" % (m[2], m[3])
+        for m in self.ensemble.members:
+            cfg["server.%d" % m.sid] = "%s:%d:%d" % (m.placement.host, m.quorum_port, m.election_port)
         return cfg
 
     @staticmethod
@@ -125,7 +125,7 @@ class _MemberMixin:
         if self.proc.poll() is not None:
             raise RuntimeError("member %d exited with %s; log:\n%s"
                                % (self.sid, self.proc.returncode, self.server_log()[-20000:]))
-        return four_letter_word(self.port, "ruok", timeout=1.0) == "imok"
+        return four_letter_word(self.port, "ruok", timeout=1.0, host=self.placement.host) == "imok"
 
     def running(self):
         return self.proc is not None and self.proc.poll() is None
@@ -170,7 +170,8 @@ class KipperMember(_MemberMixin, harness.Keeper):
     """One `bin/kipper keeper zoo.cfg` member."""
 
     def __init__(self, ensemble, sid, ports, workdir):
-        harness.Keeper.__init__(self, tick_time=ensemble.tick_time, extra=ensemble.extra, workdir=workdir)
+        harness.Keeper.__init__(self, tick_time=ensemble.tick_time, extra=ensemble.extra, workdir=workdir,
+                                placement=ensemble.placement_of(sid))
         self._init_member(ensemble, sid, ports)
 
     def write_config(self):
@@ -182,8 +183,8 @@ class KipperMember(_MemberMixin, harness.Keeper):
         """Start the process without waiting for anything."""
         self.write_config()
         self._log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([harness.KIPPER, "keeper", self.cfg_path], stdin=subprocess.DEVNULL,
-                                     stdout=self._log, stderr=subprocess.STDOUT, cwd=self.workdir)
+        self.proc = self.placement.popen([harness.KIPPER, "keeper", self.cfg_path], stdin=subprocess.DEVNULL,
+                                         stdout=self._log, stderr=subprocess.STDOUT, cwd=self.workdir)
 
 
 def _zk_member_class():
@@ -194,7 +195,7 @@ def _zk_member_class():
 
         def __init__(self, ensemble, sid, ports, workdir):
             apache_zk.ApacheZooKeeper.__init__(self, tick_time=ensemble.tick_time, extra=ensemble.extra,
-                                               workdir=workdir)
+                                               workdir=workdir, placement=ensemble.placement_of(sid))
             self._init_member(ensemble, sid, ports)
 
         def write_config(self):
@@ -214,8 +215,8 @@ def _zk_member_class():
                                    % (apache_zk.ZK_JAR, apache_zk.JAVA))
             self.write_config()
             self._console = open(self.console_path, "ab")
-            self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._console,
-                                         stderr=subprocess.STDOUT, cwd=self.workdir)
+            self.proc = self.placement.popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._console,
+                                             stderr=subprocess.STDOUT, cwd=self.workdir)
 
     return ZooKeeperMember
 
@@ -227,8 +228,10 @@ class Ensemble:
     """N members on loopback; see the module's docstring."""
 
     def __init__(self, n, tick_time=TICK_MS, init_limit=INIT_LIMIT, sync_limit=SYNC_LIMIT,
-                 max_session_ms=MAX_SESSION_MS, extra=None, target=None):
+                 max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None):
+        """placement: member id -> harness.Placement (where it runs; loopback by default)."""
         self.target = target or TARGET
+        self.placement_of = placement or (lambda sid: harness.LOOPBACK)
         self.tick_time = tick_time
         self.init_limit = init_limit
         self.sync_limit = sync_limit
@@ -266,7 +269,7 @@ class Ensemble:
         if first is not None:
             ms.remove(first)
             ms.insert(0, first)
-        return ",".join("127.0.0.1:%d" % m.port for m in ms)
+        return ",".join("%s:%d" % (m.placement.host, m.port) for m in ms)
 
     def live(self):
         """Members whose process runs and is not paused."""
@@ -367,7 +370,7 @@ class Ensemble:
 
     # -- state
     def srvr(self, member, timeout=2.0):
-        return four_letter_word(member.port, "srvr", timeout=timeout)
+        return four_letter_word(member.port, "srvr", timeout=timeout, host=member.placement.host)
 
     def mode(self, member):
         """'leader', 'follower', ... as `srvr` says, or None when the member does not
@@ -390,7 +393,7 @@ class Ensemble:
 
     def mntr(self, member):
         out = {}
-        for line in four_letter_word(member.port, "mntr", timeout=2.0).splitlines():
+        for line in four_letter_word(member.port, "mntr", timeout=2.0, host=member.placement.host).splitlines():
             if "\t" in line:
                 k, v = line.split("\t", 1)
                 out[k.strip()] = v.strip()
@@ -400,7 +403,7 @@ class Ensemble:
         """True when a client session can be opened on the member."""
         from zkwire import WireClient
         try:
-            with WireClient(member.port, timeout=2.0) as c:
+            with WireClient(member.port, host=member.placement.host, timeout=2.0) as c:
                 s = c.connect(timeout_ms=4000)
                 if s.timeout <= 0 or s.session_id == 0:
                     return False
@@ -490,7 +493,7 @@ class Ensemble:
         if all_hosts or member is None:
             hosts = self.hosts(first=member)
         else:
-            hosts = "127.0.0.1:%d" % member.port
+            hosts = "%s:%d" % (member.placement.host, member.port)
         c = KazooClient(hosts=hosts, timeout=timeout, randomize_hosts=False, **kw)
         with self._lock:
             self._clients.append(c)

@@ -97,10 +97,33 @@ def crash(proc):
         proc.wait()
 
 
-class Keeper:
-    """One `bin/kipper keeper zoo.cfg` process on a free loopback port."""
+class Placement:
+    """Where a server process runs: the address it listens on and is reached at,
+    a command prefix that puts it somewhere (`ip netns exec NS` for the fault
+    suite's hosts, tests/chaos/net.py), and environment added to the test's own
+    (LD_PRELOAD of the fault shim). The default is this machine's loopback."""
 
-    def __init__(self, tick_time=200, extra=None, workdir=None):
+    def __init__(self, host="127.0.0.1", prefix=(), env=None):
+        self.host = host
+        self.prefix = list(prefix)
+        self.env = dict(env or {})
+
+    def popen(self, argv, **kw):
+        env = None
+        if self.env:
+            env = dict(os.environ)
+            env.update(self.env)
+        return subprocess.Popen(self.prefix + list(argv), env=env, **kw)
+
+
+LOOPBACK = Placement()
+
+
+class Keeper:
+    """One `bin/kipper keeper zoo.cfg` process on a free port (loopback unless placed)."""
+
+    def __init__(self, tick_time=200, extra=None, workdir=None, placement=None):
+        self.placement = placement or LOOPBACK
         self.port = free_port()
         self.tick_time = tick_time
         self.workdir = workdir or tempfile.mkdtemp(prefix="kipper-keeper-")
@@ -114,14 +137,14 @@ class Keeper:
 
     @property
     def hosts(self):
-        return "127.0.0.1:%d" % self.port
+        return "%s:%d" % (self.placement.host, self.port)
 
     def write_config(self):
         cfg = {
             "tickTime": str(self.tick_time),
             "dataDir": self.data_dir,
             "clientPort": str(self.port),
-            "clientPortAddress": "127.0.0.1",
+            "clientPortAddress": self.placement.host,
             "4lw.commands.whitelist": "*",
         }
         cfg.update({k: str(v) for k, v in self.extra.items()})
@@ -133,15 +156,15 @@ class Keeper:
         """Start the keeper (again after stop() or kill(): same workdir, data and port)."""
         self.write_config()
         self._log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen([KIPPER, "keeper", self.cfg_path], stdout=self._log,
-                                     stderr=subprocess.STDOUT, cwd=self.workdir)
+        self.proc = self.placement.popen([KIPPER, "keeper", self.cfg_path], stdout=self._log,
+                                         stderr=subprocess.STDOUT, cwd=self.workdir)
         wait_until(self._ready, timeout=timeout, what="keeper on port %d" % self.port)
         return self
 
     def _ready(self):
         if self.proc.poll() is not None:
             raise RuntimeError("keeper exited with %s; log:\n%s" % (self.proc.returncode, self.log()))
-        return four_letter_word(self.port, "ruok", timeout=1.0) == "imok"
+        return four_letter_word(self.port, "ruok", timeout=1.0, host=self.placement.host) == "imok"
 
     def alive(self):
         return self.proc is not None and self.proc.poll() is None

@@ -119,7 +119,8 @@ def read_checkpoint(path):
 class ReplCluster:
     """Brokers (ids 1..n by default) on one coordinator chroot."""
 
-    def __init__(self, hosts, chroot, ids=(1, 2, 3), extra=None, per_broker=None):
+    def __init__(self, hosts, chroot, ids=(1, 2, 3), extra=None, per_broker=None, placement=None):
+        """placement: broker id -> harness.Placement (loopback by default)."""
         self.hosts = hosts
         self.chroot = chroot
         props = dict(BASE_PROPS)
@@ -128,7 +129,8 @@ class ReplCluster:
         for i in ids:
             p = dict(props)
             p.update((per_broker or {}).get(i, {}))
-            self.brokers[i] = Broker(hosts + chroot, broker_id=i, extra=p)
+            self.brokers[i] = Broker(hosts + chroot, broker_id=i, extra=p,
+                                     placement=placement(i) if placement else None)
         self.killed = set()        # ids the test SIGKILLed (their exit code is not checked)
         self.paused = set()
         self._zk = None
@@ -341,7 +343,7 @@ class ReplCluster:
         return {index: (leader, isr, offline) for _, index, leader, _, isr, offline in topics[0][3]}
 
     def conn(self, i, **kw):
-        return KafkaConn(self.brokers[i].port, **kw)
+        return self.brokers[i].conn(**kw)
 
     def high_watermark(self, topic, p):
         """ListOffsets LATEST at the partition's leader (the HW)."""
