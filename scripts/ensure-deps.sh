@@ -8,8 +8,9 @@ build_pkgs="gcc make libc6-dev libisal-dev libssl-dev zlib1g-dev libzookeeper-mt
 # fuzz: clang's libFuzzer with ASan and UBSan (the runtimes are only recommended by clang-14, and
 # ensure-deps installs without recommends), for `make fuzz` and the corpus replay in `make test`.
 fuzz_pkgs="$build_pkgs clang-14 libclang-rt-14-dev"
-# test: the fuzz packages, real clients and a real Apache ZooKeeper 3.8 to compare against.
-test_pkgs="$fuzz_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-xxhash zookeeper zookeeper-bin kcat"
+# test: the fuzz packages, real clients and a real Apache ZooKeeper 3.8 to compare against; iproute2
+# for the fault suite's network namespaces and matplotlib for its plots (tests/chaos).
+test_pkgs="$fuzz_pkgs python3 python3-pytest python3-kazoo python3-confluent-kafka python3-kafka python3-snappy python3-lz4 python3-zstandard python3-xxhash zookeeper zookeeper-bin kcat iproute2 python3-matplotlib"
 # bench: the test packages plus librdkafka's headers for bench/broker/load.c.
 bench_pkgs="$test_pkgs librdkafka-dev pkg-config"
 

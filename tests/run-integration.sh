@@ -1,5 +1,6 @@
 #!/bin/sh
-# run-integration.sh -- the pytest integration suite against bin/kipper.
+# run-integration.sh -- the pytest integration suite against bin/kipper, then
+# the fault suite's short version (tests/chaos; its report table is printed).
 # Writes the pass/fail counts to build/integration.{passed,failed}.
 # Extra arguments go to pytest (e.g. -k watches).
 set -u
@@ -7,8 +8,13 @@ cd "$(dirname "$0")/.."
 mkdir -p build
 xml=build/integration.xml
 rm -f "$xml"
-/usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml="$xml" tests/integration "$@"
+rm -rf build/chaos
+/usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml="$xml" tests/integration tests/chaos "$@"
 rc=$?
+if [ -f build/chaos/report.md ]; then
+    echo "fault suite (short version; plots in build/chaos):"
+    cat build/chaos/report.md
+fi
 /usr/bin/python3 - "$xml" <<'PY'
 import sys, xml.etree.ElementTree as ET
 try:

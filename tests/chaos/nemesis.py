@@ -1,0 +1,198 @@
+"""Nemesis schedules: the faults the suite puts a running cluster through.
+
+A schedule is a function (nem, target) that injects faults through `nem` and
+returns once they are healed; `target` is (topic, partition), the partition
+whose leader the schedule aims at. Fault lengths are the schedule's inputs, in
+units of the brokers' coordinator session (nem.session_s): a fault has to last
+past the session timeout to make the coordinator act. Every random choice comes
+from nem.rng, seeded by the run, so a seed replays the same faults.
+
+Each fault is recorded as (label, start, end) in nem.faults (monotonic times),
+for the report's unavailability windows and its plot.
+"""
+import contextlib
+import random
+import time
+
+from cluster import BROKERS, KEEPERS, broker_host, keeper_host
+from net import TEST
+
+
+class Nemesis:
+    def __init__(self, cluster, seed, session_s, lag_s, scale=1.0):
+        """scale stretches every fault (the long runs of `make chaos` use > 1)."""
+        self.c = cluster
+        self.rng = random.Random(seed)
+        self.session_s = session_s
+        self.lag_s = lag_s
+        self.scale = scale
+        self.faults = []
+
+    @contextlib.contextmanager
+    def fault(self, label):
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.faults.append((label, t0, time.monotonic()))
+
+    def hold(self, seconds):
+        """Let a fault last: the length of a fault is what the schedule sets, not a
+        condition to wait for."""
+        time.sleep(seconds * self.scale)
+
+    def leader(self, target):
+        """The broker id leading the target partition (waiting for one)."""
+        deadline = time.monotonic() + 30
+        while True:
+            ld = self.c.leader_of(*target)
+            if ld is not None:
+                return ld
+            if time.monotonic() > deadline:
+                raise AssertionError("no leader of %s-%d" % target)
+            time.sleep(0.1)
+
+    def keeper_leader(self):
+        deadline = time.monotonic() + 30
+        while True:
+            sid = self.c.keeper_leader()
+            if sid is not None:
+                return sid
+            if time.monotonic() > deadline:
+                raise AssertionError("no keeper leader")
+            time.sleep(0.1)
+
+
+# ---- network ------------------------------------------------------------------------------
+
+
+def leader_cut_from_coordinator(nem, target):
+    """The partition leader loses every keeper but still reaches its followers and
+    clients (the case where Kafka 0.8 lost acknowledged writes)."""
+    b = broker_host(nem.leader(target))
+    with nem.fault("%s cut from the keepers" % b):
+        for k in KEEPERS:
+            nem.c.net.cut(b, k)
+        nem.hold(nem.session_s * 2)
+        nem.c.net.heal()
+
+
+def leader_cut_from_followers(nem, target):
+    """The leader loses its followers but keeps the coordinator and its clients."""
+    i = nem.leader(target)
+    with nem.fault("b%d cut from the other brokers" % i):
+        for j in BROKERS:
+            if j != broker_host(i):
+                nem.c.net.cut(broker_host(i), j)
+        nem.hold(nem.lag_s * 3)
+        nem.c.net.heal()
+
+
+def leader_one_way(nem, target):
+    """What the leader sends to its followers vanishes; what they send arrives."""
+    i = nem.leader(target)
+    with nem.fault("b%d -> followers cut one way" % i):
+        for j in BROKERS:
+            if j != broker_host(i):
+                nem.c.net.cut(broker_host(i), j, both=False)
+        nem.hold(nem.lag_s * 3)
+        nem.c.net.heal()
+
+
+def leader_cut_from_clients(nem, target):
+    """The leader loses the clients only (cluster links intact)."""
+    b = broker_host(nem.leader(target))
+    with nem.fault("%s cut from the clients" % b):
+        nem.c.net.cut(b, TEST)
+        nem.hold(nem.session_s)
+        nem.c.net.heal()
+
+
+def keeper_split_2_1(nem, target):
+    """The keeper leader alone on one side, the other two members on the other;
+    brokers reach everyone."""
+    sid = nem.keeper_leader()
+    rest = [keeper_host(s) for s in (1, 2, 3) if s != sid]
+    with nem.fault("keepers split k%d | %s" % (sid, " ".join(rest))):
+        nem.c.net.partition([keeper_host(sid)], rest)
+        nem.hold(nem.session_s * 2)
+        nem.c.net.heal()
+
+
+def keeper_split_1_1_1(nem, target):
+    """No two keeper members reach each other: no quorum anywhere."""
+    with nem.fault("keepers split k1 | k2 | k3"):
+        nem.c.net.partition(["k1"], ["k2"], ["k3"])
+        nem.hold(nem.session_s * 1.5)
+        nem.c.net.heal()
+
+
+def bridge(nem, target):
+    """Two halves, {k1, b1} and {k3, b3}, and {k2, b2} seeing both (Jepsen's bridge)."""
+    with nem.fault("bridge: k1 b1 | k2 b2 | k3 b3"):
+        nem.c.net.partition(["k1", "b1"], ["k3", "b3"])
+        nem.hold(nem.session_s * 2)
+        nem.c.net.heal()
+
+
+def slow_network(nem, target):
+    """30-50 ms latency and 5 % loss on every link between servers."""
+    hosts = list(KEEPERS) + list(BROKERS)
+    with nem.fault("every server link: 30-50 ms, 5 % loss"):
+        for a in hosts:
+            for b in hosts:
+                if a < b:
+                    nem.c.net.slow(a, b, delay_ms=30, jitter_ms=20, loss=0.05)
+        nem.hold(nem.session_s * 1.5)
+        nem.c.net.heal()
+
+
+# ---- processes ----------------------------------------------------------------------------
+
+
+def pause_leader(nem, target):
+    """SIGSTOP the partition leader past its coordinator session, then SIGCONT."""
+    i = nem.leader(target)
+    with nem.fault("b%d paused" % i):
+        nem.c.pause_broker(i)
+        nem.hold(nem.session_s * 1.5)
+        nem.c.resume_broker(i)
+
+
+def kill_random(nem, target):
+    """kill -9 of a random broker and a random keeper member; restarted after."""
+    i = nem.rng.choice([1, 2, 3])
+    sid = nem.rng.choice([1, 2, 3])
+    with nem.fault("kill -9 b%d and k%d" % (i, sid)):
+        nem.c.kill_broker(i)
+        nem.c.kill_keeper(sid)
+        nem.hold(nem.session_s)
+        nem.c.recover()
+
+
+# ---- mixes --------------------------------------------------------------------------------
+
+SCHEDULES = {
+    "leader-cut-from-coordinator": leader_cut_from_coordinator,
+    "leader-cut-from-followers": leader_cut_from_followers,
+    "leader-one-way": leader_one_way,
+    "leader-cut-from-clients": leader_cut_from_clients,
+    "keeper-split-2-1": keeper_split_2_1,
+    "keeper-split-1-1-1": keeper_split_1_1_1,
+    "bridge": bridge,
+    "slow-network": slow_network,
+    "pause-leader": pause_leader,
+    "kill-random": kill_random,
+}
+
+
+def random_mix(nem, target, faults=3):
+    """`faults` schedules drawn at random (by the seed), one after the other, with
+    the cluster recovered between them."""
+    names = sorted(SCHEDULES)
+    for _ in range(faults):
+        SCHEDULES[nem.rng.choice(names)](nem, target)
+        nem.c.recover()
+
+
+SCHEDULES["random-mix"] = random_mix
