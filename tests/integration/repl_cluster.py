@@ -214,12 +214,17 @@ class ReplCluster:
     # -- the coordinator's view
     @property
     def zk(self):
+        """The test's kazoo client, synced first: the member it reads from may be a
+        follower that has not applied what a broker just wrote through another
+        member (ZooKeeper's reads are not linearizable), and every read here is
+        meant to see at least what had been written when it was asked."""
         if self._zk is None:
             from kazoo.client import KazooClient
             c = KazooClient(hosts=self.hosts + self.chroot, timeout=10.0,
                             connection_retry=dict(max_tries=-1, delay=0.05, backoff=1.5, max_delay=0.5))
             c.start(timeout=20)
             self._zk = c
+        self._zk.sync("/")
         return self._zk
 
     def _doc(self, path):
