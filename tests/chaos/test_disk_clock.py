@@ -141,3 +141,180 @@ def test_keeper_slow_fsync_on_a_follower_does_not_stop_writes(faulty_ensemble):
     shims[victim.sid].heal()
     assert victim.running()
     ens.wait_zxids_equal(timeout=20)
+
+
+# ---- broker ---------------------------------------------------------------------------------
+
+from repl_cluster import ensemble  # noqa: E402,F401  (the module's keeper ensemble fixture)
+
+TOPIC = "t"
+PARTS = 3
+# Broker 1 leads partitions 0 and 1, broker 2 partition 2; broker 3 only follows.
+ASSIGNMENT = [[1, 2, 3], [1, 3, 2], [2, 1, 3]]
+
+
+@pytest.fixture
+def faulty_cluster(request, ensemble, shim_dir):
+    """make(chroot_suffix) -> (ReplCluster of brokers 1-3 on the module's ensemble, each
+    with a shim, not started; {id: shim}). Stopped afterwards: every broker still or
+    again running must exit 0; full disks are unmounted after the brokers stop."""
+    made, disks = [], []
+
+    def make(name):
+        shims = shims_for(shim_dir, (1, 2, 3), "broker")
+        c = ReplCluster(ensemble.hosts(), "/chaos-disk/%s-%d" % (name, len(made)),
+                        placement=lambda i: Placement(env=shims[i].placement_env()))
+        made.append((c, shims))
+        return c, shims
+
+    make.disks = disks
+    yield make
+    errors = []
+    for c, shims in made:
+        for s in shims.values():
+            s.heal()
+        errors += c.close()
+    for d in disks:
+        d.close()
+    assert not errors, "\n".join(errors)
+
+
+def start_stream(c):
+    c.start()
+    c.create_topic(TOPIC, assignment=ASSIGNMENT)
+    s = Stream(c.bootstrap, TOPIC, PARTS, rate=300).start()
+    s.wait_acked(150, timeout=30)
+    return s
+
+
+def check_no_loss(c, s):
+    """Stop the stream: every message acknowledged, none failed, each once at its
+    offset, the replicas byte-identical up to the HW."""
+    c.wait_isr_full(TOPIC, PARTS, timeout=30)
+    assert s.stop(flush_timeout=30) == 0, "messages without a delivery report"
+    assert not s.errors, "delivery failed: %s" % s.errors[:5]
+    problems = check_stream(s, c.read_all(TOPIC, PARTS))
+    assert not problems, "\n".join(problems)
+    c.assert_replicas_identical(TOPIC, PARTS)
+
+
+def wait_stopped_on_failed_dir(c, i):
+    """Broker i stops by itself with exit status 1 and the log line."""
+    b = c.brokers[i]
+    wait_until(lambda: not b.alive(), timeout=20, what="broker %d to stop on its failed log dir" % i)
+    rc = b.wait_exit()
+    log = b.log()
+    assert rc == 1, "broker %d exited with %r:\n%s" % (i, rc, log[-4000:])
+    assert "log dir %s failed (" % b.log_dir in log, log[-4000:]
+    assert "controlled shutdown: every partition handed over" in log, log[-4000:]
+    return log
+
+
+@pytest.mark.parametrize("fault", ["fsync", "write"])
+def test_broker_leader_whose_disk_fails_hands_over_and_loses_nothing(faulty_cluster, fault):
+    """acks=all, RF 3: the leader of partitions 0 and 1 meets a failing fdatasync
+    (its background flush) or failing writes (its next append). It stops (controlled
+    shutdown: leaderships handed to in-sync replicas, exit 1), the stream goes on
+    without a failed delivery, and after the disk heals the restarted broker recovers
+    (no clean-shutdown marker was written), catches up, and nothing acknowledged is
+    lost or doubled. Kafka takes the failed log dir offline and stops the broker when
+    no dir is left (here: its only one)."""
+    c, shims = faulty_cluster("leader-" + fault)
+    s = start_stream(c)
+    epochs = {p: c.state(TOPIC, p)["epoch"] for p in (0, 1)}
+    assert c.leader(TOPIC, 0) == 1
+    if fault == "fsync":
+        shims[1].fsync_fail()
+    else:
+        shims[1].write_fail(prefix=c.brokers[1].log_dir)
+    wait_stopped_on_failed_dir(c, 1)
+    for p in (0, 1):
+        c.wait_new_leader(TOPIC, p, epochs[p], not_in=(1,), timeout=15)
+    s.wait_progress(300, timeout=20)
+    shims[1].heal()
+    assert ".kafka_cleanshutdown" not in os.listdir(c.brokers[1].log_dir)
+    c.brokers[1].start()
+    assert "log dir %s: no clean shutdown last time" % c.brokers[1].log_dir in c.brokers[1].log_since_start()
+    check_no_loss(c, s)
+
+
+@pytest.mark.parametrize("victim", [1, 3], ids=["leader", "follower"])
+def test_broker_full_disk_stops_the_broker_and_loses_nothing(faulty_cluster, victim):
+    """The log dir of the leader of partitions 0 and 1 (victim 1), or of a broker that
+    only follows (victim 3), is a 24 MiB tmpfs that fills up: its next append gets
+    ENOSPC, the broker stops (exit 1) and leaves every ISR, so acks=all goes on with
+    the two others (min.insync.replicas 2) without a failed delivery; with the space
+    back it restarts, rejoins the ISRs, and nothing acknowledged is lost."""
+    c, shims = faulty_cluster("full-%d" % victim)
+    disk = FullDisk(c.brokers[victim].log_dir, size_mb=24)
+    faulty_cluster.disks.append(disk)
+    s = start_stream(c)
+    disk.fill()
+    wait_stopped_on_failed_dir(c, victim)
+    wait_until(lambda: all(victim not in c.state(TOPIC, p)["isr"] for p in range(PARTS)), timeout=15,
+               what="broker %d out of every ISR" % victim)
+    s.wait_progress(300, timeout=20)
+    disk.heal()
+    c.brokers[victim].start()
+    check_no_loss(c, s)
+
+
+# ---- clock ----------------------------------------------------------------------------------
+
+
+def test_wall_clock_jumps_cost_no_session_election_or_record(faulty_ensemble, shim_dir):
+    """The wall clock of the keeper leader and of a broker leader jumps an hour
+    forward, then an hour back (from the true time), while an acks=all stream runs
+    and a keeper client holds an ephemeral node: no session expires (the brokers'
+    registrations and the client's node keep their owner), no keeper or partition
+    election happens, the ISRs stay full, and no record is lost. Timers run on the
+    monotonic clock; wall time only stamps data (record and znode times)."""
+    ens, kshims = faulty_ensemble
+    kleader = ens.leader()
+    zxid_epoch = ens.zxid(kleader) >> 32
+    bshims = shims_for(shim_dir, (1, 2, 3), "broker")
+    c = ReplCluster(ens.hosts(), "/chaos-clock",
+                    placement=lambda i: Placement(env=bshims[i].placement_env()))
+    try:
+        s = start_stream(c)
+        zk = ens.client(all_hosts=True, timeout=4.0)
+        zk.create("/holder", b"x", ephemeral=True)
+        owner = zk.exists("/holder").ephemeralOwner
+        regs = {i: c.zk.exists("/brokers/ids/%d" % i).ephemeralOwner for i in c.brokers}
+        before = {p: c.state(TOPIC, p) for p in range(PARTS)}
+        bleader = c.leader(TOPIC, 0)
+
+        def steady():
+            assert ens.leader() is kleader, "a keeper election happened"
+            assert ens.zxid(kleader) >> 32 == zxid_epoch, "the keeper epoch moved"
+            st = zk.exists("/holder")
+            assert st is not None and st.ephemeralOwner == owner, "the client's session expired"
+            for i in c.brokers:
+                st = c.zk.exists("/brokers/ids/%d" % i)
+                assert st is not None and st.ephemeralOwner == regs[i], "broker %d's session changed" % i
+            for p in range(PARTS):
+                now = c.state(TOPIC, p)
+                assert (now["leader"], now["epoch"]) == (before[p]["leader"], before[p]["epoch"]), \
+                    "partition %d was re-elected: %s" % (p, now)
+                assert sorted(now["isr"]) == sorted(now["replicas"]), "partition %d's ISR shrank: %s" % (p, now)
+
+        for offset in (HOUR_MS, -HOUR_MS):
+            kshims[kleader.sid].clock_offset(offset)
+            bshims[bleader].clock_offset(offset)
+            # The jump took: the keeper leader stamps a new znode with its wall clock.
+            path = zk.create("/stamp-", sequence=True)
+            skew = zk.exists(path).ctime - time.time() * 1000
+            assert abs(skew - offset) < 60000, "znode stamped %d ms off, not %d" % (skew, offset)
+            # Watch for longer than a session (4 s) and the replica lag time (2.5 s),
+            # with the stream acknowledging all the while.
+            deadline = time.monotonic() + SESSION_MS / 1000.0 + 1.0
+            while time.monotonic() < deadline:
+                steady()
+                s.wait_progress(20, timeout=10)
+        kshims[kleader.sid].heal()
+        bshims[bleader].heal()
+        check_no_loss(c, s)
+        steady()
+    finally:
+        errors = c.close()
+    assert not errors, "\n".join(errors)
