@@ -70,10 +70,16 @@ unit: deps build/unit-tests
 check-layers:
 	/usr/bin/python3 tests/check_layers.py
 
-integration: test-deps bin/kipper
+# The fault suite's disk and clock shim (tests/chaos/kfault.c), preloaded into servers.
+build/libkfault.so: tests/chaos/kfault.c
+	@mkdir -p build
+	@echo "  CC   $< (shared)"
+	$(Q)$(CC) -shared -fPIC -O2 -Wall -Wextra -Werror -o $@ $< -ldl
+
+integration: test-deps bin/kipper build/libkfault.so
 	./tests/run-integration.sh
 
-test: test-deps bin/kipper build/unit-tests $(FUZZ_BIN)
+test: test-deps bin/kipper build/unit-tests build/libkfault.so $(FUZZ_BIN)
 	./tests/run-all.sh
 
 run: deps bin/kipper

@@ -636,6 +636,18 @@ static void shutdown_done(broker_t *b)
     loop_stop(b->loop);
 }
 
+void broker_stop_on_fault(broker_t *b)
+{
+    b->exit_status = 1;
+    if (b->shutting_down)
+        return;   /* already on its way out */
+    if (!b->repl) {
+        loop_stop(b->loop);
+        return;
+    }
+    repl_controlled_shutdown(b, shutdown_done);
+}
+
 /* The first signal starts a controlled shutdown (leadership handed over,
  * the ISRs left); a second one stops at once. */
 static void on_signal(loop_t *loop, int signo, void *arg)
@@ -761,5 +773,5 @@ int broker_main(int argc, char **argv)
     loop_run(b.loop);
     broker_stop(&b);
     log_info("stopped");
-    return 0;
+    return b.exit_status;
 }

@@ -235,6 +235,8 @@ struct broker {
 
     /* storage */
     int clean_shutdown[BROKER_MAX_LOG_DIRS];   /* the marker was there at start */
+    int dir_failed[BROKER_MAX_LOG_DIRS];       /* a write or fsync failed in it: never marked clean */
+    int exit_status;          /* broker_main's: 1 once a log dir failed */
     offset_checkpoint_entry_t *recovery_points, *high_watermarks, *log_starts;
     size_t nrecovery_points, nhigh_watermarks, nlog_starts;
     char log_dirs_abs[BROKER_MAX_LOG_DIRS][BROKER_PATH_MAX];   /* as DescribeLogDirs names them */

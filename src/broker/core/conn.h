@@ -26,6 +26,9 @@ void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id);
 void broker_wake_later(broker_t *b, uint64_t conn_id, uint64_t request_id);
 /* Wake every request waiting for data (after an append). */
 void broker_wake_data_waiters(broker_t *b);
+/* Stop the broker for a fault it cannot serve through (a failed log dir):
+ * the controlled shutdown SIGTERM starts, then exit status 1. */
+void broker_stop_on_fault(broker_t *b);
 /* From broker_handle_frame: keep a private copy of a request that waits. */
 int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n);
 

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "log_dirs.h"
 #include "cluster.h"
+#include "conn.h"
 #include "replica.h"
 #include "base/fsutil.h"
 #include "base/logging.h"
@@ -268,12 +269,34 @@ static void flush_done(void *arg)
         }
     if (f->r) {
         f->r->flushing = 0;
-        if (partition_log_flush_end(f->r->log, &f->job) != PLOG_OK)
-            log_error("cannot flush %s: %s", f->r->dir, strerror(errno));
+        if (partition_log_flush_end(f->r->log, &f->job) != PLOG_OK) {
+            char what[sizeof(f->r->dir) + 128];
+            snprintf(what, sizeof(what), "cannot flush %s: %s", f->r->dir, strerror(errno));
+            log_dirs_failed(b, f->r->log_dir, what);
+        }
     } else {
         partition_log_flush_release(&f->job);
     }
     free(f);
+}
+
+static void stop_on_failed_dir(loop_t *loop, void *arg)
+{
+    (void)loop;
+    broker_stop_on_fault(arg);
+}
+
+void log_dirs_failed(broker_t *b, int dir, const char *what)
+{
+    if (dir < 0 || dir >= b->cfg.n_log_dirs || b->dir_failed[dir])
+        return;
+    b->dir_failed[dir] = 1;
+    log_error("log dir %s failed (%s): stopping the broker; its partitions go to their in-sync replicas "
+              "(restart it once the disk is healthy: its logs are recovered at start)",
+              b->cfg.log_dirs[dir], what);
+    /* From the loop, not inside the append or flush that failed. */
+    if (!loop_timer_add(b->loop, 0, stop_on_failed_dir, b))
+        broker_stop_on_fault(b);
 }
 
 void log_dirs_forget(broker_t *b, replica_t *r)
@@ -453,7 +476,8 @@ void log_dirs_stop(broker_t *b)
         }
     if (all_flushed && b->loop)
         for (int d = 0; d < b->cfg.n_log_dirs; d++)
-            write_clean_marker(b->cfg.log_dirs[d]);
+            if (!b->dir_failed[d])
+                write_clean_marker(b->cfg.log_dirs[d]);
     free(b->recovery_points);
     free(b->high_watermarks);
     free(b->log_starts);

@@ -21,6 +21,13 @@ int64_t log_dirs_high_watermark(broker_t *b, const char *topic, int32_t partitio
  * checkpoint (0 when not there). */
 int64_t log_dirs_log_start(broker_t *b, const char *topic, int32_t partition);
 void log_dirs_config_for(const broker_t *b, const topic_t *t, partition_log_config_t *cfg);
+/* A write or an fsync failed in log dir `dir` (what: the operation and
+ * file, for the log line). Its files can no longer be trusted to hold what
+ * the broker was told they hold (after a failed fsync the kernel may have
+ * dropped the pages), so, as Kafka does once no log dir is left, the broker
+ * stops: its partitions go to their in-sync replicas, and the dir is never
+ * marked clean, so the next start recovers its logs. */
+void log_dirs_failed(broker_t *b, int dir, const char *what);
 /* A replica is going: a flush job in flight for it must not touch it. */
 void log_dirs_forget(broker_t *b, replica_t *r);
 

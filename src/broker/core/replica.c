@@ -385,6 +385,11 @@ static int16_t append_batches(broker_t *b, replica_t *r, uint8_t *records, size_
     *err_batch = -1;
     int rc = partition_log_append(r->log, records, len, r->leader_epoch, now, info);
     if (rc != PLOG_OK) {
+        if (rc == PLOG_ERR_IO) {
+            char what[sizeof(r->dir) + 128];
+            snprintf(what, sizeof(what), "cannot append to %s: %s", r->dir, strerror(errno));
+            log_dirs_failed(b, r->log_dir, what);
+        }
         *message = plog_strerror(rc);
         return storage_error(rc);
     }

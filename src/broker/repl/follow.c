@@ -10,6 +10,10 @@
 
 #include "base/clock.h"
 #include "base/logging.h"
+#include "broker/core/log_dirs.h"
+
+#include <errno.h>
+#include <string.h>
 
 static const char *name_of(const replica_t *r, char *buf, size_t n)
 {
@@ -22,13 +26,17 @@ int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, si
     char name[300];
     append_info_t info;
     int rc = partition_log_append_replica(r->log, batches, len, (int64_t)clock_wall_ms(), &info);
+    if (rc == PLOG_ERR_IO) {
+        char what[sizeof(r->dir) + 128];
+        snprintf(what, sizeof(what), "cannot append to %s: %s", r->dir, strerror(errno));
+        log_dirs_failed(b, r->log_dir, what);
+    }
     if (rc != PLOG_OK) {
         log_warn("%s: cannot append what the leader sent at %" PRId64 ": %s", name_of(r, name, sizeof(name)),
                  partition_log_end_offset(r->log), plog_strerror(rc));
         return -1;
     }
     producer_state_apply_batches(r->producers, batches, len);
-    (void)b;
     return 0;
 }
 

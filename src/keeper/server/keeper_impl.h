@@ -142,6 +142,7 @@ struct keeper {
     loop_timer_t *container_timer;
     loop_timer_t *purge_timer;
     int stopping;
+    int exit_status;               /* keeper_main's: 1 once the log failed in an ensemble */
     /* durability */
     txnlog_t *txnlog;
     char snap_dir[600];            /* dataDir/version-2 */

@@ -298,11 +298,19 @@ void pipeline_on_durable(void *arg, int64_t durable_zxid, int err, int64_t faile
             return;
         break;
     }
-    /* In an ensemble a keeper that cannot log cannot vouch for anything:
-     * it leaves its role; the others go on without it. */
+    /* In an ensemble a keeper that cannot log cannot vouch for anything,
+     * and its tree may already hold committed txns its log lost: going
+     * back to LOOKING would rejoin at once with that tree, fail again on
+     * the same disk, and so on without pause (and a DIFF from the log's
+     * last zxid would apply txns the tree has twice). It stops instead;
+     * the others go on without it, and a restart once the disk is healthy
+     * recovers from what the disk holds and rejoins. */
     refuse_all(k, err, failed_zxid);
-    if (k->role != ROLE_LOOKING)
-        peer_look(k, "the transaction log refused a write");
+    log_error("the transaction log failed in an ensemble: stopping this member (restart it once the disk is "
+              "healthy; it recovers from its files and rejoins)");
+    k->exit_status = 1;
+    k->stopping = 1;
+    loop_stop(k->loop);
 }
 
 /* ---- the follower: requests answered by the leader ---- */

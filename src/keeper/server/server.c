@@ -709,5 +709,5 @@ int keeper_main(int argc, char **argv)
     loop_run(k.loop);
     keeper_stop(&k);
     log_info("stopped");
-    return 0;
+    return k.exit_status;
 }
