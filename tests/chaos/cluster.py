@@ -5,11 +5,19 @@ placement that can also carry the disk and clock fault shim.
 
     c = ChaosCluster(seed=7, target="kipper").start()
     c.net.cut("b1", "k1"); c.kill_broker(2); c.pause_keeper(3) ...
-    c.recover()        # heal the net, resume and restart everything, full ISRs
+    c.shims["b1"].fsync_fail(); c.disks[2].fill()
+    c.recover()        # heal the net, disks and clocks, resume and restart everything, full ISRs
     c.close()
+
+Every server runs with the disk and clock shim preloaded (faults_disk.FaultShim,
+unarmed until a schedule arms it), and each broker's log folder is a tmpfs of
+its own (faults_disk.FullDisk) that a schedule can fill.
 """
 import os
+import shutil
+import tempfile
 
+from faults_disk import FaultShim, FullDisk
 from net import Net
 from repl_cluster import ReplCluster
 
@@ -26,18 +34,28 @@ def keeper_host(sid):
 
 
 class ChaosCluster:
-    def __init__(self, seed=0, target="kipper", extra=None, env_of=None):
-        """env_of: host name -> environment for its server (the fault shim's), or None."""
+    DISK_MB = 256            # each broker's log folder: room for every run of a module
+
+    def __init__(self, seed=0, target="kipper", extra=None):
         from ensemble import Ensemble
         self.seed = seed
         self.target = target
+        self.workdir = tempfile.mkdtemp(prefix="kipper-chaos-")
+        self.shims = {h: FaultShim(self.workdir, "%s.ctl" % h) for h in KEEPERS + BROKERS}
+        self.disks = {}
         self.net = Net(list(KEEPERS) + list(BROKERS), seed=seed)
-        env_of = env_of or (lambda host: None)
-        self.ens = Ensemble(3, target=target,
-                            placement=lambda sid: self.net.placement(keeper_host(sid), env_of(keeper_host(sid))))
+        self.ens = Ensemble(3, target=target, placement=lambda sid: self._placement(keeper_host(sid)))
         self.repl = ReplCluster(self.ens.hosts(), "/chaos", extra=extra,
-                                placement=lambda i: self.net.placement(broker_host(i), env_of(broker_host(i))))
-        self.killed_keepers = set()
+                                placement=lambda i: self._placement(broker_host(i)))
+        try:
+            for i, b in self.repl.brokers.items():
+                self.disks[i] = FullDisk(b.log_dir, size_mb=self.DISK_MB)
+        except BaseException:
+            self.close()
+            raise
+
+    def _placement(self, host):
+        return self.net.placement(host, self.shims[host].placement_env())
 
     def start(self):
         try:
@@ -80,7 +98,6 @@ class ChaosCluster:
 
     def kill_keeper(self, sid):
         self.ens.kill(self.keeper(sid))
-        self.killed_keepers.add(sid)
 
     def pause_keeper(self, sid):
         self.ens.pause(self.keeper(sid))
@@ -90,22 +107,30 @@ class ChaosCluster:
 
     # -- after a fault
     def recover(self, topics=(), timeout=60):
-        """Heal every link, resume paused processes, start killed ones, and wait
-        until the ensemble serves and every partition of `topics` ({topic:
-        partitions}) has a full ISR."""
+        """Heal every link, disk and clock, resume paused processes, start the
+        ones that died (killed, or stopped on a failed disk), and wait until the
+        ensemble serves and every partition of `topics` ({topic: partitions})
+        has a full ISR."""
         self.net.heal()
+        for shim in self.shims.values():
+            shim.heal()
+        for disk in self.disks.values():
+            disk.heal()
         for m in self.ens:
             if m.paused:
                 self.ens.resume(m)
         for m in self.ens:
             if not m.running():
+                if m.proc is not None:
+                    m.stop()                     # reaped: it exited by itself
                 self.ens.start(m, wait=False)
-        self.killed_keepers.clear()
         self.ens.wait_ready(timeout=timeout)
         for i in list(self.repl.paused):
             self.repl.resume(i)
         for i, b in self.repl.brokers.items():
             if not b.alive():
+                if b.proc is not None:
+                    b.wait_exit()                # reaped: it exited by itself
                 self.repl.start_broker(i, timeout=timeout)
         for topic, partitions in dict(topics).items():
             self.repl.wait_isr_full(topic, partitions, timeout=timeout)
@@ -118,13 +143,24 @@ class ChaosCluster:
         brokers' errors (a broker that did not exit 0 on SIGTERM)."""
         errors = []
         try:
-            errors = self.repl.close(keep=keep)
+            for shim in self.shims.values():
+                shim.heal()
+            if hasattr(self, "repl"):
+                errors = self.repl.close(keep=True)
         finally:
             try:
-                self.ens.close()
+                if hasattr(self, "ens"):
+                    self.ens.close()
             finally:
+                for disk in self.disks.values():
+                    disk.close()
+                if hasattr(self, "net"):
+                    self.net.close()
                 if not keep and not errors and not os.environ.get("KIPPER_TEST_KEEP"):
-                    self.ens.cleanup()
-                self.net.close()
+                    if hasattr(self, "ens"):
+                        self.ens.cleanup()
+                    for b in self.repl.brokers.values():
+                        shutil.rmtree(b.workdir, ignore_errors=True)
+                    shutil.rmtree(self.workdir, ignore_errors=True)
         return errors
 

@@ -52,6 +52,12 @@ class Nemesis:
                 raise AssertionError("no leader of %s-%d" % target)
             time.sleep(0.1)
 
+    def hold_until(self, gone, seconds):
+        """Let a fault last until gone() (a process stopped by it), at most `seconds`."""
+        deadline = time.monotonic() + seconds * self.scale
+        while not gone() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
     def keeper_leader(self):
         deadline = time.monotonic() + 30
         while True:
@@ -170,6 +176,54 @@ def kill_random(nem, target):
         nem.c.recover()
 
 
+# ---- disks and clocks ---------------------------------------------------------------------
+
+
+def leader_disk_fails(nem, target):
+    """Every fsync of the partition leader fails (EIO): it must stop rather than go on
+    acknowledging what its disk may have dropped; restarted once the disk heals."""
+    i = nem.leader(target)
+    b = nem.c.broker(i)
+    with nem.fault("b%d fsync fails" % i):
+        nem.c.shims[broker_host(i)].fsync_fail()
+        nem.hold_until(lambda: not b.alive(), nem.session_s * 3)
+        nem.c.recover()
+
+
+def follower_disk_full(nem, target):
+    """A follower's log folder fills up (ENOSPC)."""
+    leader = nem.leader(target)
+    j = nem.rng.choice([i for i in (1, 2, 3) if i != leader])
+    b = nem.c.broker(j)
+    with nem.fault("b%d disk full" % j):
+        nem.c.disks[j].fill()
+        nem.hold_until(lambda: not b.alive(), nem.lag_s * 3)
+        nem.c.recover()
+
+
+def keeper_disk_fails(nem, target):
+    """Every fsync of the keeper leader fails (EIO)."""
+    sid = nem.keeper_leader()
+    m = nem.c.keeper(sid)
+    with nem.fault("k%d fsync fails" % sid):
+        nem.c.shims[keeper_host(sid)].fsync_fail()
+        nem.hold_until(lambda: not m.running(), nem.session_s * 2)
+        nem.c.recover()
+
+
+def clock_jumps(nem, target):
+    """The wall clocks of the partition leader and of the keeper leader jump an hour
+    forward, then an hour back (monotonic clocks go on)."""
+    hosts = [broker_host(nem.leader(target)), keeper_host(nem.keeper_leader())]
+    with nem.fault("clocks of %s +1 h, then -1 h" % " and ".join(hosts)):
+        for offset in (3600 * 1000, -3600 * 1000):
+            for h in hosts:
+                nem.c.shims[h].clock_offset(offset)
+            nem.hold(nem.session_s)
+        for h in hosts:
+            nem.c.shims[h].heal()
+
+
 # ---- mixes --------------------------------------------------------------------------------
 
 SCHEDULES = {
@@ -183,6 +237,10 @@ SCHEDULES = {
     "slow-network": slow_network,
     "pause-leader": pause_leader,
     "kill-random": kill_random,
+    "leader-disk-fails": leader_disk_fails,
+    "follower-disk-full": follower_disk_full,
+    "keeper-disk-fails": keeper_disk_fails,
+    "clock-jumps": clock_jumps,
 }
 
 
