@@ -54,7 +54,7 @@ def test_same_seed_same_choices():
 
 
 def test_no_faults(workload):
-    wl = workload(clients=5).start()
+    wl = workload(clients=5, op_timeout=10.0).start()     # with no fault, an unknown call is a hang
     _wait(lambda: wl.ops_done() >= 1500, 10, "1500 calls")
     wl.stop()
     res = wl.check()
