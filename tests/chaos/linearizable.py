@@ -72,23 +72,75 @@ def _short(v, n=120):
 
 
 # ---- models ---------------------------------------------------------------------------------
+#
+# A model has `init`, `prepare(ops)` (the calls the search needs, simplified: see each
+# model), `step(state, op)` (the state after op, or None when op cannot happen in
+# `state`), `key(linearized, state)` (what the memo keeps) and `describe(state, prefix)`.
+
+
+def _informed(op, complete, output):
+    """A copy of an unknown call that a later read proves happened: it must take effect
+    before `complete` (that read's completion), producing `output`."""
+    o = Op(op.process, op.f, op.value, output=output, invoke=op.invoke, complete=max(complete, op.invoke),
+           type=OK, error="outcome unknown; seen by a read", meta=op.meta)
+    return o
 
 
 class VersionedRegister:
-    """A znode's (data, version); see the module's docstring."""
+    """A znode's (data, version); see the module's docstring.
+
+    prepare() relies on every write writing a value of its own (the workload's values are
+    unique; without that it leaves the history as it is): an unknown write whose value a
+    read shows happened, before that read completed, and produced the version the read
+    shows, so it becomes a call with that deadline and output; an unknown write whose
+    value no read shows, when every version up to the last is accounted for by another
+    write, took effect after everything or never, and goes. Unknown reads and failed
+    calls other than a refused CAS say nothing and go too."""
     name = "versioned register"
 
     def __init__(self, initial=(None, 0)):
         self.init = tuple(initial)
 
-    def prunable(self, op):
-        """Calls that can be linearized anywhere whatever the state: left out of the search."""
-        if op.type == INFO and op.f == "read":
-            return True
-        return op.type == FAIL and op.f != "cas"
+    def prepare(self, ops):
+        ops = [o for o in ops if not (o.type == INFO and o.f == "read") and not (o.type == FAIL and o.f != "cas")]
+        writes = [o for o in ops if o.f in ("write", "cas")]
+        values = [self._data(o) for o in writes]
+        if len(set(values)) != len(values) or self.init[0] in values:
+            return ops
+        seen = {}                     # value -> (earliest completion of a read showing it, its version)
+        versions = set()
+        for o in ops:
+            if o.f == "read" and o.type == OK:
+                v, ver = o.output
+                versions.add(ver)
+                if v not in seen or o.complete < seen[v][0]:
+                    seen[v] = (o.complete, ver)
+            elif o.f in ("write", "cas") and o.type == OK:
+                if o.output is None:
+                    return ops        # an acknowledged write of unknown version: keep it simple
+                versions.add(o.output)
+        out, unseen = [], []
+        for o in ops:
+            if o.type == INFO and o.f in ("write", "cas"):
+                if self._data(o) in seen:
+                    t, ver = seen[self._data(o)]
+                    o = _informed(o, t, ver)
+                    versions.add(ver)
+                else:
+                    unseen.append(o)
+                    continue
+            out.append(o)
+        top = max(versions | {self.init[1]})
+        gaps = set(range(self.init[1] + 1, top + 1)) - versions
+        if gaps:
+            out += unseen             # they may fill the gaps: let the search place them
+        return out
+
+    @staticmethod
+    def _data(op):
+        return op.value[1] if op.f == "cas" else op.value
 
     def step(self, state, op):
-        """The state after op, or None when op cannot happen in `state`."""
         value, version = state
         if op.f == "read":
             return state if op.type != OK or tuple(op.output) == state else None
@@ -112,35 +164,89 @@ class VersionedRegister:
     def key(self, linearized, state):
         return (linearized, state)
 
-    def describe(self, state):
+    def describe(self, state, prefix=()):
         return "value %r version %d" % state
 
 
 class GrowSet:
-    """A set that only grows; see the module's docstring. Elements are unique per add, so
-    the state follows from which adds are linearized and the cache keeps only that."""
+    """A set that only grows; see the module's docstring.
+
+    With every add adding an element of its own (the workload's are unique), the state is
+    (size, XOR of 64-bit hashes of the elements): one step costs O(1) whatever the set's
+    size, and the memo keeps only which calls are linearized (the state follows from
+    them). prepare(): an unknown add that a read shows happened before that read
+    completed; one that no read shows happened after everything or never, and goes. Reads
+    carry their (size, hash). Without unique elements it works on frozensets."""
     name = "set"
 
     def __init__(self, initial=()):
-        self.init = frozenset(initial)
+        self.initial = frozenset(initial)
+        self.init = self.initial
+        self.hashed = False
 
-    def prunable(self, op):
-        if op.type == INFO and op.f == "read":
-            return True
-        return op.type == FAIL
+    @staticmethod
+    def _h(e):
+        return hash(("GrowSet", e)) & 0xFFFFFFFFFFFFFFFF
+
+    def prepare(self, ops):
+        ops = [o for o in ops if not (o.type == INFO and o.f == "read") and o.type != FAIL]
+        adds = [o.value for o in ops if o.f == "add"]
+        self.hashed = len(set(adds)) == len(adds) and not (set(adds) & self.initial)
+        if not self.hashed:
+            self.init = self.initial
+            return ops
+        h = 0
+        for e in self.initial:
+            h ^= self._h(e)
+        self.init = (len(self.initial), h)
+        first_seen = {}
+        for o in ops:
+            if o.f == "read" and o.type == OK:
+                for e in o.output:
+                    if e not in first_seen or o.complete < first_seen[e]:
+                        first_seen[e] = o.complete
+        out = []
+        for o in ops:
+            if o.f == "add" and o.type == INFO:
+                if o.value not in first_seen:
+                    continue
+                o = _informed(o, first_seen[o.value], None)
+            if o.f == "read":
+                hh = 0
+                for e in o.output:
+                    hh ^= self._h(e)
+                o.meta["_sethash"] = (len(o.output), hh)
+            out.append(o)
+        return out
 
     def step(self, state, op):
         if op.f == "read":
-            return state if op.type != OK or frozenset(op.output) == state else None
+            if op.type != OK:
+                return state
+            if self.hashed:
+                return state if op.meta["_sethash"] == state else None
+            return state if frozenset(op.output) == state else None
         if op.f == "add":
-            return state if op.type == FAIL else state | {op.value}
+            if self.hashed:
+                return (state[0] + 1, state[1] ^ self._h(op.value))
+            return state | {op.value}
         raise ValueError("set: unknown function %r" % op.f)
 
     def key(self, linearized, state):
         return linearized
 
-    def describe(self, state):
-        return "%d elements %s" % (len(state), _short(state, 300))
+    def diff(self, prefix, op):
+        """What a read shows against the set the prefix builds."""
+        have = set(self.initial) | {o.value for o in prefix if o.f == "add"}
+        shown = set(op.output)
+        return "the read lacks %s and has in excess %s" % (_short(have - shown), _short(shown - have))
+
+    def describe(self, state, prefix=()):
+        if self.hashed:
+            elems = set(self.initial) | {o.value for o in prefix if o.f == "add"}
+        else:
+            elems = state
+        return "%d elements %s" % (len(elems), _short(elems, 300))
 
 
 # ---- the result ---------------------------------------------------------------------------------
@@ -177,7 +283,9 @@ class Result:
             for o in self.prefix[-tail:]:
                 lines.append("    %r" % (o,))
             for s in self.states[:tail]:
-                lines.append("  a state reached there: %s" % self.model.describe(s))
+                lines.append("  a state reached there: %s" % self.model.describe(s, self.prefix))
+            if self.op is not None and self.op.f == "read" and hasattr(self.model, "diff"):
+                lines.append("  after the prefix, %s" % self.model.diff(self.prefix, self.op))
         return "\n".join(lines)
 
 
@@ -187,7 +295,7 @@ class Result:
 def check(model, history, max_ops=20000, budget=2000000, time_limit=20.0):
     """Is `history` (Ops) linearizable for `model`? Returns a Result."""
     t0 = time.monotonic()
-    ops = [o for o in history if not model.prunable(o)]
+    ops = model.prepare(list(history))
     n = len(ops)
     if n > max_ops:
         return Result("unknown", model, "%d calls, more than max_ops=%d" % (n, max_ops), ops=n)

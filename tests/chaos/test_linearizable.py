@@ -157,6 +157,28 @@ def test_unknown_write_cannot_come_back():
     assert reg(*h).valid is False
 
 
+def test_unseen_unknown_write_fills_a_version_gap():
+    # Nobody read "a", but the acknowledged write got version 2: "a" made version 1.
+    h = [write(1, 0, None, "a", type=INFO), write(2, 1, 2, "b", 2), read(3, 3, 4, "b", 2)]
+    assert reg(*h).valid is True
+    assert reg(*h[1:]).valid is False
+    # Two unknown writes, one gap: one happened, the other not (or after everything).
+    h = [write(1, 0, None, "a", type=INFO), cas(4, 0, None, 0, "c", type=INFO), write(2, 1, 2, "b", 2)]
+    assert reg(*h).valid is True
+
+
+def test_many_unknown_writes_stay_cheap():
+    # Unknown writes that nobody saw and that no version gap needs cost the search nothing.
+    h = [write(100 + i, 0.01 * i, None, "lost%d" % i, type=INFO) for i in range(40)]
+    version = 0
+    for i in range(400):
+        version += 1
+        h.append(cas(i % 5, 1 + i, 1.5 + i, version - 1, "v%d" % i, version=version))
+        h.append(read(5, 1.6 + i, 1.9 + i, "v%d" % i, version))
+    r = reg(*h)
+    assert r.valid is True and r.steps < 2000, (r.valid, r.steps)
+
+
 def test_unknown_read_is_ignored():
     h = [write(1, 0, 1, "a", 1), Op(2, "read", invoke=2, type=INFO), read(3, 3, 4, "a", 1)]
     assert reg(*h).valid is True
@@ -178,6 +200,15 @@ def test_set_read_missing_an_acknowledged_add():
     assert r.valid is False
     assert r.op.output == frozenset({"a"})
     assert "NOT linearizable" in r.explain()
+    assert "the read lacks {b}" in r.explain(), r.explain()
+
+
+def test_set_with_repeated_elements():
+    # Not the workload's case (its elements are unique), but a set all the same.
+    h = [add(1, 0, 1, "a"), add(2, 0, 1, "a"), sread(3, 2, 3, "a"), add(1, 4, None, "a", type=INFO),
+         sread(3, 5, 6, "a")]
+    assert check(GrowSet(), h).valid is True
+    assert check(GrowSet(), h + [sread(3, 7, 8)]).valid is False
 
 
 def test_set_reads_disagreeing_on_order():
