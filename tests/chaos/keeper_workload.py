@@ -14,9 +14,18 @@ others, so clients are spread over the members and fail over to the rest), pick 
 with a random.Random seeded from (seed, client): the same seed gives the same choices
 (`plan()`). Under one base znode of the run (`/chaos-keeper-<seed>-<hex>`):
 
-- a register, `reg`: getData; setData with the version this client last read (a
-  compare-and-set); setData with version -1 (unconditional). Every value written is unique.
-- a set, `set`: create of a unique child (an add); getChildren (a read of the whole set).
+- a register, `reg`: sync + getData; setData with the version this client last read (a
+  compare-and-set); setData with version -1 (unconditional); getData without sync (a
+  "local" read). Every value written is unique.
+- a set, `set`: create of a unique child (an add); sync + getChildren (a read of the set).
+
+ZooKeeper's writes are linearizable, its plain reads only sequentially consistent: a
+member answers from its own state, which may lag the leader's, so a read there may miss a
+write another client finished (Apache ZooKeeper 3.8 does, under this workload). Reads in
+the linearizability check are therefore preceded by a sync on the same session (pipelined:
+the member answers the read once it has caught up to the leader as of the sync); the local
+reads are checked for what ZooKeeper does promise: a value some write made, and a session's
+reads and acknowledged writes never going back in version.
 - ephemerals, `eph`: ephemeral children named after the client and a counter, created in
   the client's session; now and then a client closes its session and opens another.
 - watches: `watchers` threads with raw connections (zkwire.WireClient) keep a data watch
@@ -60,11 +69,12 @@ INIT_VALUE = "init"
 
 # Operation kinds and their default weights.
 WEIGHTS = {
-    "read": 30,          # register getData
+    "read": 20,          # register sync + getData
+    "local_read": 10,    # register getData without sync (sequentially consistent only)
     "cas": 25,           # register setData with the version last read
     "write": 8,          # register setData, version -1
     "add": 15,           # set: create a unique child
-    "members": 8,        # set: getChildren
+    "members": 8,        # set: sync + getChildren
     "ephemeral": 12,     # an ephemeral child in this session
     "new_session": 2,    # close this client's session, open another
 }
@@ -388,7 +398,24 @@ class KeeperWorkload:
             op.output = (data.decode(), stat.version)
             op.meta["mzxid"] = stat.mzxid
             w.last_version = stat.version
-        self._call(w, "register", "read", None, lambda: w.zk.get_async(self.reg), ok)
+        self._call(w, "register", "read", None, lambda: self._synced(w.zk, self.reg, w.zk.get_async), ok)
+
+    @staticmethod
+    def _synced(zk, path, read):
+        """sync then read, pipelined on the session: ZooKeeper serves a read from the member's
+        own state, which may lag (reads are sequentially consistent, not linearizable); after
+        a sync on the same session it has caught up with the leader as of the sync."""
+        zk.sync_async(path)
+        return read(path)
+
+    def _do_local_read(self, w):
+        """A plain getData with no sync: not in the linearizability check, but a session's
+        reads must not go back, must see its own writes, and show a value some write wrote."""
+        def ok(op, res):
+            data, stat = res
+            op.output = (data.decode(), stat.version)
+            op.meta["mzxid"] = stat.mzxid
+        self._call(w, "local", "read", None, lambda: w.zk.get_async(self.reg), ok)
 
     def _wrote(self, op, stat):
         op.output = stat.version
@@ -420,7 +447,8 @@ class KeeperWorkload:
     def _do_members(self, w):
         def ok(op, res):
             op.output = frozenset(res)
-        self._call(w, "set", "read", None, lambda: w.zk.get_children_async(self.setdir), ok)
+        self._call(w, "set", "read", None,
+                   lambda: self._synced(w.zk, self.setdir, w.zk.get_children_async), ok)
 
     def _do_ephemeral(self, w):
         name = self._value(w)
@@ -762,11 +790,58 @@ class KeeperWorkload:
                 r.inconclusive.append("%s linearizability: %s" % (model.name, res.reason))
         if not any(o.meta.get("final") for o in self.history):
             r.violations.append("no member answered the final reads")
+        r.violations += self._check_local_reads()
         r.ephemerals = dict(self.eph_figures)
         r.watches = dict(self.watch_figures)
         if self.nwatchers and not r.watches.get("notifications"):
             r.notes.append("the watchers saw no notification")
         return r
+
+    def _check_local_reads(self):
+        """Reads without sync: each shows a (value, version) some write made, and within one
+        session a client's reads and acknowledged writes never go back in version."""
+        made = {(INIT_VALUE, 0)}
+        for o in self.history:
+            if o.meta["kind"] == "register" and o.f in ("write", "cas") and o.type != FAIL:
+                data = o.value[1] if o.f == "cas" else o.value
+                made.add((data, o.output) if o.output is not None else (data, None))
+        loose = {d for d, v in made if v is None}
+        out = []
+        last = {}                     # (client, session) -> (version, op)
+        for o in sorted((o for o in self.history if not o.meta.get("final") and o.type == OK
+                         and o.meta["kind"] in ("register", "local")), key=lambda o: o.complete):
+            if o.meta["kind"] == "local" and tuple(o.output) not in made and o.output[0] not in loose:
+                out.append("a read without sync shows %r, which no write made: %r" % (o.output, o))
+            version = o.output[1] if o.f == "read" else o.output
+            s0, s1 = o.meta["sessions"]
+            if version is None or s0 != s1:
+                continue
+            prev = last.get((o.process, s0))
+            if prev is not None and version < prev[0]:
+                out.append("client %s went back from version %d to %d in session %#x: %r then %r"
+                           % (o.process, prev[0], version, s0, prev[1], o))
+            last[(o.process, s0)] = (version, o)
+        return out
+
+    def save(self, path):
+        """Pickle what check() reads (seed, calls, figures) to re-check it later with load()."""
+        import pickle
+        with open(path, "wb") as f:
+            pickle.dump({k: getattr(self, k) for k in self._SAVED}, f)
+
+    _SAVED = ("seed", "members", "base", "history", "eph_ops", "other_ops", "timeline", "violations", "notes",
+              "eph_figures", "watch_figures", "t0", "t_end", "nwatchers", "stopped")
+
+    @classmethod
+    def load(cls, path):
+        """A stopped workload from save(), for check() (no client, nothing to close)."""
+        import pickle
+        with open(path, "rb") as f:
+            d = pickle.load(f)
+        wl = cls(d["members"], seed=d["seed"])
+        for k, v in d.items():
+            setattr(wl, k, v)
+        return wl
 
     def close(self):
         """Close every client and connection the workload opened (stop() first if needed)."""

@@ -93,15 +93,17 @@ class VersionedRegister:
     unique; without that it leaves the history as it is): an unknown write whose value a
     read shows happened, before that read completed, and produced the version the read
     shows, so it becomes a call with that deadline and output; an unknown write whose
-    value no read shows, when every version up to the last is accounted for by another
-    write, took effect after everything or never, and goes. Unknown reads and failed
-    calls other than a refused CAS say nothing and go too."""
+    value no read shows can only have made a version that no read and no acknowledgement
+    shows (a gap): it goes when there is none, and may be linearized only there otherwise.
+    Unknown reads and failed calls other than a refused CAS say nothing and go too."""
     name = "versioned register"
 
     def __init__(self, initial=(None, 0)):
         self.init = tuple(initial)
+        self.gaps = None              # after prepare(): the versions no known write produced
 
     def prepare(self, ops):
+        self.gaps = None
         ops = [o for o in ops if not (o.type == INFO and o.f == "read") and not (o.type == FAIL and o.f != "cas")]
         writes = [o for o in ops if o.f in ("write", "cas")]
         values = [self._data(o) for o in writes]
@@ -131,9 +133,11 @@ class VersionedRegister:
                     continue
             out.append(o)
         top = max(versions | {self.init[1]})
-        gaps = set(range(self.init[1] + 1, top + 1)) - versions
-        if gaps:
-            out += unseen             # they may fill the gaps: let the search place them
+        self.gaps = set(range(self.init[1] + 1, top + 1)) - versions
+        if self.gaps:
+            # They may fill the gaps: let the search place them (only there); a CAS only
+            # where its expected version is one below a gap.
+            out += [o for o in unseen if o.f != "cas" or o.value[0] + 1 in self.gaps]
         return out
 
     @staticmethod
@@ -144,6 +148,8 @@ class VersionedRegister:
         value, version = state
         if op.f == "read":
             return state if op.type != OK or tuple(op.output) == state else None
+        if op.type == INFO and self.gaps is not None and version + 1 not in self.gaps:
+            return None               # an unknown write nobody saw can only make a version nobody saw
         if op.f == "write":
             if op.type == FAIL:
                 return state

@@ -232,7 +232,7 @@ def test_set_unknown_add_both_ways():
 # ---- bounds and scale ----------------------------------------------------------------------------
 
 
-def _random_register_history(seed, procs=5, n=600):
+def _random_register_history(seed, procs=5, n=600, unknown=0.05):
     """A history from a simulated linearizable register: each call takes effect at a
     random instant inside its interval; some outcomes are lost (info)."""
     rnd = random.Random(seed)
@@ -255,14 +255,14 @@ def _random_register_history(seed, procs=5, n=600):
         elif kind == "write":
             version += 1
             value = "v%d" % i
-            h.append(write(p, start, end, value, version, type=INFO if rnd.random() < 0.05 else OK))
+            h.append(write(p, start, end, value, version, type=INFO if rnd.random() < unknown else OK))
         else:
             expect = version if rnd.random() < 0.7 else version + 1
             if expect == version:
                 version += 1
                 value = "v%d" % i
                 h.append(cas(p, start, end, expect, value, version=version,
-                             type=INFO if rnd.random() < 0.05 else OK))
+                             type=INFO if rnd.random() < unknown else OK))
             else:
                 h.append(cas(p, start, end, expect, "v%d" % i, type=FAIL))
     return h
@@ -272,6 +272,15 @@ def test_large_random_linearizable_history():
     h = _random_register_history(1)
     r = check(VersionedRegister(INIT), h)
     assert r.valid is True, r.explain()
+
+
+def test_random_history_with_many_unknown_writes():
+    # A fifth of the writes unknown: some seen by reads, some filling versions nobody saw.
+    for seed in (4, 5, 6):
+        h = _random_register_history(seed, n=1500, unknown=0.2)
+        assert sum(1 for o in h if o.type == INFO) > 50
+        r = check(VersionedRegister(INIT), h, budget=200000)
+        assert r.valid is True, r.explain()
 
 
 def test_large_random_history_with_one_stale_read():
