@@ -669,6 +669,16 @@ class KeeperWorkload:
         zk.start(timeout=15)
         return zk
 
+    def _sessions_for(self, op):
+        """The sessions a create may have landed in: the one its client had when it
+        was issued, and the client's later ones. kazoo keeps a request it has not
+        sent yet across a reconnection and sends it on whatever session the client
+        has then -- a new one if the old expired meanwhile (seen: a create issued
+        while the client had no session, owned by its next one)."""
+        sessions = self._workers[op.process].sessions
+        first = op.meta["sessions"][0]     # None: issued between sessions; any of them, then
+        return sessions[sessions.index(first):] if first in sessions else list(sessions)
+
     def _check_ephemerals(self):
         v = []
         creates = {op.value: op for op in self.eph_ops}
@@ -706,9 +716,9 @@ class KeeperWorkload:
                 op = creates.get(name)
                 if op is None:
                     out.append("ephemeral %s exists (owner %#x) but no call created it" % (name, owner))
-                elif owner not in [s for s in op.meta["sessions"] if s]:
+                elif owner not in self._sessions_for(op):
                     out.append("ephemeral %s is owned by session %#x, not by the session that created it (%s)"
-                               % (name, owner, ", ".join("%#x" % s for s in op.meta["sessions"] if s)))
+                               % (name, owner, ", ".join("%#x" % s for s in self._sessions_for(op))))
                 elif op.type == FAIL:
                     out.append("ephemeral %s exists although its create failed (%s)" % (name, op.error))
             return out

@@ -2,7 +2,10 @@
 
 A schedule is a function (nem, target) that injects faults through `nem` and
 returns once they are healed; `target` is (topic, partition), the partition
-whose leader the schedule aims at. Fault lengths are the schedule's inputs, in
+whose leader the schedule aims at (None when no broker workload runs).
+SCHEDULES names each with the workloads that run under it: the broker's, the
+keeper's, or both at once (faults that hit the keepers are checked from the
+brokers' side and from the keeper's own clients in the same run). Fault lengths are the schedule's inputs, in
 units of the brokers' coordinator session (nem.session_s): a fault has to last
 past the session timeout to make the coordinator act. Every random choice comes
 from nem.rng, seeded by the run, so a seed replays the same faults.
@@ -226,31 +229,102 @@ def clock_jumps(nem, target):
 
 # ---- mixes --------------------------------------------------------------------------------
 
-SCHEDULES = {
-    "leader-cut-from-coordinator": leader_cut_from_coordinator,
-    "leader-cut-from-followers": leader_cut_from_followers,
-    "leader-one-way": leader_one_way,
-    "leader-cut-from-clients": leader_cut_from_clients,
-    "keeper-split-2-1": keeper_split_2_1,
-    "keeper-split-1-1-1": keeper_split_1_1_1,
-    "bridge": bridge,
-    "slow-network": slow_network,
-    "pause-leader": pause_leader,
-    "kill-random": kill_random,
-    "leader-disk-fails": leader_disk_fails,
-    "follower-disk-full": follower_disk_full,
-    "keeper-disk-fails": keeper_disk_fails,
-    "clock-jumps": clock_jumps,
+BROKER, KEEPER, BOTH = ("broker",), ("keeper",), ("broker", "keeper")
+BROKER_FAULTS = {
+    "leader-cut-from-coordinator": (leader_cut_from_coordinator, BROKER),
+    "leader-cut-from-followers": (leader_cut_from_followers, BROKER),
+    "leader-one-way": (leader_one_way, BROKER),
+    "leader-cut-from-clients": (leader_cut_from_clients, BROKER),
+    "keeper-split-2-1": (keeper_split_2_1, BOTH),
+    "keeper-split-1-1-1": (keeper_split_1_1_1, BOTH),
+    "bridge": (bridge, BOTH),
+    "slow-network": (slow_network, BOTH),
+    "pause-leader": (pause_leader, BROKER),
+    "kill-random": (kill_random, BOTH),
+    "leader-disk-fails": (leader_disk_fails, BROKER),
+    "follower-disk-full": (follower_disk_full, BROKER),
+    "keeper-disk-fails": (keeper_disk_fails, BOTH),
+    "clock-jumps": (clock_jumps, BOTH),
 }
 
 
 def random_mix(nem, target, faults=3):
-    """`faults` schedules drawn at random (by the seed), one after the other, with
-    the cluster recovered between them."""
-    names = sorted(SCHEDULES)
+    """`faults` of the schedules above drawn at random (by the seed), one after the
+    other, with the cluster recovered between them."""
+    names = sorted(BROKER_FAULTS)
     for _ in range(faults):
-        SCHEDULES[nem.rng.choice(names)](nem, target)
+        BROKER_FAULTS[nem.rng.choice(names)][0](nem, target)
         nem.c.recover()
 
 
-SCHEDULES["random-mix"] = random_mix
+# ---- the keeper ensemble on its own (the keeper workload's schedules) -----------------------
+
+
+def pause_keeper_leader(nem, target):
+    """SIGSTOP the keeper leader past the clients' sessions, then SIGCONT."""
+    sid = nem.keeper_leader()
+    with nem.fault("k%d paused" % sid):
+        nem.c.pause_keeper(sid)
+        nem.hold(nem.session_s * 2)
+        nem.c.resume_keeper(sid)
+
+
+def kill_keeper(nem, target):
+    """kill -9 of a random member (the leader or not); restarted after."""
+    sid = nem.rng.choice([1, 2, 3])
+    with nem.fault("kill -9 k%d" % sid):
+        nem.c.kill_keeper(sid)
+        nem.hold(nem.session_s)
+        nem.c.recover()
+
+
+def keeper_leader_cut_from_clients(nem, target):
+    """The keeper leader loses its clients but not its followers."""
+    sid = nem.keeper_leader()
+    with nem.fault("k%d cut from the clients" % sid):
+        nem.c.net.cut(keeper_host(sid), TEST)
+        nem.hold(nem.session_s * 1.5)
+        nem.c.net.heal()
+
+
+def keeper_clock_jumps(nem, target):
+    """Every member's wall clock an hour forward, then an hour back."""
+    with nem.fault("keeper clocks +1 h, then -1 h"):
+        for offset in (3600 * 1000, -3600 * 1000):
+            for h in KEEPERS:
+                nem.c.shims[h].clock_offset(offset)
+            nem.hold(nem.session_s)
+        for h in KEEPERS:
+            nem.c.shims[h].heal()
+
+
+KEEPER_FAULTS = {
+    "keeper-split-2-1": keeper_split_2_1,
+    "keeper-split-1-1-1": keeper_split_1_1_1,
+    "bridge": bridge,
+    "pause-keeper-leader": pause_keeper_leader,
+    "kill-keeper": kill_keeper,
+    "keeper-leader-cut-from-clients": keeper_leader_cut_from_clients,
+    "keeper-disk-fails": keeper_disk_fails,
+    "keeper-clock-jumps": keeper_clock_jumps,
+}
+
+
+def keeper_random_mix(nem, target, faults=3):
+    """`faults` keeper faults drawn at random, the ensemble recovered between them."""
+    names = sorted(KEEPER_FAULTS)
+    for _ in range(faults):
+        KEEPER_FAULTS[nem.rng.choice(names)](nem, target)
+        nem.c.recover()
+
+
+# name -> (schedule, the workloads that run under it)
+SCHEDULES = dict(BROKER_FAULTS)
+SCHEDULES["random-mix"] = (random_mix, BOTH)
+SCHEDULES.update({
+    "pause-keeper-leader": (pause_keeper_leader, KEEPER),
+    "kill-keeper": (kill_keeper, KEEPER),
+    "keeper-leader-cut-from-clients": (keeper_leader_cut_from_clients, KEEPER),
+    "keeper-clock-jumps": (keeper_clock_jumps, KEEPER),
+    "keeper-random-mix": (keeper_random_mix, KEEPER),
+})

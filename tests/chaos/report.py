@@ -8,6 +8,28 @@ COLUMNS = ("schedule", "coordinator", "seed", "attempted", "acked", "failed", "u
            "dirty reads", "stale", "longest unavailable (s)", "after heal (s)")
 
 
+KEEPER_COLUMNS = ("schedule", "keepers", "seed", "calls", "ok", "failed", "unknown", "linearizable",
+                  "ephemerals", "watches", "violations", "longest unavailable (s)", "after heal (s)")
+
+
+def keeper_row(schedule, keepers, seed, result, faults, t0):
+    """A keeper run's row: result is keeper_workload's KeeperResult (t0: its start)."""
+    events = [(t0 + t, status == "ok", "keeper") for t, status in result.timeline]
+    gap, after = unavailability(events, faults)
+    lin = "/".join("yes" if r is not None and r.valid is True else ("NO" if r is not None and r.valid is False
+                                                                     else "undecided")
+                   for r in (result.register, result.set))
+    return {
+        "schedule": schedule, "keepers": keepers, "seed": seed, "calls": result.counts["attempted"],
+        "ok": result.counts["ok"], "failed": result.counts["failed"], "unknown": result.counts["unknown"],
+        "linearizable": lin,
+        "ephemerals": "%d created" % result.ephemerals.get("created ok", 0),
+        "watches": "%d fired" % result.watches.get("notifications", 0),
+        "violations": len(result.violations), "longest unavailable (s)": "%.1f" % gap,
+        "after heal (s)": "%.1f" % after,
+    }
+
+
 def unavailability(events, faults, horizon=30.0):
     """The worst, over the faults and the partitions written, of (the longest
     stretch without an acknowledgement from the fault's start to the partition's
@@ -66,18 +88,18 @@ def row(schedule, coordinator, seed, result, faults):
     }
 
 
-def table(rows):
-    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+def table(rows, columns=COLUMNS):
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for r in rows:
-        lines.append("| " + " | ".join(str(r[c]) for c in COLUMNS) + " |")
+        lines.append("| " + " | ".join(str(r[c]) for c in columns) + " |")
     return "\n".join(lines) + "\n"
 
 
-def append_row(path, r):
+def append_row(path, r, columns=COLUMNS):
     """Add a run's row to the table at `path` (written with its header when new)."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     new = not os.path.exists(path)
     with open(path, "a") as f:
         if new:
-            f.write(table([]))
-        f.write("| " + " | ".join(str(r[c]) for c in COLUMNS) + " |\n")
+            f.write(table([], columns))
+        f.write("| " + " | ".join(str(r[c]) for c in columns) + " |\n")
