@@ -28,6 +28,8 @@ reads are checked for what ZooKeeper does promise: a value some write made, and 
 reads and acknowledged writes never going back in version.
 - ephemerals, `eph`: ephemeral children named after the client and a counter, created in
   the client's session; now and then a client closes its session and opens another.
+- sequential nodes, `seq`: persistent sequential children `s-<counter>` holding a unique
+  value.
 - watches: `watchers` threads with raw connections (zkwire.WireClient) keep a data watch
   on the register armed, re-arming it after each notification, and read it between times.
 
@@ -46,6 +48,10 @@ check() runs:
   it (no lost ephemeral); none exists that no call of ours created, or that is owned by a
   session other than the creating one, or that outlives its session once closed or expired
   (no phantom);
+- sequential nodes: no counter given twice; a create acknowledged before another began got
+  the smaller counter (the parent's counter is linearizable); at the end every
+  acknowledged one is there with its value, and nothing else but creates whose answer was
+  lost;
 - watches: a registration fires at most once; a notification is seen before any read on the
   same connection shows data newer than the read that armed it, and the next read shows
   newer data (a notification for a real change); the data a session reads never goes back
@@ -76,6 +82,7 @@ WEIGHTS = {
     "add": 15,           # set: create a unique child
     "members": 8,        # set: sync + getChildren
     "ephemeral": 12,     # an ephemeral child in this session
+    "sequential": 8,     # a persistent sequential child (the counter of its parent)
     "new_session": 2,    # close this client's session, open another
 }
 
@@ -209,8 +216,11 @@ class KeeperWorkload:
         self.reg = self.base + "/reg"
         self.setdir = self.base + "/set"
         self.ephdir = self.base + "/eph"
+        self.seqdir = self.base + "/seq"
         self.history = []            # linearizable.Op of the register and set calls, final reads too
         self.eph_ops = []            # ephemeral creates: Op with meta name, sessions
+        self.seq_ops = []            # sequential creates: Op, value the data, output the counter
+        self.seq_final = None        # {counter: data} read at stop, None if no member answered
         self.other_ops = []          # session changes
         self.timeline = []
         self.violations = []         # found while running (watches) or at stop (ephemerals)
@@ -293,7 +303,8 @@ class KeeperWorkload:
         while True:
             try:
                 zk.ensure_path(self.base)
-                for path, data in ((self.reg, INIT_VALUE.encode()), (self.setdir, b""), (self.ephdir, b"")):
+                for path, data in ((self.reg, INIT_VALUE.encode()), (self.setdir, b""), (self.ephdir, b""),
+                                   (self.seqdir, b"")):
                     if zk.exists(path) is None:
                         zk.create(path, data)
                 break
@@ -345,6 +356,8 @@ class KeeperWorkload:
             self.timeline.append((end - self.t0, st))
             if kind == "ephemeral":
                 self.eph_ops.append(op)
+            elif kind == "sequential":
+                self.seq_ops.append(op)
             elif kind == "new_session":
                 self.other_ops.append(op)
             else:
@@ -456,6 +469,12 @@ class KeeperWorkload:
                         lambda: w.zk.create_async(self.ephdir + "/" + name, b"", ephemeral=True),
                         lambda op, res: None)
         return op
+
+    def _do_sequential(self, w):
+        def ok(op, path):
+            op.output = int(path.rsplit("-", 1)[1])
+        self._call(w, "sequential", "create", self._value(w),
+                   lambda: w.zk.create_async(self.seqdir + "/s-", self._value(w).encode(), sequence=True), ok)
 
     def _do_new_session(self, w):
         invoke = time.monotonic()
@@ -620,6 +639,7 @@ class KeeperWorkload:
             if t.is_alive():
                 self.notes.append("thread %s still running after stop" % t.name)
         self._final_reads()
+        self._read_sequentials()
         self._check_ephemerals()
 
     def _final_reads(self):
@@ -649,6 +669,53 @@ class KeeperWorkload:
                 self.notes.append("member %s:%d: final read failed (%r)" % (host, port, exc))
             finally:
                 _quiet_close(zk)
+
+    def _read_sequentials(self):
+        try:
+            zk = self._checker_client()
+            zk.sync(self.seqdir)
+            out = {}
+            for name in zk.get_children(self.seqdir):
+                data, _ = zk.get(self.seqdir + "/" + name)
+                out[int(name.rsplit("-", 1)[1])] = data.decode()
+            self.seq_final = out
+        except Exception as exc:
+            self.notes.append("the sequential nodes could not be read at the end (%r)" % (exc,))
+
+    def _check_sequentials(self):
+        """Violations of the sequential nodes' promises (see the module's docstring)."""
+        v = []
+        acked = sorted((o for o in self.seq_ops if o.type == OK), key=lambda o: o.complete)
+        by_counter = {}
+        for o in acked:
+            if o.output in by_counter:
+                v.append("sequential counter %d given twice: %r and %r" % (o.output, by_counter[o.output], o))
+            by_counter[o.output] = o
+        # Real-time order: B invoked after A completed must get a larger counter. Walk the
+        # calls by invocation, keeping the largest counter among those completed before.
+        done = 0
+        best = None
+        for b in sorted(acked, key=lambda o: o.invoke):
+            while done < len(acked) and acked[done].complete < b.invoke:
+                if best is None or acked[done].output > best.output:
+                    best = acked[done]
+                done += 1
+            if best is not None and b.output <= best.output:
+                v.append("sequential create %r got counter %d, not above %d of %r that finished before it began"
+                         % (b, b.output, best.output, best))
+        if self.seq_final is None:
+            return v
+        values = {o.value: o for o in self.seq_ops}
+        for o in acked:
+            if self.seq_final.get(o.output) != o.value:
+                v.append("acknowledged sequential node %d (%s) is %r at the end" % (o.output, o.value,
+                                                                                   self.seq_final.get(o.output)))
+        for counter, data in sorted(self.seq_final.items()):
+            o = values.get(data)
+            if o is None or o.type == FAIL:
+                v.append("sequential node %d holds %r, which no create that could have succeeded wrote (%r)"
+                         % (counter, data, o))
+        return v
 
     def _ephemeral_state(self, zk):
         """{name: ephemeralOwner} under eph, after a sync."""
@@ -775,7 +842,7 @@ class KeeperWorkload:
         assert self.stopped, "stop() first"
         r = KeeperResult(self.seed)
         r.duration = (self.t_end or time.monotonic()) - (self.t0 or 0)
-        calls = [o for o in self.history if not o.meta.get("final")] + self.eph_ops + self.other_ops
+        calls = [o for o in self.history if not o.meta.get("final")] + self.eph_ops + self.seq_ops + self.other_ops
         for o in calls:
             st = {OK: "ok", FAIL: "failed", INFO: "unknown"}[o.type]
             k = r.by_kind.setdefault("%s %s" % (o.meta["kind"], o.f), dict(attempted=0, ok=0, failed=0, unknown=0))
@@ -801,6 +868,7 @@ class KeeperWorkload:
         if not any(o.meta.get("final") for o in self.history):
             r.violations.append("no member answered the final reads")
         r.violations += self._check_local_reads()
+        r.violations += self._check_sequentials()
         r.ephemerals = dict(self.eph_figures)
         r.watches = dict(self.watch_figures)
         if self.nwatchers and not r.watches.get("notifications"):
@@ -839,7 +907,8 @@ class KeeperWorkload:
         with open(path, "wb") as f:
             pickle.dump({k: getattr(self, k) for k in self._SAVED}, f)
 
-    _SAVED = ("seed", "members", "base", "history", "eph_ops", "other_ops", "timeline", "violations", "notes",
+    _SAVED = ("seed", "members", "base", "history", "eph_ops", "seq_ops", "seq_final", "other_ops", "timeline",
+              "violations", "notes",
               "eph_figures", "watch_figures", "t0", "t_end", "nwatchers", "stopped")
 
     @classmethod

@@ -70,6 +70,8 @@ def test_no_faults(workload):
     assert res.watches["notifications"] > 10 and res.watches["registrations"] >= res.watches["notifications"]
     assert len(res.timeline) == res.counts["attempted"]
     assert all(s in ("ok", "fail", "unknown") for _, s in res.timeline)
+    acked = [o for o in wl.seq_ops if o.type == OK]
+    assert acked and wl.seq_final is not None and len(wl.seq_final) == len(wl.seq_ops), (len(acked), wl.seq_final)
 
 
 def test_leader_sigkill_and_restart(ens, workload):
@@ -135,6 +137,18 @@ def test_checker_catches_doctored_histories(workload, tmp_path):
     reads[len(reads) // 2].output = ("ghost", reads[len(reads) // 2].output[1])
     res = wl.check()
     assert res.register.valid is False and res.register.op.output[0] == "ghost"
+
+    # Sequential nodes: a counter given twice; a later create with a smaller counter; one
+    # acknowledged but missing at the end.
+    seqs = sorted((o for o in wl.seq_ops if o.type == OK), key=lambda o: o.invoke)
+    assert len(seqs) >= 3, len(seqs)
+    first_out, last_out = seqs[0].output, seqs[-1].output
+    seqs[-1].output = first_out
+    assert any("given twice" in v for v in wl.check().violations)
+    assert any("not above" in v for v in wl.check().violations)
+    seqs[-1].output = last_out
+    del wl.seq_final[last_out]
+    assert any("acknowledged sequential node %d" % last_out in v for v in wl.check().violations)
 
     # A read without sync (outside the linearizability check) of a value nobody wrote.
     local = [o for o in wl.history if o.meta["kind"] == "local" and o.type == OK]
