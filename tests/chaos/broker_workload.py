@@ -15,11 +15,10 @@ says what broke:
 - a committed offset of the group that went backwards, or past the log's end;
 - replicas that are not byte-identical up to the HW.
 """
-import threading
 import time
 
 from harness import wait_until
-from repl_cluster import Recorder, Stream, check_stream, dirty_reads
+from repl_cluster import ConsumerThread, Recorder, Stream, check_stream, dirty_reads
 
 PARTITIONS = 3
 
@@ -37,19 +36,17 @@ class TimedStream(Stream):
         self.events.append((time.monotonic(), err is None, (self.topic, m.partition())))
 
 
-class CommitWatcher:
+class CommitWatcher(ConsumerThread):
     """Reads the group's committed offsets every `interval` seconds: history
     {partition: [(t, offset)]} of the values seen (unanswered reads are skipped)."""
 
     def __init__(self, bootstrap, group, topic, partitions, interval=0.5):
         from confluent_kafka import Consumer, TopicPartition
-        self.consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False,
-                                  "reconnect.backoff.max.ms": 500})
+        super().__init__(Consumer({"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False,
+                                   "reconnect.backoff.max.ms": 500}))
         self.tps = [TopicPartition(topic, p) for p in range(partitions)]
         self.interval = interval
         self.history = {p: [] for p in range(partitions)}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.wait(self.interval):
@@ -61,16 +58,6 @@ class CommitWatcher:
             for tp in got:
                 if tp.error is None and tp.offset >= 0:
                     self.history[tp.partition].append((now, tp.offset))
-
-    def start(self):
-        self._thread.start()
-        return self
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join(30)
-        self.consumer.close()
-        self.consumer = None
 
     def regressions(self, ends):
         """Committed offsets that went backwards or past the partition's end."""

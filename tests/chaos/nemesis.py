@@ -86,26 +86,24 @@ def leader_cut_from_coordinator(nem, target):
         nem.c.net.heal()
 
 
-def leader_cut_from_followers(nem, target):
-    """The leader loses its followers but keeps the coordinator and its clients."""
+def _leader_from_followers(nem, target, both, label):
     i = nem.leader(target)
-    with nem.fault("b%d cut from the other brokers" % i):
+    with nem.fault("b%d %s" % (i, label)):
         for j in BROKERS:
             if j != broker_host(i):
-                nem.c.net.cut(broker_host(i), j)
+                nem.c.net.cut(broker_host(i), j, both=both)
         nem.hold(nem.lag_s * 3)
         nem.c.net.heal()
+
+
+def leader_cut_from_followers(nem, target):
+    """The leader loses its followers but keeps the coordinator and its clients."""
+    _leader_from_followers(nem, target, True, "cut from the other brokers")
 
 
 def leader_one_way(nem, target):
     """What the leader sends to its followers vanishes; what they send arrives."""
-    i = nem.leader(target)
-    with nem.fault("b%d -> followers cut one way" % i):
-        for j in BROKERS:
-            if j != broker_host(i):
-                nem.c.net.cut(broker_host(i), j, both=False)
-        nem.hold(nem.lag_s * 3)
-        nem.c.net.heal()
+    _leader_from_followers(nem, target, False, "-> followers cut one way")
 
 
 def leader_cut_from_clients(nem, target):

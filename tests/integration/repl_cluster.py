@@ -30,7 +30,6 @@ from kazoo.exceptions import NoNodeError
 
 from broker_harness import Broker, node_slug
 from harness import wait_until
-from kafka_wire import KafkaConn
 
 SESSION_MS = 4000            # zookeeper.session.timeout.ms
 LAG_MS = 2500                # replica.lag.time.max.ms
@@ -571,7 +570,30 @@ def check_stream(stream, logs, exactly=True):
 # ---- consumers that record what they saw ------------------------------------------------
 
 
-class Recorder:
+class ConsumerThread:
+    """A confluent-kafka consumer driven by a thread of its own (self._run, until
+    self._stop is set); stop() joins the thread and closes the consumer."""
+
+    def __init__(self, consumer):
+        self.consumer = consumer
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        raise NotImplementedError
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(30)
+        self.consumer.close()
+        self.consumer = None
+
+
+class Recorder(ConsumerThread):
     """A confluent-kafka consumer in a thread recording every (partition, offset,
     value) it is given: assigned to every partition from 0 (group=None), or
     subscribed as a member of `group`."""
@@ -591,15 +613,13 @@ class Recorder:
             "session.timeout.ms": 6000,
             "heartbeat.interval.ms": 500,
         }
-        self.consumer = Consumer(conf)
+        super().__init__(Consumer(conf))
         if group is None:
             self.consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
         else:
             self.consumer.subscribe([topic])
         self.seen = []
         self.errors = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.is_set():
@@ -611,15 +631,8 @@ class Recorder:
                 continue
             self.seen.append((m.partition(), m.offset(), m.value()))
 
-    def start(self):
-        self._thread.start()
-        return self
-
     def stop(self):
-        self._stop.set()
-        self._thread.join(30)
-        self.consumer.close()
-        self.consumer = None
+        super().stop()
         return self.seen
 
     def positions(self):
