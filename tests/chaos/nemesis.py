@@ -191,6 +191,16 @@ def leader_disk_fails(nem, target):
         nem.c.recover()
 
 
+def leader_disk_slow(nem, target):
+    """Every fsync of the partition leader takes 2 s (a dying disk): acks=all does not
+    wait for the leader's fsync, so writes go on; nothing is lost."""
+    i = nem.leader(target)
+    with nem.fault("b%d fsync takes 2 s" % i):
+        nem.c.shims[broker_host(i)].fsync_slow(2000)
+        nem.hold(nem.session_s * 2)
+        nem.c.shims[broker_host(i)].heal()
+
+
 def follower_disk_full(nem, target):
     """A follower's log folder fills up (ENOSPC)."""
     leader = nem.leader(target)
@@ -210,6 +220,16 @@ def keeper_disk_fails(nem, target):
         nem.c.shims[keeper_host(sid)].fsync_fail()
         nem.hold_until(lambda: not m.running(), nem.session_s * 2)
         nem.c.recover()
+
+
+def keeper_disk_slow(nem, target):
+    """Every fsync of the keeper leader takes 1 s: writes wait for a quorum's fsync, so
+    they slow down; nothing may be lost or reordered."""
+    sid = nem.keeper_leader()
+    with nem.fault("k%d fsync takes 1 s" % sid):
+        nem.c.shims[keeper_host(sid)].fsync_slow(1000)
+        nem.hold(nem.session_s * 2)
+        nem.c.shims[keeper_host(sid)].heal()
 
 
 def clock_jumps(nem, target):
@@ -240,8 +260,10 @@ BROKER_FAULTS = {
     "pause-leader": (pause_leader, BROKER),
     "kill-random": (kill_random, BOTH),
     "leader-disk-fails": (leader_disk_fails, BROKER),
+    "leader-disk-slow": (leader_disk_slow, BROKER),
     "follower-disk-full": (follower_disk_full, BROKER),
     "keeper-disk-fails": (keeper_disk_fails, BOTH),
+    "keeper-disk-slow": (keeper_disk_slow, BOTH),
     "clock-jumps": (clock_jumps, BOTH),
 }
 
@@ -304,6 +326,7 @@ KEEPER_FAULTS = {
     "kill-keeper": kill_keeper,
     "keeper-leader-cut-from-clients": keeper_leader_cut_from_clients,
     "keeper-disk-fails": keeper_disk_fails,
+    "keeper-disk-slow": keeper_disk_slow,
     "keeper-clock-jumps": keeper_clock_jumps,
 }
 
