@@ -220,10 +220,14 @@ def run_kill_rounds(c, topic, P, plan, t, with_consumers=True):
         assert not s.errors, "delivery errors: %s" % s.errors[:5]
         assert len(s.acked) == s.sent
         ends = {p: len(logs[p]) for p in range(P)}
-        for r in recorders:
+        for r, what in zip(recorders, ("plain consumer", "group consumer")):
             # The consumers kept reading through every fail-over, to the end.
-            wait_until(lambda: all(r.positions().get(p, 0) >= ends[p] for p in range(P)), timeout=30,
-                       what="the consumers to reach the ends %s (at %s)" % (ends, r.positions()))
+            try:
+                wait_until(lambda: all(r.positions().get(p, 0) >= ends[p] for p in range(P)), timeout=30,
+                           what="the %s to reach the ends %s" % (what, ends))
+            except TimeoutError:
+                raise AssertionError("the %s stopped at %s, the ends are %s; its errors: %s\n%s"
+                                     % (what, r.positions(), ends, r.errors[-10:], c.logs()))
     finally:
         seen = [r.stop() for r in recorders]
     for r, what in zip(seen, ("plain consumer", "group consumer")):
