@@ -84,6 +84,7 @@ class Net:
         try:
             for i, n in enumerate(self.names):
                 ns = self.ns(n)
+                ip("netns", "del", ns, check=False)     # left by a killed run of the same pid
                 ip("netns", "add", ns)
                 self.namespaces.append(ns)
                 dev = "%s-%d" % (self.tag, i)
