@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
@@ -54,7 +55,8 @@ def run_schedule(cluster, name, seed, scale=1.0, rate=300, out=OUT, keeper=True)
     if "broker" in workloads:
         bw = BrokerWorkload(cluster, "%s-%d" % (name, seed), rate=rate).start()
     if "keeper" in workloads and keeper:
-        kw = KeeperWorkload(cluster.ens, seed=seed, session_timeout=SESSION_MS / 1000).start()
+        # max_ops: room for the long runs' faults (each client stops at its share)
+        kw = KeeperWorkload(cluster.ens, seed=seed, session_timeout=SESSION_MS / 1000, max_ops=200000).start()
     t0 = min(w for w in (bw and bw.started, kw and kw.t0) if w)
     nem = Nemesis(cluster, seed, SESSION_MS / 1000, LAG_MS / 1000, scale=scale)
     try:
@@ -114,6 +116,12 @@ def main(argv):
                 c = ChaosCluster(seed=seed, target=target).start()
                 try:
                     run = run_schedule(c, name, seed, scale=args.scale, keeper=target == "kipper")
+                except Exception as exc:        # this run failed; the others still run
+                    run = Run(name, seed)
+                    run.problems.append("the run stopped: %r" % (exc,))
+                    os.makedirs(OUT, exist_ok=True)
+                    with open(os.path.join(OUT, "%s-%s-%d.log" % (name, target, seed)), "w") as f:
+                        f.write(traceback.format_exc() + "\n" + c.logs())
                 finally:
                     errors = c.close()
                 broker_rows += [run.broker_row] if run.broker_row else []
