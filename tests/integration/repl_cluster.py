@@ -613,10 +613,6 @@ class Recorder(ConsumerThread):
             "session.timeout.ms": 6000,
             "heartbeat.interval.ms": 500,
         }
-        if group is not None:
-            # The group protocol's client side on stderr (shown with a failed test): a group consumer
-            # was once seen to stop for good after its coordinator was killed and restarted.
-            conf["debug"] = "cgrp"
         super().__init__(Consumer(conf))
         if group is None:
             self.consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
