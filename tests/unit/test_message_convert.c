@@ -9,6 +9,7 @@
 #include "broker/log/message_convert.h"
 #include "broker/log/partition_log.h"
 #include "suites.h"
+#include "test_bytes.h"
 #include "unit.h"
 #include "base/endian.h"
 
@@ -21,54 +22,6 @@
 
 #define MIB ((size_t)1 << 20)
 #define T0 1700000000000LL
-
-/* ---- Growable bytes -------------------------------------------------------- */
-
-typedef struct {
-    uint8_t *p;
-    size_t len, cap;
-} bytes_t;
-
-static void put(bytes_t *b, const void *src, size_t n)
-{
-    if (b->cap - b->len < n) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap - b->len < n)
-            cap *= 2;
-        b->p = realloc(b->p, cap);
-        if (!b->p)
-            abort();
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, src, n);
-    b->len += n;
-}
-
-static void put_byte(bytes_t *b, uint8_t v)
-{
-    put(b, &v, 1);
-}
-
-static void put_be32(bytes_t *b, uint32_t v)
-{
-    uint8_t x[4];
-    be32_put(x, v);
-    put(b, x, 4);
-}
-
-static void put_be64(bytes_t *b, uint64_t v)
-{
-    uint8_t x[8];
-    be64_put(x, v);
-    put(b, x, 8);
-}
-
-static void bytes_free(bytes_t *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof(*b));
-}
 
 /* ---- Legacy messages ----------------------------------------------------------- */
 
