@@ -205,10 +205,20 @@ def java_hash(text):
     return h - (1 << 32) if h >= 1 << 31 else h
 
 
+def placement_score(group_hash, broker_id):
+    """splitmix64's finalizer over (the group's Java hash, the broker id)."""
+    m = (1 << 64) - 1
+    x = ((group_hash & 0xFFFFFFFF) << 32) | (broker_id & 0xFFFFFFFF)
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & m
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & m
+    return x ^ (x >> 31)
+
+
 def expected_coordinator(group, broker_ids):
-    """Kafka's Utils.abs(groupId.hashCode) % n over the live brokers, sorted."""
+    """Rendezvous hashing over the live brokers: the one scoring highest for
+    the group (ties to the lower id), as broker/group/group.h describes."""
     h = java_hash(group)
-    return sorted(broker_ids)[(0 if h == -(1 << 31) else abs(h)) % len(broker_ids)]
+    return max(sorted(broker_ids), key=lambda i: (placement_score(h, i), -i))
 
 
 # ---- helpers ----

@@ -125,15 +125,48 @@ static groups_t *stable_pair(char *m1, char *m2)
 
 /* ---- tests ---- */
 
-/* Placement hashes the id as Java does (the vectors of that hash are in
- * test_base.c, with base/jstring). */
-static void test_group_placement_hash(void)
+/* The coordinator among live broker ids, as group_service.c picks it. */
+static int32_t pick(const char *group, const int32_t *ids, int n)
 {
-    /* Utils.abs(Integer.MIN_VALUE) is 0, not MIN_VALUE */
-    CHECK_EQ(group_coordinator_index("polygenelubricants", 18, 3), 0);
-    CHECK_EQ(group_coordinator_index("my-group", 8, 3), 1906497762 % 3);
-    CHECK_EQ(group_coordinator_index("hello", 5, 0), -1);
-    CHECK_EQ(group_coordinator_index("hello", 5, 7), 99162322 % 7);
+    uint32_t h = group_placement_hash(group, strlen(group));
+    int32_t best = ids[0];
+    for (int i = 1; i < n; i++)
+        if (group_placement_score(h, ids[i]) > group_placement_score(h, best))
+            best = ids[i];
+    return best;
+}
+
+/* Rendezvous placement: the same answer whatever the order of the view; a
+ * broker leaving moves only its own groups, a broker joining takes only
+ * groups and takes them from everyone; the groups spread evenly. */
+static void test_group_placement_moves_only_what_it_must(void)
+{
+    const int32_t three[] = {1, 2, 3}, reversed[] = {3, 2, 1}, without2[] = {1, 3}, four[] = {1, 2, 3, 4};
+    int per_broker[5] = {0}, moved_on_leave = 0, moved_on_join = 0, stayed_wrongly = 0;
+    const int groups = 3000;
+    for (int g = 0; g < groups; g++) {
+        char id[32];
+        snprintf(id, sizeof(id), "group-%d", g);
+        int32_t c = pick(id, three, 3);
+        CHECK_EQ(pick(id, reversed, 3), c);
+        per_broker[c]++;
+        int32_t after_leave = pick(id, without2, 2);
+        if (c != 2)
+            CHECK_EQ(after_leave, c);
+        moved_on_leave += after_leave != c;
+        int32_t after_join = pick(id, four, 4);
+        if (after_join != c) {
+            moved_on_join++;
+            stayed_wrongly += after_join != 4;
+        }
+    }
+    CHECK_EQ(moved_on_leave, per_broker[2]);
+    CHECK_EQ(stayed_wrongly, 0);
+    for (int b = 1; b <= 3; b++)
+        CHECK(per_broker[b] > groups / 3 - groups / 10 && per_broker[b] < groups / 3 + groups / 10);
+    CHECK(moved_on_join > groups / 4 - groups / 10 && moved_on_join < groups / 4 + groups / 10);
+    /* the id is hashed as Java hashes it: equal ids, equal hashes */
+    CHECK_EQ(group_placement_hash("my-group", 8), (uint32_t)2388469534u);   /* -1906497762 as a Java int */
 }
 
 static void test_group_single_member_flow(void)
@@ -672,7 +705,7 @@ static void test_group_assignment_bounds(void)
 
 void suite_group(void)
 {
-    RUN(test_group_placement_hash);
+    RUN(test_group_placement_moves_only_what_it_must);
     RUN(test_group_single_member_flow);
     RUN(test_group_initial_delay);
     RUN(test_group_rebalance_on_join);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "group.h"
 #include "base/alloc.h"
+#include "base/hashmap.h"
 #include "base/jstring.h"
 #include "base/logging.h"
 #include "base/ratelimit.h"
@@ -153,12 +154,14 @@ const char *group_state_name(group_state_t s)
 
 /* ---- placement ---- */
 
-int group_coordinator_index(const char *group_id, size_t len, int n)
+uint32_t group_placement_hash(const char *group_id, size_t len)
 {
-    int32_t h = jstring_hash(group_id, len);
-    /* Kafka's Utils.abs: Integer.MIN_VALUE maps to 0 (Math.abs would not). */
-    int64_t a = h == INT32_MIN ? 0 : (h < 0 ? -(int64_t)h : h);
-    return n > 0 ? (int)(a % n) : -1;
+    return (uint32_t)jstring_hash(group_id, len);
+}
+
+uint64_t group_placement_score(uint32_t group_hash, int32_t broker_id)
+{
+    return hmap_hash_u64((uint64_t)group_hash << 32 | (uint32_t)broker_id);
 }
 
 /* ---- waiters ---- */

@@ -292,9 +292,15 @@ void group_wake_load_waiters(groups_t *gs, group_t *g);
 
 /* ---- placement ---- */
 
-/* Kafka's Utils.abs(groupId.hashCode) % n: the index of the coordinating
- * broker among n live brokers sorted by id (the hash of the id as Java
- * decodes it: base/jstring.h). */
-int group_coordinator_index(const char *group_id, size_t len, int n);
+/* Rendezvous (highest random weight) hashing: a group is coordinated by
+ * the live broker whose score for it is highest, ties to the lower id.
+ * When a broker leaves or comes back, only the groups it scores highest
+ * on move -- with a plain hash modulo the number of brokers, nearly every
+ * group would, and each move costs its members a rejoin (membership is not
+ * handed over) and its clients a round of NOT_COORDINATOR while the
+ * brokers' views differ. The group id is hashed as Java hashes a String
+ * (base/jstring.h), once per lookup. */
+uint32_t group_placement_hash(const char *group_id, size_t len);
+uint64_t group_placement_score(uint32_t group_hash, int32_t broker_id);
 
 #endif

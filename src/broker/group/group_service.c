@@ -2,11 +2,11 @@
  * start and stop, the deadline timer, the wake queue, placement.
  *
  * Placement: there is no __consumer_offsets topic to lead, so a group's
- * coordinator is chosen as Kafka chooses its offsets partition, over the
- * live brokers instead. Every broker computes the same answer from the same
- * view; one asked about a group it does not coordinate answers
- * NOT_COORDINATOR, and when the view changes, groups that moved are dropped
- * here.
+ * coordinator is chosen over the live brokers by rendezvous hashing
+ * (group.h), which moves only the groups of a broker that left or came
+ * back. Every broker computes the same answer from the same view; one
+ * asked about a group it does not coordinate answers NOT_COORDINATOR, and
+ * when the view changes, groups that moved are dropped here.
  *
  * Membership is kept in memory only (as Kafka keeps it, minus the log it
  * writes to __consumer_offsets): after a coordinator change or restart
@@ -145,7 +145,17 @@ const broker_node_t *group_coordinator_node(const broker_t *b, const char *group
 {
     if (!b->registered || b->nbrokers == 0)
         return NULL;
-    return &b->brokers[group_coordinator_index(group_id, len, b->nbrokers)];
+    uint32_t h = group_placement_hash(group_id, len);
+    const broker_node_t *best = &b->brokers[0];
+    uint64_t best_score = group_placement_score(h, best->id);
+    for (int i = 1; i < b->nbrokers; i++) {   /* sorted by id: a tie keeps the lower */
+        uint64_t score = group_placement_score(h, b->brokers[i].id);
+        if (score > best_score) {
+            best = &b->brokers[i];
+            best_score = score;
+        }
+    }
+    return best;
 }
 
 int16_t group_owner_check(const broker_t *b, const char *group_id, size_t len)
