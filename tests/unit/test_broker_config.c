@@ -50,6 +50,7 @@ static void test_defaults(void)
     CHECK_EQ(bc.group_max_size, INT32_MAX);
     CHECK_EQ(bc.offset_metadata_max_bytes, 4096);
     CHECK_EQ(bc.offsets_commit_timeout_ms, 5000);
+    CHECK_EQ(bc.replica_socket_timeout_ms, 30000);
 }
 
 static void test_values(void)
@@ -112,6 +113,9 @@ static void test_errors(void)
     expect_error("broker.id=1\nzookeeper.connect=z:1\ngroup.max.size=0\n", "group.max.size");
     expect_error("broker.id=1\nzookeeper.connect=z:1\ngroup.min.session.timeout.ms=9\n"
                  "group.max.session.timeout.ms=8\n", "group.min.session.timeout.ms");
+    /* a follower giving up on every long-polled fetch */
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nreplica.fetch.wait.max.ms=600\nreplica.socket.timeout.ms=500\n",
+                 "replica.socket.timeout.ms");
 }
 
 /* The keys that bound what clients can take: Kafka's names, kipper's

@@ -222,8 +222,9 @@ static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size
  * instead). */
 static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
-    long wait, min_bytes, max_bytes, resp_max, backoff, election_wait, shutdown_timeout;
+    long wait, min_bytes, max_bytes, resp_max, backoff, election_wait, shutdown_timeout, socket_timeout;
     if (get_num(cfg, "replica.fetch.wait.max.ms", 500, 0, INT32_MAX, &wait, err, errlen) < 0 ||
+        get_num(cfg, "replica.socket.timeout.ms", 30000, 1, INT32_MAX, &socket_timeout, err, errlen) < 0 ||
         get_num(cfg, "replica.fetch.min.bytes", 1, 1, INT32_MAX, &min_bytes, err, errlen) < 0 ||
         get_num(cfg, "replica.fetch.max.bytes", 1048576, 0, INT32_MAX, &max_bytes, err, errlen) < 0 ||
         get_num(cfg, "replica.fetch.response.max.bytes", 10485760, 0, INT32_MAX, &resp_max, err, errlen) < 0 ||
@@ -237,7 +238,14 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
                  wait, (long long)bc->replica_lag_time_max_ms);
         return -1;
     }
+    if (socket_timeout < wait) {
+        /* Every long-polled fetch would be taken for a dead connection. */
+        snprintf(err, errlen, "replica.socket.timeout.ms (%ld) must not be smaller than replica.fetch.wait.max.ms (%ld)",
+                 socket_timeout, wait);
+        return -1;
+    }
     bc->replica_fetch_wait_max_ms = (int32_t)wait;
+    bc->replica_socket_timeout_ms = (int32_t)socket_timeout;
     bc->replica_fetch_min_bytes = (int32_t)min_bytes;
     bc->replica_fetch_max_bytes = (int32_t)max_bytes;
     bc->replica_fetch_response_max_bytes = (int32_t)resp_max;

@@ -42,6 +42,7 @@ typedef struct {
     int unclean_leader_election;  /* unclean.leader.election.enable */
     int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
     int32_t replica_fetch_wait_max_ms;        /* a follower's fetch long-polls this long */
+    int32_t replica_socket_timeout_ms;        /* a fetch link without progress this long reconnects */
     int32_t replica_fetch_min_bytes;
     int32_t replica_fetch_max_bytes;          /* per partition */
     int32_t replica_fetch_response_max_bytes; /* per fetch */

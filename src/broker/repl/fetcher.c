@@ -59,6 +59,8 @@ struct fetch_link {
     int16_t in_flight_api;
     int32_t correlation;
     uint64_t retry_at;        /* reconnect not before this */
+    uint64_t stall_at;        /* connecting or awaiting an answer: give up on the
+                               * connection if nothing moves by then (0: idle) */
     fetch_part_t *parts;
     int nparts;
     fetch_link_t *next;
@@ -72,6 +74,7 @@ struct fetcher {
 };
 
 static void link_kick(fetch_link_t *l);
+static int link_stalled(fetch_link_t *l, uint64_t now);
 static void on_link_io(loop_t *loop, int fd, unsigned events, void *arg);
 
 static const char *part_name(const fetch_part_t *fp, char *buf, size_t n)
@@ -104,6 +107,10 @@ static void on_timer(loop_t *loop, void *arg)
     uint64_t now = loop_now_ms(loop), next = UINT64_MAX;
     f->timer = NULL;
     for (fetch_link_t *l = f->links; l; l = l->next) {
+        if (link_stalled(l, now))
+            continue;   /* link_stalled kicked it */
+        if (l->stall_at && l->stall_at < next)
+            next = l->stall_at;
         for (fetch_part_t *fp = l->parts; fp; fp = fp->next) {
             if (fp->phase != PHASE_WAITING)
                 continue;
@@ -158,6 +165,7 @@ static void link_disconnect(fetch_link_t *l, const char *why)
     l->fd = -1;
     l->connected = 0;
     l->in_flight = 0;
+    l->stall_at = 0;
     buf_clear(&l->in);
     buf_clear(&l->out);
     for (fetch_part_t *fp = l->parts; fp; fp = fp->next) {
@@ -165,6 +173,33 @@ static void link_disconnect(fetch_link_t *l, const char *why)
         if (fp->phase == PHASE_ASKING)
             fp->phase = PHASE_TRUNCATE;
     }
+}
+
+/* The link is waiting on the network (a connect, or an answer): nothing
+ * may be expected before stall_at, replica.socket.timeout.ms on. */
+static void link_expect(fetch_link_t *l)
+{
+    fetcher_t *f = l->f;
+    l->stall_at = loop_now_ms(f->b->loop) + (uint64_t)f->b->cfg.replica_socket_timeout_ms;
+    arm_timer(f, l->stall_at);
+}
+
+/* A connection whose peer went silent -- a partition that blackholes its
+ * packets, a leader host that froze -- never fails by itself: TCP retries
+ * with a back-off that reaches minutes, and keeps retrying after the path
+ * heals. Kafka's follower gives up on a request after
+ * replica.socket.timeout.ms; kipper gives up when nothing moved for that
+ * long (bytes in or out, or the connect), so a large answer on a slow or
+ * throttled link is not cut, and reconnects at once. 1 if it gave up. */
+static int link_stalled(fetch_link_t *l, uint64_t now)
+{
+    if (l->fd < 0 || !l->stall_at || now < l->stall_at)
+        return 0;
+    link_disconnect(l, l->connected ? "no answer within replica.socket.timeout.ms"
+                                    : "not connected within replica.socket.timeout.ms");
+    l->retry_at = now;
+    link_kick(l);
+    return 1;
 }
 
 static void link_free(fetch_link_t *l)
@@ -203,6 +238,7 @@ static int link_connect(fetch_link_t *l)
         l->fd = -1;
         return -1;
     }
+    link_expect(l);
     return 0;
 }
 
@@ -220,6 +256,7 @@ static int send_request(fetch_link_t *l, int16_t api_key, int16_t version, const
     }
     l->in_flight = 1;
     l->in_flight_api = api_key;
+    link_expect(l);
     return 0;
 }
 
@@ -559,6 +596,7 @@ static int link_answer(fetch_link_t *l, const uint8_t *p, size_t n)
     }
     kafka_arena_free(&a);
     l->in_flight = 0;
+    l->stall_at = 0;
     for (fetch_part_t *fp = l->parts; fp; fp = fp->next) {
         if (fp->in_request && fp->phase == PHASE_ASKING)
             fp->phase = PHASE_TRUNCATE;   /* the leader left it out: ask again */
@@ -619,10 +657,13 @@ static void on_link_io(loop_t *loop, int fd, unsigned events, void *arg)
             return;
         }
         l->connected = 1;
+        l->stall_at = 0;
         log_info("replica fetcher: connected to leader %d for %d partition(s)", (int)l->leader, l->nparts);
         link_kick(l);
         return;
     }
+    if (l->in_flight)
+        link_expect(l);   /* it moved */
     int broken = 0;
     if (events & LOOP_WRITABLE)
         broken = net_write_buffer(fd, &l->out) < 0;
