@@ -39,6 +39,7 @@ BASE_PROPS = {
     "leader.election.wait.ms": 1000,
     "replica.fetch.backoff.ms": 200,
     "replica.fetch.wait.max.ms": 200,
+    "replica.socket.timeout.ms": 2000,
     "controlled.shutdown.timeout.ms": 8000,
     "default.replication.factor": 3,
     "min.insync.replicas": 2,
@@ -612,6 +613,15 @@ class Recorder(ConsumerThread):
             "topic.metadata.refresh.interval.ms": 1000,
             "session.timeout.ms": 6000,
             "heartbeat.interval.ms": 500,
+            # librdkafka 2.0.2 (Debian's) can send its FindCoordinator over the
+            # connection to the old coordinator when that is the only one up,
+            # then close it for the coordinator change: the request waits there
+            # until it times out (socket.timeout.ms, 60 s by default) and the
+            # group with it. Seen here when every other broker was down at the
+            # moment the coordinator answered NOT_COORDINATOR; librdkafka no
+            # longer picks that connection for such queries since 2.10 (its
+            # rd_kafka_broker_weight_usable). A shorter time-out bounds the stall.
+            "socket.timeout.ms": 10000,
         }
         super().__init__(Consumer(conf))
         if group is None:

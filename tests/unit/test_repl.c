@@ -96,6 +96,30 @@ static void test_isr_leader_alone(void)
     isr_free(&s);
 }
 
+/* The evidence a leader cut off from its coordinator goes by (repl/lease.c):
+ * every other ISR member silent for the quiet time; one still fetching, or
+ * an ISR of the leader alone, is no evidence. */
+static void test_isr_followers_left(void)
+{
+    isr_t s;
+    lead3(&s, 1000, 0);
+    CHECK_EQ(isr_followers_left(&s, 1500, 1000), 1);   /* neither fetched this epoch */
+    isr_fetched(&s, 2, 100, 1100);
+    isr_fetched(&s, 3, 100, 1200);
+    CHECK_EQ(isr_followers_left(&s, 2000, 1000), 0);
+    CHECK_EQ(isr_followers_left(&s, 2150, 1000), 0);   /* 3 fetched 950 ms ago */
+    CHECK_EQ(isr_followers_left(&s, 2200, 1000), 1);
+    isr_fetched(&s, 3, 100, 2300);
+    CHECK_EQ(isr_followers_left(&s, 2400, 1000), 0);   /* one came back */
+    isr_free(&s);
+
+    static const int32_t ar[] = {1, 2, 3};
+    static const int32_t me[] = {1};
+    isr_init(&s, 1, 0, ar, 3, me, 1, 0, 0, 0, 0);
+    CHECK_EQ(isr_followers_left(&s, 99999, 1000), 0);  /* no follower in the ISR: no evidence */
+    isr_free(&s);
+}
+
 static void test_isr_shrinks_after_lag(void)
 {
     isr_t s;
@@ -436,6 +460,7 @@ void suite_repl(void)
     RUN(test_isr_dead_broker_leaves_at_once);
     RUN(test_isr_expands_when_caught_up);
     RUN(test_isr_fenced_write);
+    RUN(test_isr_followers_left);
     RUN(test_isr_settle_wait);
     RUN(test_isr_unassigned_member_leaves);
     RUN(test_commitq);

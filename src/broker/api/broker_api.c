@@ -9,6 +9,7 @@
 #include "api.h"
 #include "api_handlers.h"
 #include "broker/core/conn.h"
+#include "broker/repl/repl.h"
 #include "broker/wire/kafka_codec.h"
 #include "broker/wire/kafka_messages.h"
 #include "base/logging.h"
@@ -143,8 +144,35 @@ static int api_versions_fallback(conn_t *c, int16_t version, int32_t corr, kafka
 
 /* ---- dispatch ---- */
 
+/* A follower's replication requests (ReplicaId set), which a broker whose
+ * coordinator lease lapsed still serves. */
+static int from_follower(const broker_request_t *r)
+{
+    if (r->api_key == KAFKA_API_FETCH)
+        return KV_INT(r->body, FetchRequest, ReplicaId) >= 0;
+    if (r->api_key == KAFKA_API_OFFSET_FOR_LEADER_EPOCH)
+        return r->api_version >= 3 && KV_INT(r->body, OffsetForLeaderEpochRequest, ReplicaId) >= 0;
+    return 0;
+}
+
+/* While the coordinator lease is lapsed (repl/lease.c) this broker may no
+ * longer lead what it led, and cannot learn who does: clients are served
+ * as a stopped broker would serve them -- their connections close at their
+ * next request (ApiVersions aside) -- so they turn to the brokers that know
+ * the new leaders. An answer naming no leader would not do: clients ask the
+ * broker they last used for metadata again, this one. */
+static int lease_refuses(broker_t *b, conn_t *c, const broker_request_t *r)
+{
+    if (!repl_lease_lapsed(b) || r->api_key == KAFKA_API_API_VERSIONS || from_follower(r))
+        return 0;
+    repl_lease_client_refused(b, c->ip, c->port, r->api->name);
+    return 1;
+}
+
 req_status_t broker_dispatch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra)
 {
+    if (lease_refuses(b, c, r))
+        return REQ_CLOSE;
     int i = advertised_index(r->api_key, r->api_version);
     req_status_t st = i < 0 ? REQ_CLOSE : advertised[i].handler(b, c, r, ra);
     /* A handler out of arena may have built (and queued) a partial answer:

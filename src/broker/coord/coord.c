@@ -212,6 +212,11 @@ int64_t coord_session_id(const coord_t *co)
     return id ? id->client_id : 0;
 }
 
+int coord_session_timeout_ms(const coord_t *co)
+{
+    return co->zh ? zoo_recv_timeout(co->zh) : 0;
+}
+
 zhandle_t *coord_handle(coord_t *co)
 {
     return co->zh;

@@ -46,6 +46,9 @@ coord_t *coord_open(loop_t *loop, const char *connect, int session_timeout_ms, c
  * with rc ZCLOSING before this returns. Not from inside a coord callback. */
 void coord_close(coord_t *co);
 int64_t coord_session_id(const coord_t *co);
+/* The session timeout the coordinator granted (what was asked for until
+ * the session is up). */
+int coord_session_timeout_ms(const coord_t *co);
 /* For synchronous calls from a helper thread (coord_admin.h). */
 zhandle_t *coord_handle(coord_t *co);
 

@@ -118,6 +118,7 @@ static void on_session(broker_t *b, int state)
 {
     if (state == ZOO_CONNECTED_STATE) {
         int64_t sid = coord_session_id(b->coord);
+        repl_lease_link_back(b);
         if (sid == b->session_id)
             return;   /* reconnected within the session: watches were restored */
         b->session_id = sid;
@@ -136,6 +137,7 @@ static void on_session(broker_t *b, int state)
                  (uint64_t)b->session_id);
         b->registered = 0;
         b->session_id = 0;
+        repl_lease_link_back(b);
         repl_stop_leading_all(b, "coordinator session expired");
         group_service_view_changed(b);
         /* Not from inside the coordinator's own callback. */
@@ -143,6 +145,8 @@ static void on_session(broker_t *b, int state)
             b->reconnect_timer = loop_timer_add(b->loop, 0, reconnect, b);
     } else if (state == ZOO_CONNECTING_STATE) {
         log_warn("coordinator connection lost; reconnecting within the session");
+        if (b->session_id)
+            repl_lease_link_lost(b, coord_session_timeout_ms(b->coord));
     } else if (state == ZOO_AUTH_FAILED_STATE) {
         log_error("coordinator authentication failed");
     }

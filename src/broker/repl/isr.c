@@ -141,6 +141,20 @@ static int count_one(const isr_t *s, int32_t id, void *arg)
     return 1;
 }
 
+int isr_followers_left(const isr_t *s, uint64_t now_ms, uint64_t quiet_ms)
+{
+    int others = 0;
+    for (int i = 0; i < s->nisr; i++) {
+        if (s->isr[i] == s->me)
+            continue;
+        others++;
+        const isr_follower_t *f = find(s, s->isr[i]);
+        if (f && f->prev_fetch_ms && f->prev_fetch_ms + quiet_ms > now_ms)
+            return 0;
+    }
+    return others > 0;
+}
+
 int isr_size_for_acks(const isr_t *s)
 {
     int n = 1;

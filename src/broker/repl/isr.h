@@ -93,6 +93,13 @@ int isr_write_done(isr_t *s, int ok);
  * set is (repl/move.c). */
 int isr_in_sync(const isr_t *s, int32_t id, uint64_t now_ms, uint64_t lag_ms, isr_live_fn live, void *arg);
 
+/* Whether every other member of the coordinator's ISR stopped fetching:
+ * there is at least one, and none fetched within quiet_ms before now (or at
+ * all this epoch). Followers leave a leader they still count as such only
+ * by dying; when all of them leave at once, another was most likely
+ * elected (repl/lease.c). */
+int isr_followers_left(const isr_t *s, uint64_t now_ms, uint64_t quiet_ms);
+
 /* Members the HW counts (the coordinator's ISR plus members being added). */
 int isr_size_for_acks(const isr_t *s);
 int isr_contains(const int32_t *ids, int n, int32_t id);

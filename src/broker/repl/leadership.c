@@ -365,6 +365,8 @@ void repl_stop(broker_t *b)
         loop_timer_cancel(b->loop, b->repl->isr_timer);
     if (b->repl->shutdown_timer)
         loop_timer_cancel(b->loop, b->repl->shutdown_timer);
+    if (b->repl->lease_timer)
+        loop_timer_cancel(b->loop, b->repl->lease_timer);
     fetcher_destroy(b->repl->fetcher);
     free(b->repl);
     b->repl = NULL;

@@ -12,6 +12,7 @@
  * - move.c and throttle.c: partition moves, and the throttle on their
  *   catch-up traffic;
  * - preferred.c: leadership back to the preferred replica;
+ * - lease.c: a leader cut off from its coordinator steps aside;
  * - shutdown.c: controlled shutdown (leadership handed over before leaving).
  *
  * Threading: everything runs on the broker's loop and owns no thread. */
@@ -57,6 +58,20 @@ void repl_replica_stopping(broker_t *b, replica_t *r);
 /* The live brokers changed: the ISRs we lead drop the dead at once; the
  * fetcher reconnects to leaders that moved. */
 void repl_brokers_changed(broker_t *b, int32_t id);
+
+/* ---- the coordinator lease (lease.c) ---- */
+
+/* The coordinator link was lost within the session (ZooKeeper's client says
+ * CONNECTING): once the session may have expired and the followers of a
+ * partition led here went elsewhere, this broker stops serving clients. */
+void repl_lease_link_lost(broker_t *b, int session_timeout_ms);
+/* The link is back within the session (answer as leader again), or the
+ * session is over (its expiry stops the leading). */
+void repl_lease_link_back(broker_t *b);
+/* The lease lapsed: clients are refused (broker_api.c). */
+int repl_lease_lapsed(const broker_t *b);
+/* Logs (a few lines a minute at most) that a client's request was refused. */
+void repl_lease_client_refused(broker_t *b, const char *ip, int port, const char *api);
 
 /* ---- the leader while leading (isr_sync.c) ---- */
 

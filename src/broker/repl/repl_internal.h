@@ -6,6 +6,7 @@
 
 #include "broker/core/broker_impl.h"
 #include "base/byte_rate.h"
+#include "base/ratelimit.h"
 #include "broker/repl/fetcher.h"
 
 struct repl {
@@ -19,6 +20,11 @@ struct repl {
     loop_timer_t *shutdown_timer;
     uint64_t shutdown_deadline;
     int handovers;            /* leader handovers in flight */
+    /* stepping aside when cut off from the coordinator (lease.c) */
+    loop_timer_t *lease_timer;   /* armed while the link is lost and the lease holds */
+    uint64_t link_lost_at;       /* 0: the link is up */
+    int lease_lapsed;            /* most likely deposed: clients are refused */
+    ratelimit_t lease_log;
 };
 
 /* isr_sync.c */
