@@ -395,6 +395,16 @@ def test_every_kafka_topic_config_round_trips(cluster):
                                 "max.compaction.lag.ms (86400000)")
         assert incremental_alter(k, 2, "plain", [("delete.retention.ms", 0, "1000")]) == (0, None)
     assert zk_json(c, "/config/topics/plain")["config"] == {"delete.retention.ms": "1000"}
+    # kipper configs (kafka-configs.sh) likewise, naming them on its stderr.
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--alter",
+                 "--add-config", "flush.ms=5,cleanup.policy=[compact,delete]")
+    assert out.returncode == 0 and "topic 'plain': flush.ms accepted and stored, not acted on by kipper" in out.stderr
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--describe")
+    assert out.stdout == "Configs for topic 'plain' are delete.retention.ms=1000,flush.ms=5,cleanup.policy=compact,delete\n", out
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--alter",
+                 "--add-config", "segment.jitter.ms=-1")
+    assert out.returncode == 1 and "Invalid value -1 for configuration segment.jitter.ms: Value must be at least 0" \
+        in out.stderr, out
 
 
 def test_a_compacted_topic_keeps_its_records(cluster):
