@@ -46,9 +46,8 @@ static void usage(FILE *f)
             "                   leader.replication.throttled.replicas=[0:1,1:2]\n"
             "  --delete-config  names of configs to remove, separated by commas\n"
             "\n"
-            "Topic configs: retention.ms, retention.bytes, segment.bytes, segment.ms, max.message.bytes,\n"
-            "message.timestamp.type, min.insync.replicas, unclean.leader.election.enable, compression.type,\n"
-            "cleanup.policy (delete), leader.replication.throttled.replicas, follower.replication.throttled.replicas.\n"
+            "Topic configs: every one of Kafka 3.x (those kipper does not act on are stored and named in a\n"
+            "log line; README.md lists the ones it acts on).\n"
             "Broker configs: log.retention.ms (.minutes, .hours), log.retention.bytes, log.segment.bytes, log.roll.ms\n"
             "(.hours), message.max.bytes, log.message.timestamp.type, min.insync.replicas,\n"
             "unclean.leader.election.enable, leader.replication.throttled.rate, follower.replication.throttled.rate.\n");

@@ -575,3 +575,92 @@ def test_join_group_errors(cluster):
     # Heartbeat of a member the group does not know
     r = Rd(call(b, 12, 0, s16("errs") + struct.pack(">i", 1) + s16("nobody")))
     assert r.take(">h") == 25   # UNKNOWN_MEMBER_ID
+
+
+# The frames librdkafka 2.0.2 (Debian's) sends for rd_kafka_ListConsumerGroups
+# and rd_kafka_ListConsumerGroupOffsets(all topics), as captured on the wire
+# (client id "rdkafka"; the correlation id is patched in): ListGroups v4 ends
+# with one byte after its body, OffsetFetch v7 with three. Kafka ignores what
+# follows a complete request body (src/broker/wire/kafka_codec.c says how).
+LIBRDKAFKA_LIST_GROUPS_V4 = bytes.fromhex("0010 0004 00000000 0007 72646b61666b61 00" "01 00" "00")
+LIBRDKAFKA_OFFSET_FETCH_V7 = bytes.fromhex("0009 0007 00000000 0007 72646b61666b61 00"
+                                           "03 6731 00 00 00" "00 00 00")   # group "g1"
+
+
+def raw_librdkafka_call(sock, template, corr, group=None):
+    """One of the frames above with corr (and group for OffsetFetch) put in;
+    the answer's body after its flexible header."""
+    payload = bytearray(template)
+    payload[4:8] = struct.pack(">i", corr)
+    if group is not None:
+        g = group.encode()
+        at = 4 + 4 + 2 + 7 + 1   # key, version, corr, client id, header tags
+        payload[at:at + 3] = bytes([len(g) + 1]) + g
+    sock.sendall(struct.pack(">i", len(payload)) + bytes(payload))
+    (size,) = struct.unpack(">i", recv_exact(sock, 4))
+    data = recv_exact(sock, size)
+    assert struct.unpack(">i", data[:4])[0] == corr
+    from kafka_wire import Reader
+    r = Reader(data[4:])
+    r.skip_tags()
+    return r
+
+
+def test_admin_clients_list_groups_and_group_offsets(cluster):
+    """Issue 15: librdkafka 2.0.2's ListGroups v4 and OffsetFetch v7 (each with
+    bytes after the body) are answered, on a connection that stays open; the
+    admin calls built on them (librdkafka's own, confluent-kafka's and
+    kafka-python's) list the groups and a group's committed offsets."""
+    from rdkafka_admin import RdKafkaAdmin
+    [b] = cluster.start()
+    boot = cluster.bootstrap
+    create_topic(boot, "listed-topic", 2)
+    c = Consumer({"bootstrap.servers": boot, "group.id": "g1", "enable.auto.commit": False})
+    try:
+        c.commit(offsets=[TopicPartition("listed-topic", 0, 5), TopicPartition("listed-topic", 1, 7)],
+                 asynchronous=False)
+    finally:
+        c.close()
+    committed = {("listed-topic", 0): 5, ("listed-topic", 1): 7}
+
+    with socket.create_connection(("127.0.0.1", b.port), timeout=15) as s:
+        r = raw_librdkafka_call(s, LIBRDKAFKA_LIST_GROUPS_V4, 1)
+        r.take(">i")   # throttle
+        assert r.take(">h") == 0
+        groups = r.carray(lambda r: (r.cstring(), r.cstring(), r.cstring()))
+        r.skip_tags()
+        # Committed to, never joined: no protocol type, as in Kafka.
+        assert r.done() and ("g1", "", "Empty") in groups, groups
+        r = raw_librdkafka_call(s, LIBRDKAFKA_OFFSET_FETCH_V7, 2, group="g1")
+        r.take(">i")
+        topics = r.carray(lambda r: (r.cstring(), r.carray(
+            lambda r: (r.take(">i"), r.take(">q"), r.take(">i"), r.cstring(), r.take(">h")))))
+        assert r.take(">h") == 0
+        r.skip_tags()
+        assert r.done()
+        assert {(t, p[0]): p[1] for t, parts in topics for p in parts} == committed
+        assert all(p[4] == 0 for _, parts in topics for p in parts)
+    assert "malformed request" not in b.log()
+
+    with RdKafkaAdmin(boot) as a:
+        assert a.version() == "2.0.2"
+        assert a.list_consumer_groups().get("g1") == "Empty"
+        assert a.list_consumer_group_offsets("g1") == committed
+
+    admin = AdminClient({"bootstrap.servers": boot})
+    assert "g1" in {g.id for g in admin.list_groups(timeout=10)}
+    probe = Consumer({"bootstrap.servers": boot, "group.id": "g1"})
+    try:
+        got = probe.committed([TopicPartition("listed-topic", 0), TopicPartition("listed-topic", 1)], timeout=15)
+        assert {(tp.topic, tp.partition): tp.offset for tp in got} == committed
+    finally:
+        probe.close()
+
+    kafka = pytest.importorskip("kafka")
+    kp = kafka.KafkaAdminClient(bootstrap_servers=boot)
+    try:
+        assert ("g1", "") in kp.list_consumer_groups()
+        offsets = kp.list_consumer_group_offsets("g1")
+        assert {(tp.topic, tp.partition): om.offset for tp, om in offsets.items()} == committed
+    finally:
+        kp.close()

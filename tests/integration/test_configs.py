@@ -312,6 +312,121 @@ def test_incremental_alter_configs(cluster):
             "Invalid value -1 for configuration leader.replication.throttled.rate: Value must be at least 0")
 
 
+# Every topic config of Kafka 3.x (LogConfig up to 3.9) with a valid value other
+# than its default (tests/unit/test_coord_config.c holds the same list), and
+# Kafka's default of each that kipper stores without acting on.
+KAFKA_TOPIC_CONFIGS = {
+    "cleanup.policy": "compact,delete", "compression.gzip.level": "6", "compression.lz4.level": "12",
+    "compression.type": "zstd", "compression.zstd.level": "-5", "delete.retention.ms": "3600000",
+    "file.delete.delay.ms": "30000", "flush.messages": "1000", "flush.ms": "1000",
+    "follower.replication.throttled.replicas": "0:1", "index.interval.bytes": "8192",
+    "leader.replication.throttled.replicas": "*", "local.retention.bytes": "1048576", "local.retention.ms": "60000",
+    "max.compaction.lag.ms": "86400000", "max.message.bytes": "2000000", "message.downconversion.enable": "false",
+    "message.format.version": "2.8", "message.timestamp.after.max.ms": "3600000",
+    "message.timestamp.before.max.ms": "3600000", "message.timestamp.difference.max.ms": "3600000",
+    "message.timestamp.type": "LogAppendTime", "min.cleanable.dirty.ratio": "0.25", "min.compaction.lag.ms": "1000",
+    "min.insync.replicas": "2", "preallocate": "true", "remote.log.copy.disable": "true",
+    "remote.log.delete.on.disable": "true", "remote.storage.enable": "true", "retention.bytes": "1073741824",
+    "retention.ms": "86400000", "segment.bytes": "104857600", "segment.index.bytes": "1048576",
+    "segment.jitter.ms": "1000", "segment.ms": "3600000", "unclean.leader.election.enable": "true",
+}
+KAFKA_DEFAULTS_NOT_ACTED_ON = {
+    "compression.gzip.level": "-1", "compression.lz4.level": "9", "compression.type": "producer",
+    "compression.zstd.level": "3", "delete.retention.ms": "86400000", "file.delete.delay.ms": "60000",
+    "flush.messages": "9223372036854775807", "flush.ms": "9223372036854775807", "index.interval.bytes": "4096",
+    "local.retention.bytes": "-2", "local.retention.ms": "-2", "max.compaction.lag.ms": "9223372036854775807",
+    "message.downconversion.enable": "true", "message.format.version": "3.0-IV1",
+    "message.timestamp.after.max.ms": "9223372036854775807", "message.timestamp.before.max.ms": "9223372036854775807",
+    "message.timestamp.difference.max.ms": "9223372036854775807", "min.cleanable.dirty.ratio": "0.5",
+    "min.compaction.lag.ms": "0", "preallocate": "false", "remote.log.copy.disable": "false",
+    "remote.log.delete.on.disable": "false", "remote.storage.enable": "false", "segment.index.bytes": "10485760",
+    "segment.jitter.ms": "0",
+}
+
+
+def test_every_kafka_topic_config_round_trips(cluster):
+    """Issue 15: a topic created with each of Kafka 3.x's topic configs reads them
+    back through DescribeConfigs as DYNAMIC_TOPIC_CONFIG; a topic without them
+    gets Kafka's defaults as DEFAULT_CONFIG; the ones kipper does not act on are
+    named in the broker's log; bad values are INVALID_CONFIG naming the key and why."""
+    from confluent_kafka import KafkaError, KafkaException
+    from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource, NewTopic
+    c = cluster
+    admin = AdminClient({"bootstrap.servers": c.bootstrap})
+    for f in admin.create_topics([NewTopic("every", 1, 3, config=KAFKA_TOPIC_CONFIGS),
+                                  NewTopic("plain", 1, 3)]).values():
+        f.result(timeout=30)
+    assert zk_json(c, "/config/topics/every")["config"] == KAFKA_TOPIC_CONFIGS
+
+    def described(topic):
+        return list(admin.describe_configs([ConfigResource("topic", topic)]).values())[0].result(timeout=30)
+    got = described("every")
+    assert {k: got[k].value for k in KAFKA_TOPIC_CONFIGS} == KAFKA_TOPIC_CONFIGS
+    assert {k for k in KAFKA_TOPIC_CONFIGS if got[k].source != ConfigSource.DYNAMIC_TOPIC_CONFIG.value} == set()
+    plain = described("plain")
+    assert {k: plain[k].value for k in KAFKA_DEFAULTS_NOT_ACTED_ON} == KAFKA_DEFAULTS_NOT_ACTED_ON
+    assert {k for k in KAFKA_DEFAULTS_NOT_ACTED_ON if plain[k].source != ConfigSource.DEFAULT_CONFIG.value} == set()
+    assert set(plain) == set(KAFKA_TOPIC_CONFIGS)   # every one reported, nothing else
+    unacted = ", ".join(sorted(KAFKA_DEFAULTS_NOT_ACTED_ON))
+    wait_until(lambda: any("topic 'every': %s accepted and stored, not acted on by kipper" % unacted in b.log()
+                           for b in c.brokers.values()), timeout=10, what="the log line naming them")
+
+    bad = {"min.cleanable.dirty.ratio": ("1.5", "Value must be no more than 1"),
+           "delete.retention.ms": ("-1", "Value must be at least 0"),
+           "preallocate": ("maybe", "Expected value to be either true or false"),
+           "message.format.version": ("9.9", "Version 9.9 is not a valid version"),
+           "compression.lz4.level": ("x", "Not a number of type INT"),
+           "cleanup.policy": ("compact,tidy", "String must be one of: compact, delete")}
+    for key, (value, why) in bad.items():
+        [f] = admin.create_topics([NewTopic("bad", 1, 3, config={key: value})]).values()
+        with pytest.raises(KafkaException) as e:
+            f.result(timeout=30)
+        assert e.value.args[0].code() == KafkaError.INVALID_CONFIG, (key, e.value)
+        assert "for configuration %s: %s" % (key, why) in str(e.value), (key, e.value)
+        [f] = admin.alter_configs([ConfigResource("topic", "every", set_config={key: value})]).values()
+        with pytest.raises(KafkaException) as e:
+            f.result(timeout=30)
+        assert e.value.args[0].code() == KafkaError.INVALID_CONFIG, (key, e.value)
+    assert zk_json(c, "/config/topics/every")["config"] == KAFKA_TOPIC_CONFIGS
+    with c.conn(1) as k:
+        # Kafka's check across the set, and IncrementalAlterConfigs of one kipper stores only.
+        assert incremental_alter(k, 2, "every", [("min.compaction.lag.ms", 0, "90000000")]) == (
+            ERR_INVALID_CONFIG, "conflict topic config setting min.compaction.lag.ms (90000000) > "
+                                "max.compaction.lag.ms (86400000)")
+        assert incremental_alter(k, 2, "plain", [("delete.retention.ms", 0, "1000")]) == (0, None)
+    assert zk_json(c, "/config/topics/plain")["config"] == {"delete.retention.ms": "1000"}
+    # kipper configs (kafka-configs.sh) likewise, naming them on its stderr.
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--alter",
+                 "--add-config", "flush.ms=5,cleanup.policy=[compact,delete]")
+    assert out.returncode == 0 and "topic 'plain': flush.ms accepted and stored, not acted on by kipper" in out.stderr
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--describe")
+    assert out.stdout == "Configs for topic 'plain' are delete.retention.ms=1000,flush.ms=5,cleanup.policy=compact,delete\n", out
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "plain", "--alter",
+                 "--add-config", "segment.jitter.ms=-1")
+    assert out.returncode == 1 and "Invalid value -1 for configuration segment.jitter.ms: Value must be at least 0" \
+        in out.stderr, out
+
+
+def test_a_compacted_topic_keeps_its_records(cluster):
+    """cleanup.policy=compact is accepted; as in Kafka only "delete" deletes by
+    time and size, and kipper never compacts, so such a topic keeps every record
+    until its policy says delete again."""
+    c = cluster
+    populated(c, "kept")
+    populated(c, "cut")
+    for topic, policy in (("kept", "compact"), ("cut", "delete")):
+        out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", topic, "--alter",
+                     "--add-config", "cleanup.policy=%s,retention.ms=1" % policy)
+        assert out.returncode == 0, out
+    # Each retention pass goes over every topic: once "cut" is cut, "kept" was looked at too.
+    wait_retention_applied(c, "cut")
+    assert all(len(segments(c, i, "kept")) >= 5 and segments(c, i, "kept")[0] == 0 for i in c.brokers)
+    out = kipper(c, "configs", "--entity-type", "topics", "--entity-name", "kept", "--alter",
+                 "--add-config", "cleanup.policy=[compact,delete]")
+    assert out.returncode == 0, out
+    wait_retention_applied(c, "kept")
+
+
 def test_min_insync_and_log_append_time_apply_at_once(cluster):
     """min.insync.replicas and message.timestamp.type are read at use: the next
     produce sees a change."""

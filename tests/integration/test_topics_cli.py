@@ -172,9 +172,26 @@ def test_valid_configs(cluster):
         "message.timestamp.type": "LogAppendTime"}}
 
 
+def test_configs_kipper_does_not_act_on_are_stored_and_named(cluster):
+    """Any of Kafka 3.x's topic configs is taken; those kipper does not act on are
+    stored all the same and named in one log line (issue 15)."""
+    cluster.register_brokers(1)
+    given = {"cleanup.policy": "compact", "delete.retention.ms": "3600000", "min.cleanable.dirty.ratio": "0.2",
+             "message.format.version": "2.8", "retention.ms": "5000"}
+    out = ok(cluster.topics("--create", "--topic", "t", *[a for k, v in given.items() for a in ("--config",
+                                                                                               "%s=%s" % (k, v))]))
+    assert cluster.doc("/config/topics/t") == {"version": 1, "config": given}
+    lines = [line for line in out.stderr.splitlines() if "not acted on" in line]
+    assert len(lines) == 1 and "topic 't': delete.retention.ms, min.cleanable.dirty.ratio, message.format.version " \
+        "accepted and stored, not acted on by kipper" in lines[0], out.stderr
+    out = ok(cluster.topics("--alter", "--topic", "t", "--config", "preallocate=true", "--config", "retention.ms=6000"))
+    assert cluster.doc("/config/topics/t")["config"]["preallocate"] == "true"
+    assert "topic 't': preallocate accepted and stored, not acted on by kipper" in out.stderr, out.stderr
+
+
 @pytest.mark.parametrize("config,message", [
-    ("cleanup.policy=compact", "Invalid value compact for configuration cleanup.policy: compacted topics are not "
-                               "supported"),
+    ("cleanup.policy=compact,none", "Invalid value none for configuration cleanup.policy: String must be one of: "
+                                    "compact, delete"),
     ("cleanup.policy=bogus", "Invalid value bogus for configuration cleanup.policy: String must be one of: "
                              "compact, delete"),
     ("retention.ms=-2", "Invalid value -2 for configuration retention.ms: Value must be at least -1"),
@@ -187,6 +204,14 @@ def test_valid_configs(cluster):
     ("unclean.leader.election.enable=yes", "Expected value to be either true or false"),
     ("compression.type=brotli", "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer"),
     ("no.such.config=1", "Unknown topic config name: no.such.config"),
+    ("delete.retention.ms=-1", "Invalid value -1 for configuration delete.retention.ms: Value must be at least 0"),
+    ("min.cleanable.dirty.ratio=2", "Invalid value 2 for configuration min.cleanable.dirty.ratio: Value must be no "
+                                    "more than 1"),
+    ("message.format.version=2.9", "Invalid value 2.9 for configuration message.format.version: Version 2.9 is not "
+                                   "a valid version"),
+    ("preallocate=maybe", "Invalid value maybe for configuration preallocate: Expected value to be either true or "
+                          "false"),
+    ("compression.gzip.level=10", "Value must be between 1 and 9 or equal to -1"),
 ])
 def test_invalid_configs(cluster, config, message):
     cluster.register_brokers(1)

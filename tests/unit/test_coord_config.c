@@ -140,7 +140,7 @@ static const char *value_of(const coord_config_entry_t *e, int n, const char *ke
 
 static void test_config_apply_incremental(void)
 {
-    static coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"flush.ms", "5"}};
+    static coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"no.such.config", "5"}};
     int n = 2;
     int16_t error;
     coord_config_op_t ops[] = {
@@ -153,7 +153,7 @@ static void test_config_apply_incremental(void)
     CHECK_EQ(n, 3);
     CHECK(value_of(cur, n, "retention.ms") == NULL);
     CHECK_STR(value_of(cur, n, "segment.bytes"), "20000");
-    CHECK_STR(value_of(cur, n, "flush.ms"), "5");
+    CHECK_STR(value_of(cur, n, "no.such.config"), "5");
     CHECK_STR(value_of(cur, n, "leader.replication.throttled.replicas"), "0:1,1:2");
     coord_config_op_t more[] = {op("leader.replication.throttled.replicas", COORD_CFG_APPEND, "1:2,2:3")};
     CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, more, 1, 0, &error, err, sizeof(err)), 0);
@@ -214,8 +214,156 @@ static void test_config_apply_replace(void)
     CHECK_STR(value_of(cur, n, "log.retention.ms"), "60000");
 }
 
+/* Every topic config of Kafka 3.x's LogConfig (up to 3.9), with a valid
+ * value other than its default: all known, each default valid, and only the
+ * ones kipper acts on marked so. */
+static const struct {
+    const char *name, *value;
+    int acted_on;
+} kafka_topic_configs[] = {
+    {"cleanup.policy", "compact,delete", 1},
+    {"compression.gzip.level", "6", 0},
+    {"compression.lz4.level", "12", 0},
+    {"compression.type", "zstd", 0},
+    {"compression.zstd.level", "-5", 0},
+    {"delete.retention.ms", "3600000", 0},
+    {"file.delete.delay.ms", "30000", 0},
+    {"flush.messages", "1000", 0},
+    {"flush.ms", "1000", 0},
+    {"follower.replication.throttled.replicas", "0:1", 1},
+    {"index.interval.bytes", "8192", 0},
+    {"leader.replication.throttled.replicas", "*", 1},
+    {"local.retention.bytes", "1048576", 0},
+    {"local.retention.ms", "60000", 0},
+    {"max.compaction.lag.ms", "86400000", 0},
+    {"max.message.bytes", "2000000", 1},
+    {"message.downconversion.enable", "false", 0},
+    {"message.format.version", "2.8", 0},
+    {"message.timestamp.after.max.ms", "3600000", 0},
+    {"message.timestamp.before.max.ms", "3600000", 0},
+    {"message.timestamp.difference.max.ms", "3600000", 0},
+    {"message.timestamp.type", "LogAppendTime", 1},
+    {"min.cleanable.dirty.ratio", "0.25", 0},
+    {"min.compaction.lag.ms", "1000", 0},
+    {"min.insync.replicas", "2", 1},
+    {"preallocate", "true", 0},
+    {"remote.log.copy.disable", "true", 0},
+    {"remote.log.delete.on.disable", "true", 0},
+    {"remote.storage.enable", "true", 0},
+    {"retention.bytes", "1073741824", 1},
+    {"retention.ms", "86400000", 1},
+    {"segment.bytes", "104857600", 1},
+    {"segment.index.bytes", "1048576", 0},
+    {"segment.jitter.ms", "1000", 0},
+    {"segment.ms", "3600000", 1},
+    {"unclean.leader.election.enable", "true", 1},
+};
+#define N_KAFKA_TOPIC_CONFIGS (sizeof(kafka_topic_configs) / sizeof(kafka_topic_configs[0]))
+
+static void test_every_kafka_topic_config(void)
+{
+    size_t known = 0;
+    for (size_t i = 0; coord_config_def_at(COORD_ENTITY_TOPIC, i); i++)
+        known++;
+    CHECK_EQ(known, N_KAFKA_TOPIC_CONFIGS);
+    for (size_t i = 0; i < N_KAFKA_TOPIC_CONFIGS; i++) {
+        const coord_config_def_t *d = coord_config_def(COORD_ENTITY_TOPIC, kafka_topic_configs[i].name);
+        CHECK(d != NULL);
+        if (!d)
+            continue;
+        CHECK_EQ(coord_config_check(d, kafka_topic_configs[i].value, err, sizeof(err)), 0);
+        CHECK(d->dflt != NULL && strcmp(d->dflt, kafka_topic_configs[i].value) != 0);
+        CHECK_EQ(coord_config_check(d, d->dflt, err, sizeof(err)), 0);
+        CHECK_EQ(d->acted_on, kafka_topic_configs[i].acted_on);
+        if (d->acted_on != kafka_topic_configs[i].acted_on)
+            fprintf(stderr, "  %s: acted_on %d\n", d->name, d->acted_on);
+    }
+}
+
+/* Kafka's ranges and messages for the types the configs kipper does not
+ * act on bring in. */
+static void test_topic_config_types_and_ranges(void)
+{
+    const char *good[][2] = {
+        {"min.cleanable.dirty.ratio", "0"}, {"min.cleanable.dirty.ratio", "1"}, {"min.cleanable.dirty.ratio", "1e-1"},
+        {"min.cleanable.dirty.ratio", " 0.5 "}, {"compression.gzip.level", "-1"}, {"compression.gzip.level", "9"},
+        {"compression.zstd.level", "-131072"}, {"compression.zstd.level", "22"}, {"compression.lz4.level", "1"},
+        {"message.format.version", "0.10.2"}, {"message.format.version", "0.10.2.1"},
+        {"message.format.version", "2.8.1"}, {"message.format.version", "3.0-IV1"},
+        {"message.format.version", "0.8.0"}, {"message.format.version", "3.9"},
+        {"local.retention.ms", "-2"}, {"local.retention.bytes", "-1"}, {"preallocate", "TRUE"},
+        {"flush.messages", "9223372036854775807"}, {"segment.index.bytes", "4"},
+    };
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, good[i][0], good[i][1], err, sizeof(err)), 0);
+        if (coord_config_valid(COORD_ENTITY_TOPIC, good[i][0], good[i][1], err, sizeof(err)) != 0)
+            fprintf(stderr, "  refused: %s\n", err);
+    }
+    check_invalid(COORD_ENTITY_TOPIC, "min.cleanable.dirty.ratio", "1.5",
+                  "Invalid value 1.5 for configuration min.cleanable.dirty.ratio: Value must be no more than 1");
+    check_invalid(COORD_ENTITY_TOPIC, "min.cleanable.dirty.ratio", "-0.1",
+                  "Invalid value -0.1 for configuration min.cleanable.dirty.ratio: Value must be at least 0");
+    check_invalid(COORD_ENTITY_TOPIC, "min.cleanable.dirty.ratio", "half",
+                  "Invalid value half for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE");
+    check_invalid(COORD_ENTITY_TOPIC, "min.cleanable.dirty.ratio", "nan",
+                  "Invalid value nan for configuration min.cleanable.dirty.ratio: Not a number of type DOUBLE");
+    check_invalid(COORD_ENTITY_TOPIC, "compression.gzip.level", "0",
+                  "Invalid value 0 for configuration compression.gzip.level: Value must be between 1 and 9 or equal "
+                  "to -1");
+    check_invalid(COORD_ENTITY_TOPIC, "compression.lz4.level", "18",
+                  "Invalid value 18 for configuration compression.lz4.level: Value must be no more than 17");
+    check_invalid(COORD_ENTITY_TOPIC, "compression.zstd.level", "-131073",
+                  "Invalid value -131073 for configuration compression.zstd.level: Value must be at least -131072");
+    check_invalid(COORD_ENTITY_TOPIC, "message.format.version", "2.9",
+                  "Invalid value 2.9 for configuration message.format.version: Version 2.9 is not a valid version");
+    check_invalid(COORD_ENTITY_TOPIC, "message.format.version", "3",
+                  "Invalid value 3 for configuration message.format.version: Version 3 is not a valid version");
+    check_invalid(COORD_ENTITY_TOPIC, "local.retention.ms", "-3",
+                  "Invalid value -3 for configuration local.retention.ms: Value must be at least -2");
+    check_invalid(COORD_ENTITY_TOPIC, "delete.retention.ms", "-1",
+                  "Invalid value -1 for configuration delete.retention.ms: Value must be at least 0");
+    check_invalid(COORD_ENTITY_TOPIC, "segment.index.bytes", "3",
+                  "Invalid value 3 for configuration segment.index.bytes: Value must be at least 4");
+    check_invalid(COORD_ENTITY_TOPIC, "index.interval.bytes", "4096x",
+                  "Invalid value 4096x for configuration index.interval.bytes: Not a number of type INT");
+    check_invalid(COORD_ENTITY_TOPIC, "remote.storage.enable", "yes",
+                  "Invalid value yes for configuration remote.storage.enable: Expected value to be either true or "
+                  "false");
+    check_invalid(COORD_ENTITY_TOPIC, "max.compaction.lag.ms", "0",
+                  "Invalid value 0 for configuration max.compaction.lag.ms: Value must be at least 1");
+}
+
+/* What Kafka checks across the set, what is noted as not acted on, and
+ * which cleanup policies delete. */
+static void test_topic_config_set_rules(void)
+{
+    coord_config_entry_t e[2] = {{"min.compaction.lag.ms", "5000"}, {"max.compaction.lag.ms", "4000"}};
+    CHECK_EQ(coord_config_check_set(COORD_ENTITY_TOPIC, e, 2, err, sizeof(err)), -1);
+    CHECK_STR(err, "conflict topic config setting min.compaction.lag.ms (5000) > max.compaction.lag.ms (4000)");
+    CHECK_EQ(coord_config_check_set(COORD_ENTITY_TOPIC, e, 1, err, sizeof(err)), 0);   /* max at its default */
+    int16_t error;
+    int n = 1;
+    coord_config_op_t lower[] = {op("max.compaction.lag.ms", COORD_CFG_SET, "10")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, e, &n, lower, 1, 0, &error, err, sizeof(err)), -1);
+    CHECK_EQ(error, KERR_INVALID_CONFIG);
+    char list[64] = "";
+    coord_config_note_unacted(COORD_ENTITY_TOPIC, "retention.ms", list, sizeof(list));
+    coord_config_note_unacted(COORD_ENTITY_TOPIC, "delete.retention.ms", list, sizeof(list));
+    coord_config_note_unacted(COORD_ENTITY_TOPIC, "no.such.config", list, sizeof(list));
+    coord_config_note_unacted(COORD_ENTITY_TOPIC, "preallocate", list, sizeof(list));
+    CHECK_STR(list, "delete.retention.ms, preallocate");
+    CHECK(coord_cleanup_deletes(NULL));
+    CHECK(coord_cleanup_deletes("delete"));
+    CHECK(coord_cleanup_deletes("compact, delete"));
+    CHECK(!coord_cleanup_deletes("compact"));
+    CHECK(!coord_cleanup_deletes(""));
+}
+
 void suite_coord_config(void)
 {
+    RUN(test_every_kafka_topic_config);
+    RUN(test_topic_config_types_and_ranges);
+    RUN(test_topic_config_set_rules);
     RUN(test_config_paths_and_documents);
     RUN(test_config_names_and_checks);
     RUN(test_config_apply_incremental);

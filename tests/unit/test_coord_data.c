@@ -570,7 +570,8 @@ static void test_assignment_is_even(void)
 }
 
 /* coord_config_valid is pure (no coordinator), so it is checked here:
- * Kafka's value rules and messages for the topic configs kipper honours. */
+ * Kafka's value rules and messages for the topic configs kipper acts on
+ * (the others: test_coord_config.c). */
 static void test_topic_config_validation(void)
 {
     const char *good[][2] = {
@@ -580,6 +581,8 @@ static void test_topic_config_validation(void)
         {"message.timestamp.type", "CreateTime"}, {"message.timestamp.type", "LogAppendTime"},
         {"unclean.leader.election.enable", "true"}, {"unclean.leader.election.enable", "FALSE"},
         {"compression.type", "producer"}, {"compression.type", "uncompressed"}, {"compression.type", "lz4"},
+        {"cleanup.policy", "compact"}, {"cleanup.policy", "delete, compact"}, {"cleanup.policy", ""},
+        {"retention.bytes", "-2"},
     };
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
         CHECK_EQ(coord_config_valid(COORD_ENTITY_TOPIC, good[i][0], good[i][1], err, sizeof(err)), 0);
@@ -608,12 +611,8 @@ static void test_topic_config_validation(void)
         {"compression.type", "zst",
          "Invalid value zst for configuration compression.type: String must be one of: uncompressed, zstd, lz4, "
          "snappy, gzip, producer"},
-        {"cleanup.policy", "compact",
-         "Invalid value compact for configuration cleanup.policy: compacted topics are not supported by kipper "
-         "(only delete)"},
-        {"cleanup.policy", "delete,compact",
-         "Invalid value delete,compact for configuration cleanup.policy: compacted topics are not supported by "
-         "kipper (only delete)"},
+        {"cleanup.policy", "delete,compacted",
+         "Invalid value compacted for configuration cleanup.policy: String must be one of: compact, delete"},
         {"cleanup.policy", "none",
          "Invalid value none for configuration cleanup.policy: String must be one of: compact, delete"},
         {"retention.hours", "1", "Unknown topic config name: retention.hours"},

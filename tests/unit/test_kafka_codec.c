@@ -383,7 +383,6 @@ static void test_kafka_hostile_lengths(void)
         /* Produce v3: records length beyond the frame */
         "0012 0003 00000001 ffff 00 01 01 01 05 7f 00",      /* tagged field size beyond the frame */
         "0012 0003 00000001 ffff 00 01 01 05",               /* tagged count 5 with none present */
-        "0003 0000 00000001 ffff 00000000 00",               /* a trailing byte */
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         kafka_arena_t a;
@@ -1013,8 +1012,57 @@ static void test_kafka_known_offset_fetch_v8_request(void)
     kafka_arena_free(&a);
 }
 
+/* Bytes after a complete request body are ignored, as Kafka ignores them;
+ * these are the frames librdkafka 2.0.2 sends (captured from
+ * rd_kafka_ListConsumerGroups and rd_kafka_ListConsumerGroupOffsets). A
+ * body cut short, or a known tagged field longer than its value
+ * (test_kafka_tagged_fields), is still refused; so are trailing bytes after
+ * a response, or a body decoded on its own (kafka_decode). */
+static void test_kafka_request_trailing_bytes(void)
+{
+    kafka_arena_t a;
+    kafka_request_t r;
+    /* ListGroups v4: StatesFilter [], tags, then one byte more */
+    CHECK_EQ(decode_req("0010 0004 00000003 0007 72646b61666b61 00"
+                        "01 00"
+                        "00",
+                        &a, &r),
+             KAFKA_OK);
+    CHECK_EQ(r.correlation_id, 3);
+    CHECK_EQ(KV_GET(r.body, ListGroupsRequest, StatesFilter)->n, 0u);
+    kafka_arena_free(&a);
+    /* OffsetFetch v7 of every topic: GroupId "g1", a 4-byte array-count
+     * placeholder whose first byte is read as Topics (null), then
+     * RequireStable and tags from the placeholder; 3 bytes are left */
+    CHECK_EQ(decode_req("0009 0007 00000007 0007 72646b61666b61 00"
+                        "03 6731 00 00 00"
+                        "00 00 00",
+                        &a, &r),
+             KAFKA_OK);
+    CHECK_STR(KV_STR(r.body, OffsetFetchRequest, GroupId), "g1");
+    CHECK(KV_GET(r.body, OffsetFetchRequest, Topics)->is_null);
+    CHECK_EQ(KV_INT(r.body, OffsetFetchRequest, RequireStable), 0);
+    kafka_arena_free(&a);
+    /* A non-flexible one (Metadata v0 of every topic) with a trailing byte */
+    CHECK_EQ(decode_req("0003 0000 00000001 ffff 00000000 00", &a, &r), KAFKA_OK);
+    CHECK_EQ(KV_GET(r.body, MetadataRequest, Topics)->n, 0u);
+    kafka_arena_free(&a);
+    /* ... but not a body cut short */
+    CHECK_EQ(decode_req("0009 0007 00000007 0007 72646b61666b61 00 03 6731 00 00", &a, &r), KAFKA_EMALFORMED);
+    kafka_arena_free(&a);
+    /* A body alone must be consumed whole. */
+    uint8_t frame[8];
+    size_t n = from_hex("01 00 00", frame, sizeof(frame));
+    kafka_value_t *body;
+    kafka_arena_init(&a, kafka_decode_budget(n));
+    CHECK_EQ(kafka_decode(frame, n, kafka_api_find(KAFKA_API_LIST_GROUPS)->request, 4, 1, &a, &body),
+             KAFKA_EMALFORMED);
+    kafka_arena_free(&a);
+}
+
 void suite_kafka_codec(void)
 {
+    RUN(test_kafka_request_trailing_bytes);
     RUN(test_kafka_known_join_group_v5_request);
     RUN(test_kafka_known_find_coordinator_responses);
     RUN(test_kafka_known_offset_fetch_v8_request);

@@ -26,7 +26,7 @@
 /* ConfigSource; the levels are tried in this order. */
 enum { SRC_TOPIC = 1, SRC_DYNAMIC_BROKER = 2, SRC_DYNAMIC_DEFAULT = 3, SRC_STATIC = 4, SRC_DEFAULT = 5 };
 #define SYNONYMS_MAX 16
-#define ENTRIES_MAX 32
+#define ENTRIES_MAX 64
 
 typedef struct {
     const char *name, *value;   /* both outlive the handler's run */

@@ -409,7 +409,20 @@ static int fill_configs(const coord_config_entry_t *configs, int nconfigs, coord
                 return coord_admin_fail(res, KERR_INVALID_CONFIG, "Topic config %s is given more than once.", c->key);
         doc->configs[doc->nconfigs++] = *c;
     }
+    if (coord_config_check_set(COORD_ENTITY_TOPIC, doc->configs, doc->nconfigs, err, sizeof(err)) < 0)
+        return coord_admin_fail(res, KERR_INVALID_CONFIG, "%s", err);
     return 0;
+}
+
+/* One line naming the configs of a new topic that kipper stores but does
+ * not act on, so nobody takes them for applied. */
+static void note_unacted(const char *topic, const coord_topic_t *doc)
+{
+    char list[1024] = "";
+    for (int i = 0; i < doc->nconfigs; i++)
+        coord_config_note_unacted(COORD_ENTITY_TOPIC, doc->configs[i].key, list, sizeof(list));
+    if (list[0])
+        log_info("topic '%s': %s accepted and stored, not acted on by kipper", topic, list);
 }
 
 /* ---- assignments ---- */
@@ -695,6 +708,8 @@ int coord_admin_create_topic(zhandle_t *zh, const char *topic, int partitions, i
                fill_configs(configs, nconfigs, doc, res) == 0 && config_parent(zh, validate_only, res) == 0) {
         coord_topic_id_generate(doc->topic_id);
         rc = write_topic(zh, topic, doc, replicas, partitions, rf, validate_only, res);
+        if (rc == 0 && !validate_only)
+            note_unacted(topic, doc);
     }
     if (rc == 0 && topic_id_out) {
         if (validate_only)

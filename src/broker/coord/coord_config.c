@@ -1,84 +1,19 @@
-/* coord_config.c -- the configs kipper lets an operator change, their checks
- * and the changes AlterConfigs and IncrementalAlterConfigs make (see
- * coord_config.h). The checks and messages are Kafka's (ConfigDef, LogConfig,
- * DynamicBrokerConfig, ThrottledReplicaListValidator, ZkAdminManager). */
+/* coord_config.c -- the checks of the configs an operator may change (the
+ * table is coord_config_defs.c) and the changes AlterConfigs and
+ * IncrementalAlterConfigs make (see coord_config.h). The checks and messages
+ * are Kafka's (ConfigDef, LogConfig, DynamicBrokerConfig,
+ * ThrottledReplicaListValidator, MetadataVersionValidator, the compression
+ * level validators, ZkAdminManager). */
 #define _GNU_SOURCE
 #include "coord_config.h"
 #include "broker/wire/kafka_errors.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-enum { CHECK_NUMBER, CHECK_BOOLEAN, CHECK_CHOICE, CHECK_CLEANUP_POLICY, CHECK_THROTTLED };
-
-#define LONG_MAX_TEXT "9223372036854775807"
-#define WEEK_MS_TEXT "604800000"
-
-/* Topic configs, in name order. cleanup.policy takes only "delete": kipper
- * has no compaction. */
-static const coord_config_def_t TOPIC_DEFS[] = {
-    {"cleanup.policy", COORD_CFG_LIST, CHECK_CLEANUP_POLICY, 0, NULL, "delete", {"log.cleanup.policy"}},
-    {"compression.type", COORD_CFG_STRING, CHECK_CHOICE, 0, "uncompressed, zstd, lz4, snappy, gzip, producer",
-     "producer", {"compression.type"}},
-    {"follower.replication.throttled.replicas", COORD_CFG_LIST, CHECK_THROTTLED, 0, NULL, "", {NULL}},
-    {"leader.replication.throttled.replicas", COORD_CFG_LIST, CHECK_THROTTLED, 0, NULL, "", {NULL}},
-    {"max.message.bytes", COORD_CFG_INT, CHECK_NUMBER, 0, NULL, "1048588", {"message.max.bytes"}},
-    {"message.timestamp.type", COORD_CFG_STRING, CHECK_CHOICE, 0, "CreateTime, LogAppendTime", "CreateTime",
-     {"log.message.timestamp.type"}},
-    {"min.insync.replicas", COORD_CFG_INT, CHECK_NUMBER, 1, NULL, "1", {"min.insync.replicas"}},
-    {"retention.bytes", COORD_CFG_LONG, CHECK_NUMBER, -1, NULL, "-1", {"log.retention.bytes"}},
-    {"retention.ms", COORD_CFG_LONG, CHECK_NUMBER, -1, NULL, WEEK_MS_TEXT,
-     {"log.retention.ms", "log.retention.minutes", "log.retention.hours"}},
-    {"segment.bytes", COORD_CFG_INT, CHECK_NUMBER, 14, NULL, "1073741824", {"log.segment.bytes"}},
-    {"segment.ms", COORD_CFG_LONG, CHECK_NUMBER, 1, NULL, WEEK_MS_TEXT, {"log.roll.ms", "log.roll.hours"}},
-    {"unclean.leader.election.enable", COORD_CFG_BOOLEAN, CHECK_BOOLEAN, 0, NULL, "false",
-     {"unclean.leader.election.enable"}},
-};
-
-/* The broker configs kipper applies on a running broker (Kafka's dynamic
- * ones it acts on), in name order. The throttle rates exist only here, as in
- * Kafka's DynamicConfig.Broker. */
-static const coord_config_def_t BROKER_DEFS[] = {
-    {"follower.replication.throttled.rate", COORD_CFG_LONG, CHECK_NUMBER, 0, NULL, LONG_MAX_TEXT,
-     {"follower.replication.throttled.rate"}},
-    {"leader.replication.throttled.rate", COORD_CFG_LONG, CHECK_NUMBER, 0, NULL, LONG_MAX_TEXT,
-     {"leader.replication.throttled.rate"}},
-    {"log.message.timestamp.type", COORD_CFG_STRING, CHECK_CHOICE, 0, "CreateTime, LogAppendTime", "CreateTime",
-     {"log.message.timestamp.type"}},
-    {"log.retention.bytes", COORD_CFG_LONG, CHECK_NUMBER, -1, NULL, "-1", {"log.retention.bytes"}},
-    {"log.retention.hours", COORD_CFG_INT, CHECK_NUMBER, -1, NULL, "168", {"log.retention.hours"}},
-    {"log.retention.minutes", COORD_CFG_INT, CHECK_NUMBER, -1, NULL, NULL,
-     {"log.retention.minutes", "log.retention.hours"}},
-    {"log.retention.ms", COORD_CFG_LONG, CHECK_NUMBER, -1, NULL, NULL,
-     {"log.retention.ms", "log.retention.minutes", "log.retention.hours"}},
-    {"log.roll.hours", COORD_CFG_INT, CHECK_NUMBER, 1, NULL, "168", {"log.roll.hours"}},
-    {"log.roll.ms", COORD_CFG_LONG, CHECK_NUMBER, 1, NULL, NULL, {"log.roll.ms", "log.roll.hours"}},
-    {"log.segment.bytes", COORD_CFG_INT, CHECK_NUMBER, 14, NULL, "1073741824", {"log.segment.bytes"}},
-    {"message.max.bytes", COORD_CFG_INT, CHECK_NUMBER, 0, NULL, "1048588", {"message.max.bytes"}},
-    {"min.insync.replicas", COORD_CFG_INT, CHECK_NUMBER, 1, NULL, "1", {"min.insync.replicas"}},
-    {"unclean.leader.election.enable", COORD_CFG_BOOLEAN, CHECK_BOOLEAN, 0, NULL, "false",
-     {"unclean.leader.election.enable"}},
-};
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-const coord_config_def_t *coord_config_def_at(coord_entity_t type, size_t i)
-{
-    if (type == COORD_ENTITY_TOPIC)
-        return i < COUNT(TOPIC_DEFS) ? &TOPIC_DEFS[i] : NULL;
-    return i < COUNT(BROKER_DEFS) ? &BROKER_DEFS[i] : NULL;
-}
-
-const coord_config_def_t *coord_config_def(coord_entity_t type, const char *name)
-{
-    const coord_config_def_t *d;
-    for (size_t i = 0; (d = coord_config_def_at(type, i)) != NULL; i++)
-        if (strcmp(d->name, name) == 0)
-            return d;
-    return NULL;
-}
 
 /* ---- checking one value ---- */
 
@@ -103,12 +38,12 @@ static int parse_java_long(const char *s, long long *out)
     return 0;
 }
 
-static int one_of(const char *value, const char *choices)
+/* Whether the len bytes at item are one of choices (", "-separated). */
+static int one_of(const char *item, size_t len, const char *choices)
 {
-    size_t len = strlen(value);
     for (const char *c = choices; *c;) {
         size_t n = strcspn(c, ",");
-        if (n == len && strncmp(c, value, n) == 0)
+        if (n == len && strncmp(c, item, n) == 0)
             return 1;
         c += n;
         c += strspn(c, ", ");
@@ -123,6 +58,16 @@ static int invalid_value(const char *key, const char *value, char *err, size_t e
     return -1;
 }
 
+static int out_of_range(const coord_config_def_t *d, const char *value, int below, char *err, size_t errlen)
+{
+    char why[64];
+    if (below)
+        snprintf(why, sizeof(why), "Value must be at least %lld", d->min);
+    else
+        snprintf(why, sizeof(why), "Value must be no more than %lld", d->max);
+    return invalid_value(d->name, value, err, errlen, why);
+}
+
 static int check_number(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
 {
     long long v;
@@ -130,22 +75,88 @@ static int check_number(const coord_config_def_t *d, const char *value, char *er
     if (parse_java_long(value, &v) < 0 || (is_int && (v < INT32_MIN || v > INT32_MAX)))
         return invalid_value(d->name, value, err, errlen,
                              is_int ? "Not a number of type INT" : "Not a number of type LONG");
-    if (v < d->min) {
-        char why[64];
-        snprintf(why, sizeof(why), "Value must be at least %lld", d->min);
+    if (v < d->min || v > d->max)
+        return out_of_range(d, value, v < d->min, err, errlen);
+    return 0;
+}
+
+/* Java's Double.parseDouble in its decimal forms (Kafka trims the value
+ * first). NaN and the infinities are refused here; Kafka's range check lets
+ * NaN through, and no use of these configs wants it. */
+static int check_double(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
+{
+    const char *s = value + strspn(value, " \t");
+    char *end = NULL;
+    double v = strchr(s, 'x') || strchr(s, 'X') ? NAN : strtod(s, &end);
+    if (isnan(v) || isinf(v) || end == s || end[strspn(end, " \t")] != 0)
+        return invalid_value(d->name, value, err, errlen, "Not a number of type DOUBLE");
+    if (v < (double)d->min || v > (double)d->max)
+        return out_of_range(d, value, v < (double)d->min, err, errlen);
+    return 0;
+}
+
+/* Kafka's gzip level: from min to max, or -1 (Deflater's default). */
+static int check_gzip_level(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
+{
+    long long v;
+    if (parse_java_long(value, &v) < 0 || v < INT32_MIN || v > INT32_MAX)
+        return invalid_value(d->name, value, err, errlen, "Not a number of type INT");
+    if ((v < d->min || v > d->max) && v != -1) {
+        char why[80];
+        snprintf(why, sizeof(why), "Value must be between %lld and %lld or equal to -1", d->min, d->max);
         return invalid_value(d->name, value, err, errlen, why);
     }
     return 0;
 }
 
-static int check_cleanup_policy(const char *value, char *err, size_t errlen)
+/* Kafka 3.x's versions (MetadataVersion up to 3.9's last production one):
+ * each release, and each inter-broker protocol version of it. */
+static const char KAFKA_VERSIONS[] =
+    "0.8.0, 0.8.1, 0.8.2, 0.9.0, 0.10.0-IV0, 0.10.0-IV1, 0.10.1-IV0, 0.10.1-IV1, 0.10.1-IV2, 0.10.2-IV0, "
+    "0.11.0-IV0, 0.11.0-IV1, 0.11.0-IV2, 1.0-IV0, 1.1-IV0, 2.0-IV0, 2.0-IV1, 2.1-IV0, 2.1-IV1, 2.1-IV2, 2.2-IV0, "
+    "2.2-IV1, 2.3-IV0, 2.3-IV1, 2.4-IV0, 2.4-IV1, 2.5-IV0, 2.6-IV0, 2.7-IV0, 2.7-IV1, 2.7-IV2, 2.8-IV0, 2.8-IV1, "
+    "3.0-IV0, 3.0-IV1, 3.1-IV0, 3.2-IV0, 3.3-IV0, 3.3-IV1, 3.3-IV2, 3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, 3.5-IV2, "
+    "3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, 3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0";
+
+/* MetadataVersion.fromVersionString: the first three dot-separated parts of
+ * a 0.x version, the first two of a later one ("2.8.1" is 2.8), must name a
+ * release ("2.8") or one of its protocol versions ("2.8-IV1"). */
+static int check_version(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
 {
-    if (strcmp(value, "delete") == 0)
-        return 0;
-    if (strstr(value, "compact"))
-        return invalid_value("cleanup.policy", value, err, errlen,
-                             "compacted topics are not supported by kipper (only delete)");
-    return invalid_value("cleanup.policy", value, err, errlen, "String must be one of: compact, delete");
+    size_t len = 0;
+    for (int dots = 0, keep = strncmp(value, "0.", 2) == 0 ? 3 : 2; value[len]; len++)
+        if (value[len] == '.' && ++dots == keep)
+            break;
+    for (const char *c = KAFKA_VERSIONS; *c;) {
+        size_t n = strcspn(c, ","), release = strcspn(c, ",-");
+        if (len > 0 && ((n == len && strncmp(c, value, n) == 0) || (release == len && strncmp(c, value, len) == 0)))
+            return 0;
+        c += n;
+        c += strspn(c, ", ");
+    }
+    char why[300];
+    snprintf(why, sizeof(why), "Version %.250s is not a valid version", value);
+    return invalid_value(d->name, value, err, errlen, why);
+}
+
+/* Kafka's LIST of ValidList.in(compact, delete): comma-separated, each item
+ * trimmed and one of the choices (an empty list is valid). */
+static int check_cleanup_policy(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
+{
+    for (const char *p = value + strspn(value, " \t"); *p;) {
+        size_t n = strcspn(p, ","), len = n;
+        while (len > 0 && isspace((unsigned char)p[len - 1]))
+            len--;
+        if (!one_of(p, len, d->choices)) {
+            char item[256], why[128];
+            snprintf(item, sizeof(item), "%.*s", (int)(len < 250 ? len : 250), p);
+            snprintf(why, sizeof(why), "String must be one of: %s", d->choices);
+            return invalid_value(d->name, item, err, errlen, why);
+        }
+        p += n + (p[n] ? 1 : 0);
+        p += strspn(p, " \t");
+    }
+    return 0;
 }
 
 /* One "partition:broker" entry of a throttled-replica list, spaces around it
@@ -208,21 +219,27 @@ int coord_config_check(const coord_config_def_t *d, const char *value, char *err
     if (strlen(value) >= sizeof(((coord_config_entry_t *)0)->value))
         return invalid_value(d->name, "(too long)", err, errlen, "longer than 1023 bytes");
     switch (d->check) {
-    case CHECK_NUMBER:
+    case COORD_CHECK_NUMBER:
         return check_number(d, value, err, errlen);
-    case CHECK_BOOLEAN:
+    case COORD_CHECK_DOUBLE:
+        return check_double(d, value, err, errlen);
+    case COORD_CHECK_BOOLEAN:
         if (strcasecmp(value, "true") == 0 || strcasecmp(value, "false") == 0)
             return 0;
         return invalid_value(d->name, value, err, errlen, "Expected value to be either true or false");
-    case CHECK_CHOICE: {
-        if (one_of(value, d->choices))
+    case COORD_CHECK_CHOICE: {
+        if (one_of(value, strlen(value), d->choices))
             return 0;
         char why[128];
         snprintf(why, sizeof(why), "String must be one of: %s", d->choices);
         return invalid_value(d->name, value, err, errlen, why);
     }
-    case CHECK_CLEANUP_POLICY:
-        return check_cleanup_policy(value, err, errlen);
+    case COORD_CHECK_CLEANUP_POLICY:
+        return check_cleanup_policy(d, value, err, errlen);
+    case COORD_CHECK_GZIP_LEVEL:
+        return check_gzip_level(d, value, err, errlen);
+    case COORD_CHECK_VERSION:
+        return check_version(d, value, err, errlen);
     default:
         return check_throttled(d, value, err, errlen);
     }
@@ -238,6 +255,58 @@ int coord_config_valid(coord_entity_t type, const char *key, const char *value, 
     else
         snprintf(err, errlen, "Cannot update these configs dynamically: Set(%s)", key);
     return -1;
+}
+
+/* A LONG of the set (known valid), or its default. */
+static long long set_long(coord_entity_t type, const coord_config_entry_t *e, int n, const char *key)
+{
+    const char *v = coord_config_def(type, key)->dflt;
+    for (int i = 0; i < n; i++)
+        if (strcmp(e[i].key, key) == 0)
+            v = e[i].value;
+    long long x = 0;
+    parse_java_long(v, &x);
+    return x;
+}
+
+int coord_config_check_set(coord_entity_t type, const coord_config_entry_t *entries, int n, char *err, size_t errlen)
+{
+    if (type != COORD_ENTITY_TOPIC)
+        return 0;
+    /* LogConfig.validateValues */
+    long long min_lag = set_long(type, entries, n, "min.compaction.lag.ms");
+    long long max_lag = set_long(type, entries, n, "max.compaction.lag.ms");
+    if (min_lag > max_lag) {
+        snprintf(err, errlen, "conflict topic config setting min.compaction.lag.ms (%lld) > max.compaction.lag.ms (%lld)",
+                 min_lag, max_lag);
+        return -1;
+    }
+    return 0;
+}
+
+void coord_config_note_unacted(coord_entity_t type, const char *key, char *list, size_t cap)
+{
+    const coord_config_def_t *d = coord_config_def(type, key);
+    size_t used = strlen(list);
+    if (d && !d->acted_on && used < cap)
+        snprintf(list + used, cap - used, "%s%s", used ? ", " : "", key);
+}
+
+int coord_cleanup_deletes(const char *value)
+{
+    if (!value)
+        return 1;
+    for (const char *p = value;;) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, ","), len = n;
+        while (len > 0 && isspace((unsigned char)p[len - 1]))
+            len--;
+        if (len == 6 && strncmp(p, "delete", 6) == 0)
+            return 1;
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
 }
 
 void coord_config_normalize(coord_entity_t type, coord_config_entry_t *entries, int n)
@@ -420,6 +489,10 @@ int coord_config_apply(coord_entity_t type, coord_config_entry_t *cur, int *n, c
             *error = KERR_INVALID_CONFIG;
             return -1;
         }
+    }
+    if (nops > 0 && coord_config_check_set(type, cur, *n, err, errlen) < 0) {
+        *error = KERR_INVALID_CONFIG;
+        return -1;
     }
     return 0;
 }

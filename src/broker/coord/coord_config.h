@@ -6,11 +6,13 @@
  *   /config/brokers/<default>   every broker's dynamic configs
  *   /config/changes/config_change_NNNNNNNNNN   a change notification
  *
- * This file knows the names kipper acts on, with Kafka's types, ranges,
- * defaults and synonyms (what DescribeConfigs reports), checks values with
- * Kafka's messages, and computes what AlterConfigs (the whole set replaced)
- * and IncrementalAlterConfigs (SET, DELETE, APPEND, SUBTRACT) make of a set.
- * Pure: no I/O. */
+ * It knows every topic config name of Kafka 3.x and the dynamic broker
+ * configs kipper applies, with Kafka's types, ranges, defaults and synonyms
+ * (what DescribeConfigs reports) and whether kipper acts on each (one table,
+ * coord_config_defs.c); checks values with Kafka's messages; and computes
+ * what AlterConfigs (the whole set replaced) and IncrementalAlterConfigs
+ * (SET, DELETE, APPEND, SUBTRACT) make of a set. A topic config kipper does
+ * not act on is accepted, stored and reported all the same. Pure: no I/O. */
 #ifndef KIPPER_BROKER_COORD_CONFIG_H
 #define KIPPER_BROKER_COORD_CONFIG_H
 
@@ -20,26 +22,47 @@
 #include "coord_data.h"
 
 /* Kafka's ConfigType ids (DescribeConfigs v3+). */
-enum { COORD_CFG_BOOLEAN = 1, COORD_CFG_STRING = 2, COORD_CFG_INT = 3, COORD_CFG_LONG = 5, COORD_CFG_LIST = 7 };
+enum {
+    COORD_CFG_BOOLEAN = 1,
+    COORD_CFG_STRING = 2,
+    COORD_CFG_INT = 3,
+    COORD_CFG_LONG = 5,
+    COORD_CFG_DOUBLE = 6,
+    COORD_CFG_LIST = 7
+};
+
+/* How a value is checked (coord_config_check). */
+enum {
+    COORD_CHECK_NUMBER,          /* an INT or LONG within [min, max] */
+    COORD_CHECK_DOUBLE,          /* a DOUBLE within [min, max] */
+    COORD_CHECK_BOOLEAN,         /* true or false, in any case */
+    COORD_CHECK_CHOICE,          /* one of choices */
+    COORD_CHECK_CLEANUP_POLICY,  /* a list of choices' items */
+    COORD_CHECK_THROTTLED,       /* "*" or partition:broker pairs */
+    COORD_CHECK_GZIP_LEVEL,      /* within [min, max] or -1 (gzip's default level) */
+    COORD_CHECK_VERSION,         /* a Kafka release or inter-broker protocol version */
+};
 
 typedef enum { COORD_ENTITY_TOPIC, COORD_ENTITY_BROKER } coord_entity_t;
 
 #define COORD_SYNONYMS_MAX 3
+#define COORD_CFG_NO_MAX INT64_MAX
 
 typedef struct {
     const char *name;
     int type;                 /* COORD_CFG_* */
-    int check;                /* how values are checked (coord_config.c) */
-    long long min;            /* numbers: the smallest value allowed */
-    const char *choices;      /* strings: ", "-separated, as Kafka prints them */
+    int check;                /* COORD_CHECK_* */
+    long long min, max;       /* numbers: the range allowed (max COORD_CFG_NO_MAX: none) */
+    const char *choices;      /* strings and lists: ", "-separated, as Kafka prints them */
     const char *dflt;         /* Kafka's default as DescribeConfigs prints it; NULL: none */
+    int acted_on;             /* 0: accepted, stored and reported, but kipper does not act on it */
     /* A topic config: the broker configs behind it, first one first (Kafka's
      * TopicConfigSynonyms). A broker config: itself, then the lower-priority
      * names of the same setting (log.retention.ms, .minutes, .hours). */
     const char *synonyms[COORD_SYNONYMS_MAX];
 } coord_config_def_t;
 
-/* The definitions, in name order: NULL past the end. */
+/* The definitions (coord_config_defs.c), in name order: NULL past the end. */
 const coord_config_def_t *coord_config_def_at(coord_entity_t type, size_t i);
 /* The definition of name, NULL when kipper does not know it: for brokers,
  * only the keys that may change on a running broker. */
@@ -52,6 +75,14 @@ int coord_config_check(const coord_config_def_t *d, const char *value, char *err
  * config name: K"; for brokers "Cannot update these configs dynamically:
  * Set(K)"). 0, or -1 with err. */
 int coord_config_valid(coord_entity_t type, const char *key, const char *value, char *err, size_t errlen);
+/* What Kafka checks across a whole set once each value is valid:
+ * min.compaction.lag.ms not above max.compaction.lag.ms (absent ones at
+ * their defaults). 0, or -1 with Kafka's message in err. */
+int coord_config_check_set(coord_entity_t type, const coord_config_entry_t *entries, int n, char *err, size_t errlen);
+/* Appends key to list (", "-separated, at most cap bytes) when it is a
+ * config of type kipper accepts but does not act on: callers name them in
+ * one log line when a topic is created or its configs change. */
+void coord_config_note_unacted(coord_entity_t type, const char *key, char *list, size_t cap);
 /* Booleans in lower case, as Java prints a parsed Boolean ("TRUE" is valid):
  * the broker compares the values it reads without caring how they were typed. */
 void coord_config_normalize(coord_entity_t type, coord_config_entry_t *entries, int n);
@@ -82,5 +113,10 @@ int coord_config_apply(coord_entity_t type, coord_config_entry_t *cur, int *n, c
  * (spaces around each allowed, as Kafka trims them). 1 when value names
  * (partition, broker), else 0. */
 int coord_throttled_replica(const char *value, int32_t partition, int32_t broker);
+
+/* Whether a cleanup.policy value (NULL: the default, "delete") deletes old
+ * segments by time and size: only when "delete" is one of its items, as in
+ * Kafka; a compact-only topic keeps its records (kipper never compacts). */
+int coord_cleanup_deletes(const char *value);
 
 #endif

@@ -246,6 +246,20 @@ static int alter_once(zhandle_t *zh, coord_entity_t type, const char *name, cons
     return rc;
 }
 
+/* One line naming the configs a change set that kipper stores but does not
+ * act on, so nobody takes them for applied. */
+static void note_unacted(coord_entity_t type, const char *name, const coord_config_op_t *ops, int nops)
+{
+    char list[1024] = "";
+    if (type != COORD_ENTITY_TOPIC)
+        return;   /* kipper acts on every dynamic broker config it takes */
+    for (int i = 0; i < nops; i++)
+        if (ops[i].op != COORD_CFG_DELETE)
+            coord_config_note_unacted(type, ops[i].key, list, sizeof(list));
+    if (list[0])
+        log_info("topic '%s': %s accepted and stored, not acted on by kipper", name, list);
+}
+
 int coord_admin_alter_configs(zhandle_t *zh, coord_entity_t type, const char *name, const coord_config_op_t *ops,
                               int nops, int replace, int validate_only, coord_admin_result_t *res)
 {
@@ -263,7 +277,9 @@ int coord_admin_alter_configs(zhandle_t *zh, coord_entity_t type, const char *na
                               "the configs of %.250s kept changing meanwhile; try again", name);
     free(c);
     free(t);
-    if (rc == 0 && !validate_only)
+    if (rc == 0 && !validate_only) {
         purge_changes(zh);
+        note_unacted(type, name, ops, nops);
+    }
     return rc;
 }

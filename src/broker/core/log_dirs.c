@@ -15,6 +15,7 @@
 #include "base/fsutil.h"
 #include "base/logging.h"
 #include "base/clock.h"
+#include "broker/coord/coord_config.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -385,6 +386,10 @@ void log_dirs_config_for(const broker_t *b, const topic_t *t, partition_log_conf
     cfg->segment_ms = config_long(t, "segment.ms", b->cfg.log_roll_ms);
     cfg->retention_ms = config_long(t, "retention.ms", b->cfg.log_retention_ms);
     cfg->retention_bytes = config_long(t, "retention.bytes", b->cfg.log_retention_bytes);
+    /* Old segments go by time and size only under cleanup.policy "delete",
+     * as in Kafka; kipper never compacts, so a compacted topic keeps them all. */
+    if (t && !coord_cleanup_deletes(topic_config(t, "cleanup.policy")))
+        cfg->retention_ms = cfg->retention_bytes = -1;
     cfg->max_batch_bytes = (int32_t)config_long(t, "max.message.bytes", b->cfg.message_max_bytes);
     cfg->index_interval_bytes = b->cfg.log_index_interval_bytes;
     cfg->index_max_bytes = b->cfg.log_index_max_bytes;

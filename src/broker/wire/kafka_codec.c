@@ -685,7 +685,19 @@ int kafka_request_decode(const uint8_t *p, size_t n, kafka_arena_t *a, kafka_req
         return KAFKA_EUNSUPPORTED;
     kafka_value_t *body = kafka_arena_alloc(a, sizeof(*body));
     int flex = kafka_api_flexible(out->api, out->api_version);
-    if (!body || dec_struct(&r, out->api->request, out->api_version, flex, body) < 0 || r.p != r.end)
+    /* Bytes left after a complete body are ignored, as Kafka ignores them:
+     * its broker parses the header, then hands the rest of the frame to the
+     * body's generated reader, which reads the fields it knows (in flexible
+     * versions ending with the body's tagged-field section) and stops,
+     * never asking whether anything remains; the request is then handled as
+     * it was read. Only that top-level tail is ignored. Inside the body
+     * every length still has to be backed and a known tagged field has to
+     * fill its declared size exactly (dec_tagged), where a difference would
+     * shift what the following bytes mean. librdkafka 2.0.2 relies on it:
+     * its ListGroups v4 ends with one tagged-field byte too many, and its
+     * OffsetFetch v7 for every topic with three (a 4-byte array-count
+     * placeholder of which only the first byte, null, is the field). */
+    if (!body || dec_struct(&r, out->api->request, out->api_version, flex, body) < 0)
         return a->exhausted ? KAFKA_EBUDGET : KAFKA_EMALFORMED;
     out->body = body;
     return KAFKA_OK;

@@ -231,7 +231,8 @@ typedef struct {
 
 enum {
     KAFKA_OK = 0,
-    KAFKA_EMALFORMED = -1,     /* truncated, bad length, trailing bytes, over budget */
+    KAFKA_EMALFORMED = -1,     /* truncated, bad length, trailing bytes (but a request's: see
+                                * kafka_request_decode), over budget */
     KAFKA_EUNSUPPORTED = -2,   /* unknown API key or version; the header is valid */
     KAFKA_EINVAL = -3,         /* encode: a value that does not fit the schema */
     KAFKA_EBUDGET = -4,        /* decode: well-formed so far, but past the arena's budget */
@@ -258,7 +259,8 @@ typedef struct {
     kafka_value_t *body;        /* NULL unless KAFKA_OK */
 } kafka_request_t;
 
-/* One request frame without its 4-byte size prefix.  KAFKA_EUNSUPPORTED
+/* One request frame without its 4-byte size prefix; bytes after a complete
+ * body are ignored, as Kafka does (kafka_codec.c says where and why).  KAFKA_EUNSUPPORTED
  * leaves the key, version and correlation id filled in so the broker can
  * answer with an error instead of dropping the connection; KAFKA_EBUDGET
  * says the frame needs more memory than the arena's budget. */
