@@ -362,7 +362,7 @@ static void establish(leader_t *ld)
     election_set_state(k->election, PEER_LEADING, &k->vote);
     for (learner_t *l = ld->learners; l; l = l->next)
         if (l->state == LEARNER_SYNCED && l->acked_newleader) {
-            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
         }
@@ -510,7 +510,11 @@ static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
         return;
     }
     l->peer_zxid = p->zxid;
-    sid_add(&ld->ackepoch_from, l->sid);
+    /* An epoch of -1 says the follower had accepted this epoch already: it is
+     * synced, but does not count as accepting it again (ZooKeeper's
+     * Leader.waitForEpochAck). */
+    if (p->data_len >= 4 && (int32_t)be32_get(p->data) != -1)
+        sid_add(&ld->ackepoch_from, l->sid);
     if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
         l->state = LEARNER_WAIT_QUORUM;
         return;
@@ -528,7 +532,7 @@ static void on_ack(learner_t *l, const quorum_packet_t *p)
         l->acked_newleader = 1;
         sid_add(&ld->newleader_from, l->sid);
         if (ld->established) {
-            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
         } else if (sid_count(&ld->newleader_from) >= peer_quorum_size(ld->keeper)) {
@@ -807,7 +811,7 @@ static void on_ping_timer(loop_t *loop, void *arg)
         }
         if (l->state == LEARNER_ACTIVE) {
             alive++;
-            send_packet(l, QP_PING, ld->committed, NULL, -1);
+            send_packet(l, QP_PING, k->last_logged_zxid, NULL, -1);   /* the last proposed, as ZooKeeper */
             learner_flush(l);
         }
         pp = &l->next;
