@@ -6,7 +6,8 @@
  * is durable; serve clients from UPTODATE on. Then: log each PROPOSAL and
  * ACK it when durable, apply each COMMIT in order and answer the local
  * client it belongs to, forward this keeper's clients' writes and syncs to
- * the leader, and answer PINGs with the sessions its clients touched. A
+ * the leader, revalidate with the leader each session a client reopens here
+ * (REVALIDATE), and answer PINGs with the sessions its clients touched. A
  * leader silent for syncLimit ticks sends this keeper back to LOOKING. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
@@ -373,6 +374,40 @@ static void on_ping(follower_t *f, const quorum_packet_t *p)
     buf_free(&data);
 }
 
+/* REVALIDATE from the leader: {long session id, boolean valid} for a
+ * session follower_revalidate asked about. */
+static int on_revalidate(follower_t *f, const quorum_packet_t *p)
+{
+    keeper_t *k = f->keeper;
+    if (p->data_len < 9) {
+        log_warn("REVALIDATE from leader %" PRId64 " carries %d bytes, not a session id and an answer; ignored",
+                 f->leader_sid, p->data_len);
+        return 0;
+    }
+    int64_t session_id = (int64_t)be64_get(p->data);
+    int valid = p->data[8] != 0;
+    if (pipeline_follower_revalidated(k, session_id, valid) < 0)
+        log_warn("leader %" PRId64 " revalidated session 0x%" PRIx64 ", which no connection here waits for",
+                 f->leader_sid, (uint64_t)session_id);
+    return 0;
+}
+
+void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout)
+{
+    follower_t *f = k->follower;
+    log_info("revalidating session 0x%" PRIx64 " of %s:%d with leader %" PRId64, (uint64_t)session_id, c->ip,
+             c->port, f->leader_sid);
+    pending_t *q = pipeline_new(k, PENDING_REVALIDATE, c, 0, 0);
+    q->hdr.client_id = session_id;
+    q->timeout = timeout;
+    pipeline_follower_queue(k, q);
+    uint8_t data[12];
+    be64_put(data, (uint64_t)session_id);
+    be32_put(data + 8, (uint32_t)timeout);
+    send_packet(f, QP_REVALIDATE, -1, data, sizeof(data), NULL);
+    flush(f);
+}
+
 static int on_packet(follower_t *f, const quorum_packet_t *p)
 {
     keeper_t *k = f->keeper;
@@ -446,6 +481,8 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
     case QP_PING:
         on_ping(f, p);
         return 0;
+    case QP_REVALIDATE:
+        return on_revalidate(f, p);
     case QP_SYNC:
         pipeline_follower_synced(k);
         return 0;
