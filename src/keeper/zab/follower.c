@@ -369,8 +369,8 @@ static void on_ping(follower_t *f, const quorum_packet_t *p)
         jute_put_int(&data, s ? s->timeout_ms : 0);
     }
     f->ntouched = 0;
-    static const uint8_t none[1];
-    send_packet(f, QP_PING, p->zxid, data.len ? data.data : none, (int32_t)data.len, p->auth_null ? NULL : &p->auth);
+    send_packet(f, QP_PING, p->zxid, data.len ? (const void *)data.data : "", (int32_t)data.len,
+                p->auth_null ? NULL : &p->auth);
     buf_free(&data);
 }
 
