@@ -14,7 +14,11 @@ Each member has its own work folder (zoo.cfg, dataDir with myid, log), a free
 `bin/kipper keeper zoo.cfg` (KIPPER_BIN honoured, as harness.py does) or, with
 KIPPER_TEST_TARGET=zookeeper, real Apache ZooKeeper 3.8 (QuorumPeerMain, with
 apache_zk.py's JVM and class path; LearnerHandler logs at DEBUG so every sync
-decision is in the leader's log).
+decision is in the leader's log). `targets` mixes them in one ensemble:
+
+    Ensemble(3, targets={1: "kipper", 2: "kipper", 3: "zookeeper"})
+
+(or a list, one name per member in id order); each member's `kind` says which it is.
 
 Faults: kill(m) (SIGKILL, for kipper with its forked snapshot writers), stop(m)
 (SIGTERM), start(m) (same dataDir and ports), pause(m)/resume(m) (SIGSTOP/SIGCONT:
@@ -169,6 +173,8 @@ class _MemberMixin:
 class KipperMember(_MemberMixin, harness.Keeper):
     """One `bin/kipper keeper zoo.cfg` member."""
 
+    kind = "kipper"
+
     def __init__(self, ensemble, sid, ports, workdir):
         harness.Keeper.__init__(self, tick_time=ensemble.tick_time, extra=ensemble.extra, workdir=workdir,
                                 placement=ensemble.placement_of(sid))
@@ -192,6 +198,8 @@ def _zk_member_class():
 
     class ZooKeeperMember(_MemberMixin, apache_zk.ApacheZooKeeper):
         """One Apache ZooKeeper 3.8 QuorumPeerMain member."""
+
+        kind = "zookeeper"
 
         def __init__(self, ensemble, sid, ports, workdir):
             apache_zk.ApacheZooKeeper.__init__(self, tick_time=ensemble.tick_time, extra=ensemble.extra,
@@ -228,9 +236,21 @@ class Ensemble:
     """N members on loopback; see the module's docstring."""
 
     def __init__(self, n, tick_time=TICK_MS, init_limit=INIT_LIMIT, sync_limit=SYNC_LIMIT,
-                 max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None):
-        """placement: member id -> harness.Placement (where it runs; loopback by default)."""
-        self.target = target or TARGET
+                 max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None, targets=None):
+        """placement: member id -> harness.Placement (where it runs; loopback by default).
+        target: what every member is ('kipper' or 'zookeeper'; KIPPER_TEST_TARGET by default);
+        targets: per member instead, {member id: target} (ids missing take `target`) or a list
+        in id order; self.target is then 'mixed' unless they all agree."""
+        default = target or TARGET
+        if isinstance(targets, (list, tuple)):
+            assert len(targets) == n, "targets names %d members, the ensemble has %d" % (len(targets), n)
+            targets = {sid: t for sid, t in enumerate(targets, 1)}
+        self.targets = {sid: (targets or {}).get(sid, default) for sid in range(1, n + 1)}
+        for sid, t in self.targets.items():
+            if t not in ("kipper", "zookeeper"):
+                raise ValueError("member %d: target must be 'kipper' or 'zookeeper', not %r" % (sid, t))
+        kinds = set(self.targets.values())
+        self.target = kinds.pop() if len(kinds) == 1 else "mixed"
         self.placement_of = placement or (lambda sid: harness.LOOPBACK)
         self.tick_time = tick_time
         self.init_limit = init_limit
@@ -241,11 +261,12 @@ class Ensemble:
         ports = _free_ports(3 * n)
         self.members_spec = [(sid, ports[3 * i], ports[3 * i + 1], ports[3 * i + 2])
                              for i, sid in enumerate(range(1, n + 1))]
-        cls = _zk_member_class() if self.target == "zookeeper" else KipperMember
+        zk_cls = _zk_member_class() if "zookeeper" in self.targets.values() else None
         self.members = []
         for sid, cport, qport, eport in self.members_spec:
             wd = os.path.join(self.workdir, "m%d" % sid)
             os.makedirs(wd, exist_ok=True)
+            cls = zk_cls if self.targets[sid] == "zookeeper" else KipperMember
             self.members.append(cls(self, sid, (cport, qport, eport), wd))
         self._clients = []
         self._lock = threading.Lock()

@@ -30,9 +30,29 @@ static void test_quorum_packet_round_trip_and_partial_input(void)
     CHECK(p.data_len == 3 && memcmp(p.data, "abc", 3) == 0);
     CHECK(p.auth.count == 1 && strcmp(p.auth.items[0].id, "u:hash") == 0);
     auth_set_free(&p.auth);
+    CHECK(!p.auth_null);
     long used2 = quorum_packet_parse(b.data + used, b.len - (size_t)used, &p);
     CHECK(used2 > 0 && p.type == QP_COMMIT && p.zxid == 0x100000007LL && p.data == NULL);
+    /* No auth is a null vector, count -1, as ZooKeeper writes a QuorumPacket
+     * built without one; an empty set is count 0. */
+    CHECK_EQ(used2, 4 + 8 + 4 + 4);
+    CHECK(memcmp(b.data + used + 16, "\xff\xff\xff\xff", 4) == 0);
+    CHECK(p.auth_null && p.auth.count == 0);
     auth_set_free(&p.auth);
+    buf_t e;
+    buf_init(&e);
+    auth_set_t none;
+    auth_set_init(&none);
+    quorum_packet_write(&e, QP_PING, 5, "", 0, &none);
+    CHECK_EQ(e.len, (size_t)(4 + 8 + 4 + 4));
+    CHECK(memcmp(e.data + 12, "\0\0\0\0\0\0\0\0", 8) == 0);   /* empty data, empty auth: never null */
+    CHECK_EQ(quorum_packet_parse(e.data, e.len, &p), (long)e.len);
+    CHECK(!p.auth_null && p.data_len == 0 && p.data != NULL);
+    auth_set_free(&p.auth);
+    e.data[e.len - 1] = 0xfe;   /* an authinfo count of -2 */
+    e.data[e.len - 2] = e.data[e.len - 3] = e.data[e.len - 4] = 0xff;
+    CHECK_EQ(quorum_packet_parse(e.data, e.len, &p), -1);
+    buf_free(&e);
     /* An impossible data length is malformed, not "wait for more". */
     uint8_t bad[16] = {0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf0};
     CHECK_EQ(quorum_packet_parse(bad, sizeof(bad), &p), -1);

@@ -84,6 +84,7 @@ typedef enum {
     PENDING_REMOTE,          /* leader: a follower's client request; commit, no reply here */
     PENDING_LEARNER_SYNC,    /* leader: a follower's sync; answer it when reached */
     PENDING_FORWARDED,       /* follower: sent to the leader; done when its commit (or SYNC) arrives */
+    PENDING_REVALIDATE,      /* follower: a reopened session asked of the leader; done when it answers */
 } pending_kind_t;
 
 typedef struct pending pending_t;
@@ -96,9 +97,10 @@ struct pending {
     txn_t txn;
     uint8_t *frame;          /* PENDING_READ: a copy of the request */
     size_t frame_len;
-    int32_t timeout;         /* PENDING_CONNECT */
+    int32_t timeout;         /* PENDING_CONNECT, PENDING_REVALIDATE */
     int64_t learner_sid;     /* PENDING_LEARNER_SYNC */
-    int done;                /* PENDING_FORWARDED: answered by the leader */
+    int done;                /* PENDING_FORWARDED, PENDING_REVALIDATE: answered by the leader */
+    int valid;               /* PENDING_REVALIDATE: the leader's answer */
     txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
     int has_result;
     uint64_t started_ms;
@@ -211,6 +213,9 @@ void pipeline_commit_upto(keeper_t *k, int64_t zxid);
 void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result);
 /* Follower: the leader answered the oldest forwarded sync. */
 void pipeline_follower_synced(keeper_t *k);
+/* Follower: the leader answered a REVALIDATE of session_id; -1 if no
+ * connection here waits for that answer. */
+int pipeline_follower_revalidated(keeper_t *k, int64_t session_id, int valid);
 /* Follower: queue a forwarded request or a read behind one. */
 void pipeline_follower_queue(keeper_t *k, pending_t *p);
 void pipeline_free_entry(pending_t *p);
@@ -223,6 +228,9 @@ void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_r
 void keeper_close_session(keeper_t *k, int64_t session_id, const char *why);
 /* server.c: the new session of c is durable; answer its ConnectRequest. */
 void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int ok);
+/* server.c: the leader answered whether the session c reopens is valid
+ * (follower); answer its ConnectRequest. */
+void keeper_finish_reopen(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int valid);
 
 /* persist.c: restore at start, snapshots, purging. */
 int persist_recover(keeper_t *k, char *err, size_t errlen);
@@ -280,6 +288,9 @@ void follower_on_durable(keeper_t *k, int64_t durable_zxid);
 /* Forward a client's write (or sync, closeSession) to the leader. */
 void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
+/* c reopens session_id here: ask the leader whether it is valid (and make
+ * this keeper its owner there) before answering c's ConnectRequest. */
+void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout);
 void follower_touch(keeper_t *k, int64_t session_id);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,

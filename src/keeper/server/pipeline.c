@@ -28,7 +28,8 @@ pending_t *pipeline_new(keeper_t *k, pending_kind_t kind, client_conn_t *c, int3
     p->client = c;
     p->xid = xid;
     p->type = type;
-    p->has_txn = kind != PENDING_READ && kind != PENDING_FORWARDED && kind != PENDING_LEARNER_SYNC;
+    p->has_txn = kind != PENDING_READ && kind != PENDING_FORWARDED && kind != PENDING_LEARNER_SYNC &&
+                 kind != PENDING_REVALIDATE;
     p->started_ms = loop_now_ms(k->loop);
     return p;
 }
@@ -339,6 +340,8 @@ static void follower_flush(keeper_t *k)
                 answer_read(k, p);
             } else if (p->kind == PENDING_CONNECT) {
                 keeper_finish_connect(k, c, p->hdr.client_id, p->timeout, p->has_result && p->result.err == ZOK);
+            } else if (p->kind == PENDING_REVALIDATE) {
+                keeper_finish_reopen(k, c, p->hdr.client_id, p->timeout, p->valid);
             } else {
                 if (p->has_result)
                     request_reply_write(c, p->xid, p->type, &p->hdr, &p->result);
@@ -367,7 +370,7 @@ static void follower_flush(keeper_t *k)
 void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result)
 {
     for (pending_t *p = k->pending_head; p; p = p->next) {
-        if (p->kind == PENDING_READ || p->done || p->hdr.client_id != hdr->client_id)
+        if (p->kind == PENDING_READ || p->kind == PENDING_REVALIDATE || p->done || p->hdr.client_id != hdr->client_id)
             continue;
         int match = p->kind == PENDING_CONNECT ? hdr->type == OP_CREATE_SESSION
                                                : p->type != OP_SYNC && p->xid == hdr->cxid;
@@ -391,6 +394,18 @@ void pipeline_follower_synced(keeper_t *k)
             break;
         }
     follower_flush(k);
+}
+
+int pipeline_follower_revalidated(keeper_t *k, int64_t session_id, int valid)
+{
+    for (pending_t *p = k->pending_head; p; p = p->next)
+        if (p->kind == PENDING_REVALIDATE && !p->done && p->hdr.client_id == session_id) {
+            p->done = 1;
+            p->valid = valid;
+            follower_flush(k);
+            return 0;
+        }
+    return -1;
 }
 
 void pipeline_follower_queue(keeper_t *k, pending_t *p)

@@ -311,9 +311,20 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
 
     uint8_t expected[SESSION_PASSWORD_LEN];
     session_password(session_id, expected);
+    int passwd_ok = passwd_len == SESSION_PASSWORD_LEN && memcmp(passwd, expected, SESSION_PASSWORD_LEN) == 0;
+    if (passwd_ok && k->role == ROLE_FOLLOWING) {
+        /* The leader alone knows whether the session lives, and must learn
+         * that this keeper serves it now (ZooKeeper's leader refuses the
+         * session's writes through any other member with SESSIONMOVED):
+         * ZooKeeper's Learner.validateSession. The answer comes back
+         * through keeper_finish_reopen; this connection reads nothing more
+         * until then. */
+        c->connecting = 1;
+        follower_revalidate(k, c, session_id, timeout);
+        return;
+    }
     session_t *s = session_find(k->sessions, session_id);
-    int valid = s && !s->closing && passwd_len == SESSION_PASSWORD_LEN &&
-                memcmp(passwd, expected, SESSION_PASSWORD_LEN) == 0;
+    int valid = s && !s->closing && passwd_ok;
     if (!valid) {
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
                  c->port, s ? "wrong password" : "expired or unknown");
@@ -339,6 +350,26 @@ void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, in
     send_connect_response(c, timeout, s->id, 1, c->with_read_only);
     log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)s->id, c->ip, c->port,
               timeout);
+    client_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
+}
+
+void keeper_finish_reopen(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int valid)
+{
+    c->connecting = 0;
+    session_t *s = valid ? session_find(k->sessions, session_id) : NULL;
+    if (valid && !s)   /* live on the leader, not applied here yet */
+        s = session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
+    if (!s) {
+        log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
+                 c->port, valid ? "out of memory" : "the leader says it is expired or unknown");
+        send_connect_response(c, 0, 0, 0, c->with_read_only);
+        client_close_after_flush(c);
+        return;
+    }
+    session_touch(k->sessions, session_id, loop_now_ms(k->loop));
+    follower_touch(k, session_id);
+    attach_session(c, s, timeout);
+    send_connect_response(c, timeout, session_id, 1, c->with_read_only);
     client_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
 }
 

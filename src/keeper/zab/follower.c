@@ -6,7 +6,8 @@
  * is durable; serve clients from UPTODATE on. Then: log each PROPOSAL and
  * ACK it when durable, apply each COMMIT in order and answer the local
  * client it belongs to, forward this keeper's clients' writes and syncs to
- * the leader, and answer PINGs with the sessions its clients touched. A
+ * the leader, revalidate with the leader each session a client reopens here
+ * (REVALIDATE), and answer PINGs with the sessions its clients touched. A
  * leader silent for syncLimit ticks sends this keeper back to LOOKING. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
@@ -16,6 +17,7 @@
 #include "base/net.h"
 #include "base/endian.h"
 #include "base/clock.h"
+#include "base/alloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -42,6 +44,12 @@ struct follower {
     snap_scan_t snap_scan;
     int64_t *touched;               /* sessions used since the last PING */
     size_t ntouched, touched_cap;
+    /* Every proposal logged and not acknowledged yet, oldest first: each is
+     * ACKed once durable, whether or not its COMMIT came first. */
+    int64_t *to_ack;
+    size_t ack_head, ack_len, ack_cap;
+    int32_t sync_mode;              /* QP_DIFF, QP_TRUNC or QP_SNAP: how the leader syncs us */
+    int newleader_seen;
     loop_timer_t *timer;
 };
 
@@ -134,20 +142,47 @@ static void send_ack(follower_t *f, int64_t zxid)
     send_packet(f, QP_ACK, zxid, NULL, -1, NULL);
 }
 
+/* A proposal was logged: it is to be acknowledged once durable. */
+static void ack_queue_push(follower_t *f, int64_t zxid)
+{
+    if (f->ack_head > 0 && f->ack_head + f->ack_len == f->ack_cap) {   /* slide the live part down */
+        memmove(f->to_ack, f->to_ack + f->ack_head, f->ack_len * sizeof(*f->to_ack));
+        f->ack_head = 0;
+    }
+    if (f->ack_len == f->ack_cap) {
+        f->ack_cap = f->ack_cap ? f->ack_cap * 2 : 256;
+        f->to_ack = xrealloc(f->to_ack, f->ack_cap * sizeof(*f->to_ack));
+    }
+    f->to_ack[f->ack_head + f->ack_len++] = zxid;
+}
+
+/* ACK, in zxid order, every queued proposal that is durable. As
+ * ZooKeeper's follower (SyncRequestProcessor, then SendAckRequestProcessor
+ * for each request it flushed) each proposal gets its own ACK even when its
+ * COMMIT came first: ZooKeeper's LearnerHandler times the oldest
+ * unacknowledged proposal and drops a follower that leaves it unanswered
+ * past syncLimit. Before UPTODATE the ACKs wait (UPTODATE sends them). */
+static void ack_durable(follower_t *f)
+{
+    if (f->state != F_ACTIVE)
+        return;
+    while (f->ack_len && f->to_ack[f->ack_head] <= f->durable) {
+        send_ack(f, f->to_ack[f->ack_head]);
+        f->ack_head++;
+        f->ack_len--;
+    }
+    if (!f->ack_len)
+        f->ack_head = 0;
+}
+
 void follower_on_durable(keeper_t *k, int64_t durable_zxid)
 {
     follower_t *f = k->follower;
     if (!f)
         return;
-    /* ACK each proposal that is now durable, one by one as ZooKeeper's
-     * leader counts them (a kipper leader would take the highest alone). */
-    if (durable_zxid > f->durable) {
-        if (f->state == F_ACTIVE)
-            for (pending_t *q = f->nc_head; q; q = q->next)
-                if (q->hdr.zxid > f->durable && q->hdr.zxid <= durable_zxid)
-                    send_ack(f, q->hdr.zxid);
+    if (durable_zxid > f->durable)
         f->durable = durable_zxid;
-    }
+    ack_durable(f);
     if (f->newleader_zxid && f->durable >= k->last_logged_zxid) {
         send_ack(f, f->newleader_zxid);
         log_info("synced with leader %" PRId64 " up to 0x%" PRIx64 "; acknowledged NEWLEADER", f->leader_sid,
@@ -178,6 +213,7 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
     k->last_logged_zxid = q->hdr.zxid;
     history_add(&k->history, &q->hdr, &q->txn);
     persist_after_append(k);
+    ack_queue_push(f, q->hdr.zxid);
     if (f->nc_tail)
         f->nc_tail->next = q;
     else
@@ -198,6 +234,13 @@ static int on_commit(follower_t *f, int64_t zxid)
     f->nc_head = q->next;
     if (!f->nc_head)
         f->nc_tail = NULL;
+    /* A SNAP or TRUNC sync applies what the leader commits before NEWLEADER
+     * without acknowledging it, as ZooKeeper's Learner.syncWithLeader does
+     * (a DIFF's proposals are all acknowledged after UPTODATE). */
+    if (!f->newleader_seen && f->sync_mode != QP_DIFF && f->ack_len && f->to_ack[f->ack_head] == zxid) {
+        f->ack_head++;
+        f->ack_len--;
+    }
     txn_result_t result;
     client_conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, q->hdr.client_id) : NULL;
     keeper_commit(k, &q->hdr, &q->txn, &result);
@@ -311,7 +354,12 @@ static int take_snapshot_stream(follower_t *f)
     return 1;
 }
 
-static void on_ping(follower_t *f)
+/* Answer the leader's PING as ZooKeeper's Learner.ping does: the same
+ * zxid and authinfo back, and as data {long session id, int timeout} for
+ * each session this keeper's clients touched since the last one. The data
+ * is an empty buffer, never null, when none were: ZooKeeper's LearnerHandler
+ * reads it as a byte array and drops a follower whose PING has none. */
+static void on_ping(follower_t *f, const quorum_packet_t *p)
 {
     buf_t data;
     buf_init(&data);
@@ -321,8 +369,43 @@ static void on_ping(follower_t *f)
         jute_put_int(&data, s ? s->timeout_ms : 0);
     }
     f->ntouched = 0;
-    send_packet(f, QP_PING, f->keeper->last_logged_zxid, data.data, (int32_t)data.len, NULL);
+    send_packet(f, QP_PING, p->zxid, data.len ? (const void *)data.data : "", (int32_t)data.len,
+                p->auth_null ? NULL : &p->auth);
     buf_free(&data);
+}
+
+/* REVALIDATE from the leader: {long session id, boolean valid} for a
+ * session follower_revalidate asked about. */
+static int on_revalidate(follower_t *f, const quorum_packet_t *p)
+{
+    keeper_t *k = f->keeper;
+    if (p->data_len < 9) {
+        log_warn("REVALIDATE from leader %" PRId64 " carries %d bytes, not a session id and an answer; ignored",
+                 f->leader_sid, p->data_len);
+        return 0;
+    }
+    int64_t session_id = (int64_t)be64_get(p->data);
+    int valid = p->data[8] != 0;
+    if (pipeline_follower_revalidated(k, session_id, valid) < 0)
+        log_warn("leader %" PRId64 " revalidated session 0x%" PRIx64 ", which no connection here waits for",
+                 f->leader_sid, (uint64_t)session_id);
+    return 0;
+}
+
+void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout)
+{
+    follower_t *f = k->follower;
+    log_info("revalidating session 0x%" PRIx64 " of %s:%d with leader %" PRId64, (uint64_t)session_id, c->ip,
+             c->port, f->leader_sid);
+    pending_t *q = pipeline_new(k, PENDING_REVALIDATE, c, 0, 0);
+    q->hdr.client_id = session_id;
+    q->timeout = timeout;
+    pipeline_follower_queue(k, q);
+    uint8_t data[12];
+    be64_put(data, (uint64_t)session_id);
+    be32_put(data + 8, (uint32_t)timeout);
+    send_packet(f, QP_REVALIDATE, -1, data, sizeof(data), NULL);
+    flush(f);
 }
 
 static int on_packet(follower_t *f, const quorum_packet_t *p)
@@ -339,24 +422,32 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
                      f->leader_sid, f->new_epoch, k->accepted_epoch);
             return -1;
         }
+        /* As ZooKeeper's Learner.registerWithLeader: our current epoch when
+         * the leader's epoch is new to us, -1 when we had accepted it
+         * already (an answer that must not count as accepting it again). */
+        int32_t epoch_answer = -1;
         if (f->new_epoch > k->accepted_epoch) {
+            epoch_answer = (int32_t)k->current_epoch;
             k->accepted_epoch = f->new_epoch;
             if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
                 return -1;
         }
         uint8_t data[4];
-        be32_put(data, (uint32_t)k->current_epoch);
+        be32_put(data, (uint32_t)epoch_answer);
         send_packet(f, QP_ACKEPOCH, k->last_logged_zxid, data, 4, NULL);
         f->state = F_SYNCING;
         return 0;
     }
     case QP_DIFF:
+        f->sync_mode = QP_DIFF;
         log_info("leader %" PRId64 " syncs us with a DIFF", f->leader_sid);
         peer_apply_unapplied(k);
         return 0;
     case QP_TRUNC:
+        f->sync_mode = QP_TRUNC;
         return on_trunc(f, p->zxid);
     case QP_SNAP:
+        f->sync_mode = QP_SNAP;
         log_info("leader %" PRId64 " syncs us with a SNAP", f->leader_sid);
         f->in_snapshot = 1;
         f->snap_zxid = p->zxid;
@@ -371,6 +462,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
             return -1;
         f->newleader_zxid = p->zxid;
+        f->newleader_seen = 1;
         k->vote.peer_epoch = k->current_epoch;
         election_set_state(k->election, PEER_FOLLOWING, &k->vote);
         follower_on_durable(k, f->durable);
@@ -380,12 +472,17 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         k->serving = 1;
         log_info("FOLLOWING leader %" PRId64 " in epoch %" PRId64 "; serving clients", f->leader_sid,
                  k->current_epoch);
-        if (f->durable > 0)
-            send_ack(f, f->durable);
+        /* As ZooKeeper's Learner.syncWithLeader: an ACK of the new epoch's
+         * zxid 0, then one for each proposal logged so far, in order (the
+         * rest as each becomes durable). */
+        send_ack(f, zxid_make(f->new_epoch, 0));
+        ack_durable(f);
         return 0;
     case QP_PING:
-        on_ping(f);
+        on_ping(f, p);
         return 0;
+    case QP_REVALIDATE:
+        return on_revalidate(f, p);
     case QP_SYNC:
         pipeline_follower_synced(k);
         return 0;
@@ -551,6 +648,7 @@ void follower_stop(keeper_t *k)
     buf_free(&f->in);
     buf_free(&f->out);
     free(f->touched);
+    free(f->to_ack);
     free(f);
     k->follower = NULL;
 }

@@ -4,8 +4,9 @@
  * NEWLEADER; UPTODATE once a quorum acknowledged NEWLEADER), and broadcast
  * (PROPOSAL to every synced follower, COMMIT once a quorum, this keeper's
  * own durable log included, acknowledged it). PINGs every half tick carry
- * back the sessions each follower's clients touched; a leader that stops
- * hearing from a quorum goes back to LOOKING. */
+ * back the sessions each follower's clients touched; a follower asks with
+ * REVALIDATE whether a session one of its clients reopens is alive; a
+ * leader that stops hearing from a quorum goes back to LOOKING. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
@@ -362,7 +363,7 @@ static void establish(leader_t *ld)
     election_set_state(k->election, PEER_LEADING, &k->vote);
     for (learner_t *l = ld->learners; l; l = l->next)
         if (l->state == LEARNER_SYNCED && l->acked_newleader) {
-            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
         }
@@ -510,7 +511,11 @@ static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
         return;
     }
     l->peer_zxid = p->zxid;
-    sid_add(&ld->ackepoch_from, l->sid);
+    /* An epoch of -1 says the follower had accepted this epoch already: it is
+     * synced, but does not count as accepting it again (ZooKeeper's
+     * Leader.waitForEpochAck). */
+    if (p->data_len >= 4 && (int32_t)be32_get(p->data) != -1)
+        sid_add(&ld->ackepoch_from, l->sid);
     if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
         l->state = LEARNER_WAIT_QUORUM;
         return;
@@ -528,7 +533,7 @@ static void on_ack(learner_t *l, const quorum_packet_t *p)
         l->acked_newleader = 1;
         sid_add(&ld->newleader_from, l->sid);
         if (ld->established) {
-            send_packet(l, QP_UPTODATE, 0, NULL, -1);
+            send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
         } else if (sid_count(&ld->newleader_from) >= peer_quorum_size(ld->keeper)) {
@@ -553,6 +558,38 @@ static void on_ping(learner_t *l, const quorum_packet_t *p)
         (void)jute_get_int(&in);
         session_touch(k->sessions, sid, loop_now_ms(k->loop));
     }
+}
+
+/* REVALIDATE: {long session id, int timeout}, a session one of the
+ * follower's clients reopens there. Answered as ZooKeeper's
+ * Leader.revalidateSession does: the same packet back with {long session
+ * id, boolean valid}; a valid session is touched and now served through
+ * that follower, so a connection of it still open here is stale and closed. */
+static void on_revalidate(learner_t *l, const quorum_packet_t *p)
+{
+    keeper_t *k = l->leader->keeper;
+    if (p->data_len < 12) {
+        log_warn("server %" PRId64 " sent a REVALIDATE of %d bytes, not a session id and a timeout; dropping it",
+                 l->sid, p->data_len);
+        l->dead = 1;
+        return;
+    }
+    int64_t session_id = (int64_t)be64_get(p->data);
+    int valid = session_touch(k->sessions, session_id, loop_now_ms(k->loop)) == 0;
+    log_info("server %" PRId64 " revalidates session 0x%" PRIx64 ": %s", l->sid, (uint64_t)session_id,
+             valid ? "valid" : "expired or unknown");
+    if (valid) {
+        client_conn_t *here = keeper_client_of_session(k, session_id);
+        if (here && !here->dead)
+            client_close(here, "its session moved to another server");
+    }
+    uint8_t data[9];
+    be64_put(data, (uint64_t)session_id);
+    data[8] = (uint8_t)(valid ? 1 : 0);
+    if (l->dead)
+        return;
+    quorum_packet_write(&l->out, QP_REVALIDATE, p->zxid, data, sizeof(data), p->auth_null ? NULL : &p->auth);
+    learner_flush(l);
 }
 
 /* REQUEST: {long session id, int cxid, int type, the request record}. */
@@ -617,7 +654,7 @@ static void on_packet(learner_t *l, const quorum_packet_t *p)
     case QP_ACK: on_ack(l, p); break;
     case QP_PING: on_ping(l, p); break;
     case QP_REQUEST: on_request(l, p); break;
-    case QP_REVALIDATE: break;   /* sessions are checked where the client connects */
+    case QP_REVALIDATE: on_revalidate(l, p); break;
     default:
         log_warn("server %" PRId64 " sent %s; dropping it", l->sid, quorum_packet_name(p->type));
         l->dead = 1;
@@ -807,7 +844,7 @@ static void on_ping_timer(loop_t *loop, void *arg)
         }
         if (l->state == LEARNER_ACTIVE) {
             alive++;
-            send_packet(l, QP_PING, ld->committed, NULL, -1);
+            send_packet(l, QP_PING, k->last_logged_zxid, NULL, -1);   /* the last proposed, as ZooKeeper */
             learner_flush(l);
         }
         pp = &l->next;

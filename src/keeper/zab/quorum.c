@@ -34,8 +34,9 @@ long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p)
     if (jute_remaining(&r) < 4)
         return 0;
     int32_t nids = jute_get_int(&r);
-    if (nids > MAX_AUTH_IDS)
+    if (nids < -1 || nids > MAX_AUTH_IDS)
         return -1;
+    p->auth_null = nids == -1;
     auth_set_init(&p->auth);
     for (int32_t i = 0; i < nids; i++) {
         char *scheme = jute_get_string(&r);
@@ -66,7 +67,7 @@ void quorum_packet_write(buf_t *out, int32_t type, int64_t zxid, const void *dat
     jute_put_long(out, zxid);
     jute_put_buffer(out, data, data ? data_len : -1);
     int32_t n = auth ? auth->count : 0;
-    jute_put_int(out, n);
+    jute_put_int(out, auth ? n : -1);
     for (int32_t i = 0; i < n; i++) {
         jute_put_string(out, auth->items[i].scheme);
         jute_put_string(out, auth->items[i].id);

@@ -44,6 +44,8 @@ typedef struct {
     const uint8_t *data;   /* view into the stream buffer; NULL for null data */
     int32_t data_len;      /* -1 for null */
     auth_set_t auth;       /* owned; empty unless a REQUEST carries the client's identities */
+    int auth_null;         /* the authinfo vector was null (count -1), as ZooKeeper sends it on every
+                              packet but a client's REQUEST */
 } quorum_packet_t;
 
 /* Parse one packet from the front of in. Returns the bytes it used, 0 if
@@ -51,7 +53,9 @@ typedef struct {
  * On success the caller frees p->auth with auth_set_free. */
 long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p);
 
-/* Append one packet. */
+/* Append one packet. auth NULL writes a null authinfo vector (count -1), as
+ * ZooKeeper's QuorumPacket does for every packet built without one (all but
+ * a client's REQUEST); an empty set writes count 0. */
 void quorum_packet_write(buf_t *out, int32_t type, int64_t zxid, const void *data, int32_t data_len,
                          const auth_set_t *auth);
 
