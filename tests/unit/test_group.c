@@ -536,6 +536,57 @@ static void test_group_commit_check(void)
     groups_free(gs);
 }
 
+/* DeleteGroups' check: a group with members (stable or rebalancing) is
+ * NON_EMPTY_GROUP; one that never existed or is already being deleted is
+ * GROUP_ID_NOT_FOUND; an Empty group with offsets becomes Dead, its pending
+ * member ids go, and joins, heartbeats and commits are refused until it is
+ * unloaded; a member whose session expires leaves the group deletable. */
+static void test_group_delete(void)
+{
+    char m1[64], m2[64];
+    groups_t *gs = stable_pair(m1, m2);
+    group_t *g = the_group(gs);
+    CHECK_EQ(group_delete_begin(gs, g, 100), KERR_NON_EMPTY_GROUP);
+    CHECK_EQ(g->state, GROUP_STABLE);
+    group_leaver_t who[] = {{m2, NULL}};
+    int16_t errs[1];
+    CHECK_EQ(group_leave(gs, "g", 1, who, 1, errs, 110), KERR_NONE);
+    CHECK_EQ(g->state, GROUP_PREPARING_REBALANCE);
+    CHECK_EQ(group_delete_begin(gs, g, 120), KERR_NON_EMPTY_GROUP);
+    /* m1 stops heartbeating: at its session timeout the group is Empty and may go */
+    CHECK_EQ(group_delete_begin(gs, g, 20120), KERR_NONE);
+    CHECK_EQ(g->nmembers, 0);
+    CHECK_EQ(g->state, GROUP_DEAD);
+    CHECK_EQ(group_delete_begin(gs, g, 20130), KERR_GROUP_ID_NOT_FOUND);
+    group_join_t p = join_params("", RANGE, 1);
+    group_waiter_t *j = join(gs, &p, 20140);
+    CHECK(j->done && j->error == KERR_COORDINATOR_NOT_AVAILABLE);
+    group_waiter_release(j);
+    group_t *out;
+    CHECK_EQ(group_commit_check(gs, "g", 1, -1, "", NULL, 20150, &out), KERR_COORDINATOR_NOT_AVAILABLE);
+    CHECK_EQ(group_heartbeat(gs, "g", 1, m1, NULL, 3, 20160), KERR_COORDINATOR_NOT_AVAILABLE);
+    groups_unload(gs, g, KERR_COORDINATOR_NOT_AVAILABLE);
+    CHECK(the_group(gs) == NULL);
+
+    /* a name with nothing behind it (DescribeGroups' Dead) */
+    group_t *none = groups_create(gs, "n", 1, 0);
+    CHECK_EQ(group_delete_begin(gs, none, 0), KERR_GROUP_ID_NOT_FOUND);
+    CHECK_EQ(none->state, GROUP_EMPTY);
+    /* a simple consumer's group: offsets only, and a KIP-394 id handed out */
+    CHECK_EQ(group_commit_check(gs, "s", 1, -1, "", NULL, 0, &out), KERR_NONE);
+    group_offset_store(group_offset_get(out, "t", 0), 5, -1, "");
+    group_join_t ps = join_params("", RANGE, 1);
+    ps.group_id = "s";
+    ps.require_known_member_id = 1;
+    j = join(gs, &ps, 10);
+    CHECK(j->done && j->error == KERR_MEMBER_ID_REQUIRED && out->npending == 1);
+    group_waiter_release(j);
+    CHECK_EQ(group_delete_begin(gs, out, 20), KERR_NONE);
+    CHECK(out->state == GROUP_DEAD && out->npending == 0);
+    CHECK_EQ(groups_memory(gs), 0u);
+    groups_free(gs);
+}
+
 static void test_group_capacity_and_unload(void)
 {
     groups_t *gs = new_groups(0);   /* max_groups 4 */
@@ -717,6 +768,7 @@ void suite_group(void)
     RUN(test_group_member_id_required);
     RUN(test_group_static_members);
     RUN(test_group_commit_check);
+    RUN(test_group_delete);
     RUN(test_group_capacity_and_unload);
     RUN(test_group_join_request_gone);
     RUN(test_group_offsets_cache);

@@ -1,5 +1,6 @@
 /* api_group.c -- the group coordinator's membership APIs: FindCoordinator,
- * JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups.
+ * JoinGroup, SyncGroup, Heartbeat, LeaveGroup, DescribeGroups, ListGroups,
+ * DeleteGroups.
  * They read the request, run the operation on the group service's groups
  * (broker/group/group_service.h, the state machine of group.h) and answer;
  * placement, timers and wake-ups are the service's, committed offsets its
@@ -437,6 +438,33 @@ static void no_free(void *arg)
     (void)arg;
 }
 
+/* The state of a request that waits for groups' offsets to be read: it
+ * only marks that the request waited. */
+static int reads_waited;
+
+/* Starts the reads the groups named ids[distinct[0..n)] need (those this
+ * broker coordinates); 1 when the request must wait for them. */
+static int groups_need_read(broker_t *b, const broker_request_t *req, const conn_t *c, const kafka_value_t *ids,
+                            const uint32_t *distinct, uint32_t n)
+{
+    int waiting = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const kafka_value_t *id = kv_at(ids, distinct[i]);
+        if (!group_id_check(id, 1) && !group_owner_check(b, id->u.s, id->n))
+            waiting |= describe_needs_read(b, req, c, id->u.s, id->n);
+    }
+    return waiting;
+}
+
+static req_status_t wait_for_reads(broker_t *b, broker_request_t *req)
+{
+    req->state = &reads_waited;
+    req->state_free = no_free;
+    if (!req->deadline_ms)
+        req->deadline_ms = loop_now_ms(b->loop) + LIST_TIMEOUT_MS;
+    return REQ_WAIT;
+}
+
 typedef struct {
     const char *s;
     uint32_t n, at;
@@ -504,20 +532,8 @@ req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *req, 
     uint32_t *distinct = distinct_ids(ids, ra, &n);
     if (!distinct)
         return REQ_CLOSE;
-    int waiting = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const kafka_value_t *id = kv_at(ids, distinct[i]);
-        if (!group_id_check(id, 1) && !group_owner_check(b, id->u.s, id->n))
-            waiting |= describe_needs_read(b, req, c, id->u.s, id->n);
-    }
-    if (waiting) {
-        static int waited;   /* the state only marks that the request waited */
-        req->state = &waited;
-        req->state_free = no_free;
-        if (!req->deadline_ms)
-            req->deadline_ms = loop_now_ms(b->loop) + LIST_TIMEOUT_MS;
-        return REQ_WAIT;
-    }
+    if (groups_need_read(b, req, c, ids, distinct, n))
+        return wait_for_reads(b, req);
     kafka_value_t *resp = kv_new_struct(ra, req->api->response);
     kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DescribeGroupsResponse, Groups, n) : NULL;
     if (!out)
@@ -638,6 +654,79 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
         KV_SET_STR(ra, o, ListedGroup, ProtocolType, all[i].protocol_type);
         KV_SET_STR(ra, o, ListedGroup, GroupState, all[i].state);
         KV_SET_STR(ra, o, ListedGroup, GroupType, "classic");
+    }
+    return api_answer(c, req, resp);
+}
+
+/* ---- DeleteGroups ---- */
+
+/* One group's deletion as Kafka's GroupCoordinator.handleDeleteGroups
+ * decides it: its error, or KERR_NONE with the group Dead and its offsets
+ * being deleted as the batch's index-th item. Run once every group's
+ * offsets were read (or the read failed: then whether it exists is not
+ * known, and the client is told to retry). */
+static int16_t delete_one(broker_t *b, group_commit_t *cm, int index, const kafka_value_t *id)
+{
+    int16_t error = group_id_check(id, 1);
+    if (!error)
+        error = group_owner_check(b, id->u.s, id->n);
+    if (error)
+        return error;
+    groups_t *gs = group_service_groups(b);
+    group_t *g = groups_find(gs, id->u.s, id->n);
+    if (!g || (!group_exists(g) && g->offsets_state != 2))
+        return KERR_COORDINATOR_NOT_AVAILABLE;
+    error = group_delete_begin(gs, g, loop_now_ms(b->loop));
+    return error ? error : group_offsets_delete(cm, index, g);
+}
+
+static req_status_t delete_start(broker_t *b, conn_t *c, broker_request_t *req, const kafka_value_t *ids,
+                                 const uint32_t *distinct, uint32_t n)
+{
+    group_commit_t *cm = group_commit_new(b, (int)n, c->id, req->id);
+    if (!cm)
+        return REQ_CLOSE;
+    req->state = cm;
+    req->state_free = group_commit_release;
+    for (uint32_t i = 0; i < n; i++) {
+        int16_t error = delete_one(b, cm, (int)i, kv_at(ids, distinct[i]));
+        if (error)
+            cm->errors[i] = error;
+    }
+    if (cm->outstanding == 0)
+        return REQ_DONE;
+    req->deadline_ms = loop_now_ms(b->loop) + LIST_TIMEOUT_MS;
+    return REQ_WAIT;
+}
+
+req_status_t api_delete_groups(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    const kafka_value_t *ids = KV_GET(req->body, DeleteGroupsRequest, GroupsNames);
+    uint32_t n = 0;
+    uint32_t *distinct = distinct_ids(ids, ra, &n);
+    if (!distinct)
+        return REQ_CLOSE;
+    if (!req->state || req->state == &reads_waited) {
+        if (groups_need_read(b, req, c, ids, distinct, n))
+            return wait_for_reads(b, req);
+        req_status_t st = delete_start(b, c, req, ids, distinct, n);
+        if (st != REQ_DONE)
+            return st;
+    }
+    group_commit_t *cm = req->state;
+    if (cm->outstanding > 0 && !req->timed_out)
+        return REQ_WAIT;
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    kafka_value_t *out = resp ? KV_SET_ARRAY(ra, resp, DeleteGroupsResponse, Results, n) : NULL;
+    if (!out)
+        return REQ_CLOSE;
+    for (uint32_t i = 0; i < n; i++) {
+        const kafka_value_t *id = kv_at(ids, distinct[i]);
+        int16_t error = cm->errors[i];
+        KV_SET_STR(ra, kv_at(out, i), DeletableGroupResult, GroupId, id->is_null ? "" : id->u.s);
+        /* A deletion still out at the deadline: the client asks again. */
+        KV_SET_INT(kv_at(out, i), DeletableGroupResult, ErrorCode,
+                   error == GROUP_COMMIT_PENDING ? KERR_COORDINATOR_NOT_AVAILABLE : error);
     }
     return api_answer(c, req, resp);
 }

@@ -69,7 +69,8 @@ static int16_t commit_group(broker_t *b, const broker_request_t *req, const kafk
         *g = groups_find(gs, id->u.s, id->n);
         if (!*g)
             *g = groups_create(gs, id->u.s, id->n, now);
-        return *g ? KERR_NONE : KERR_COORDINATOR_NOT_AVAILABLE;
+        /* Dead: DeleteGroups is deleting it (group_commit_check says the same). */
+        return *g && (*g)->state != GROUP_DEAD ? KERR_NONE : KERR_COORDINATOR_NOT_AVAILABLE;
     }
     error = group_commit_check(gs, id->u.s, id->n,
                                (int32_t)KV_INT(req->body, OffsetCommitRequest, GenerationIdOrMemberEpoch),

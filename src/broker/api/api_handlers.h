@@ -41,6 +41,7 @@ req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *r, kafka_ar
 req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_describe_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_delete_groups(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 /* api_group_offsets.c */
 req_status_t api_offset_commit(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_offset_fetch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);

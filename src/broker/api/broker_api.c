@@ -63,6 +63,7 @@ static const struct {
     {KAFKA_API_SYNC_GROUP, 0, 5, api_sync_group},
     {KAFKA_API_DESCRIBE_GROUPS, 0, 5, api_describe_groups},
     {KAFKA_API_LIST_GROUPS, 0, 5, api_list_groups},
+    {KAFKA_API_DELETE_GROUPS, 0, 2, api_delete_groups},
 };
 #define N_ADVERTISED ((int)(sizeof(advertised) / sizeof(advertised[0])))
 

@@ -285,6 +285,126 @@ int coord_delete(coord_t *co, const char *path, int version, coord_cb cb, void *
     return r ? queued(r, zoo_adelete(co->zh, path, version, on_void, r), "delete", path) : -1;
 }
 
+/* ---- deleting a subtree ---- */
+
+#define DELETE_TREE_RELISTS 3   /* times a node that gained children is listed again */
+
+/* One node of a subtree being deleted; the root's parent is NULL. */
+typedef struct tree_node {
+    struct tree_node *parent;
+    char *path;
+    int children_left;   /* subtrees still being deleted */
+    int rc;              /* the first error of a subtree */
+    int relists;
+    coord_cb cb;         /* the root's */
+    void *arg;
+} tree_node_t;
+
+static int tree_list(coord_t *co, tree_node_t *n);
+
+static void tree_node_free(tree_node_t *n)
+{
+    if (n)
+        free(n->path);
+    free(n);
+}
+
+static void tree_finish(coord_t *co, tree_node_t *n, int rc);
+
+static void tree_node_deleted(coord_t *co, const coord_result_t *res, void *arg)
+{
+    tree_node_t *n = arg;
+    if (res->rc == ZNOTEMPTY && n->relists < DELETE_TREE_RELISTS) {
+        n->relists++;
+        if (tree_list(co, n) == 0)
+            return;
+    }
+    tree_finish(co, n, res->rc == ZNONODE ? ZOK : res->rc);
+}
+
+/* Every child is gone (or failed): the node itself, or its error upwards. */
+static void tree_children_done(coord_t *co, tree_node_t *n)
+{
+    if (n->rc != ZOK || coord_delete(co, n->path, -1, tree_node_deleted, n) < 0)
+        tree_finish(co, n, n->rc != ZOK ? n->rc : ZSYSTEMERROR);
+}
+
+static void tree_finish(coord_t *co, tree_node_t *n, int rc)
+{
+    tree_node_t *parent = n->parent;
+    if (!parent) {
+        coord_result_t res = {.rc = rc};
+        n->cb(co, &res, n->arg);
+    }
+    tree_node_free(n);
+    if (!parent)
+        return;
+    if (rc != ZOK && parent->rc == ZOK)
+        parent->rc = rc;
+    if (--parent->children_left == 0)
+        tree_children_done(co, parent);
+}
+
+static tree_node_t *tree_node_new(tree_node_t *parent, const char *path, const char *child)
+{
+    tree_node_t *n = calloc(1, sizeof(*n));
+    if (!n)
+        return NULL;
+    int len = child ? asprintf(&n->path, "%s/%s", strcmp(path, "/") ? path : "", child)
+                    : asprintf(&n->path, "%s", path);
+    if (len < 0) {
+        free(n);
+        return NULL;
+    }
+    n->parent = parent;
+    n->rc = ZOK;
+    return n;
+}
+
+static void tree_listed(coord_t *co, const coord_result_t *res, void *arg)
+{
+    tree_node_t *n = arg;
+    if (res->rc != ZOK) {
+        tree_finish(co, n, res->rc == ZNONODE ? ZOK : res->rc);
+        return;
+    }
+    if (res->nchildren == 0) {
+        tree_children_done(co, n);
+        return;
+    }
+    /* Counted whole first, so no child finishing early completes the node. */
+    n->children_left = res->nchildren;
+    for (int i = 0; i < res->nchildren; i++) {
+        tree_node_t *child = tree_node_new(n, n->path, res->children[i]);
+        if (!child || tree_list(co, child) < 0) {
+            tree_node_free(child);
+            if (n->rc == ZOK)
+                n->rc = ZSYSTEMERROR;
+            if (--n->children_left == 0)
+                tree_children_done(co, n);
+        }
+    }
+}
+
+static int tree_list(coord_t *co, tree_node_t *n)
+{
+    return coord_children(co, n->path, 0, tree_listed, n);
+}
+
+int coord_delete_tree(coord_t *co, const char *path, coord_cb cb, void *arg)
+{
+    tree_node_t *root = tree_node_new(NULL, path, NULL);
+    if (!root)
+        return -1;
+    root->cb = cb;
+    root->arg = arg;
+    if (tree_list(co, root) < 0) {
+        tree_node_free(root);
+        return -1;
+    }
+    return 0;
+}
+
 /* Copies one op's strings into r so the caller's may go. */
 static int prepare_op(coord_req_t *r, int i, const coord_op_t *op)
 {

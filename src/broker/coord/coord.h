@@ -62,6 +62,14 @@ int coord_create(coord_t *co, const char *path, const char *data, int len, int f
 int coord_set(coord_t *co, const char *path, const char *data, int len, int version, coord_cb cb, void *arg);
 int coord_delete(coord_t *co, const char *path, int version, coord_cb cb, void *arg);
 
+/* Deletes path and every node below it, without blocking: the children are
+ * listed, each subtree deleted, then the node itself; a child created
+ * meanwhile (ZNOTEMPTY) makes it list again, a few times. cb gets rc ZOK
+ * once nothing is left (a path that was not there counts as deleted), else
+ * the first error met. 0, or -1 when nothing could be queued (then cb is
+ * not called). */
+int coord_delete_tree(coord_t *co, const char *path, coord_cb cb, void *arg);
+
 /* Multi: all or nothing. Strings are copied. */
 typedef struct {
     enum { COORD_OP_CREATE, COORD_OP_SET, COORD_OP_DELETE, COORD_OP_CHECK } type;

@@ -1576,6 +1576,22 @@ int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32
     return KERR_NONE;
 }
 
+/* ---- DeleteGroups ---- */
+
+int16_t group_delete_begin(groups_t *gs, group_t *g, uint64_t now)
+{
+    settle(gs, g, clock_at(now));
+    if (g->state == GROUP_DEAD || !group_exists(g))
+        return KERR_GROUP_ID_NOT_FOUND;
+    if (g->state != GROUP_EMPTY)
+        return KERR_NON_EMPTY_GROUP;
+    while (g->npending > 0)
+        pending_remove_at(gs, g, g->npending - 1);
+    state_to(g, GROUP_DEAD);
+    log_info("group %s is being deleted", g->id);
+    return KERR_NONE;
+}
+
 /* ---- offsets cache ---- */
 
 static int offset_cmp(const char *topic, int32_t partition, const group_offset_t *o)

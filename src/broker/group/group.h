@@ -15,7 +15,8 @@
  *     │                                                             │ leader's SyncGroup
  *     └─────────────────────────(members gone)◀────── Stable ◀──────┘
  *
- * Dead is what a group the coordinator does not hold is described as.
+ * Dead is what a group the coordinator does not hold is described as, and
+ * the state of an Empty group DeleteGroups is deleting.
  *
  * JoinGroup and SyncGroup may have to wait for other members: the request's
  * group_waiter_t is parked on its member and filled in (done, wake callback)
@@ -279,6 +280,15 @@ int16_t group_leave(groups_t *gs, const char *group_id, size_t len, const group_
  * success *out is the group whose offsets the commit updates. */
 int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32_t generation,
                            const char *member_id, const char *instance_id, uint64_t now, group_t **out);
+
+/* DeleteGroups' check of one group (Kafka's GroupCoordinator.handleDeleteGroups):
+ * only a group without members can go. GROUP_ID_NOT_FOUND when the group does
+ * not exist (or is already being deleted: Dead), NON_EMPTY_GROUP while it has
+ * members or is rebalancing; else KERR_NONE and the group is Dead (its
+ * pending member ids dropped), so joins and commits get
+ * COORDINATOR_NOT_AVAILABLE until the caller has deleted its offsets and
+ * unloaded it (groups_unload). */
+int16_t group_delete_begin(groups_t *gs, group_t *g, uint64_t now);
 
 /* ---- committed offsets cache ---- */
 

@@ -257,6 +257,18 @@ static int16_t write_error(int rc)
 
 static void write_free(write_t *w);
 
+/* One item of the batch is back: the request is woken after the last. */
+static void batch_item_done(group_commit_t *cm, int index, int16_t error)
+{
+    cm->errors[index] = error;
+    if (--cm->outstanding == 0) {
+        if (cm->orphaned)
+            commit_free(cm);
+        else
+            group_service_wake(cm->b, cm->conn_id, cm->request_id);
+    }
+}
+
 static void write_done(write_t *w, int rc)
 {
     group_t *g = groups_find(group_service_groups(w->b), w->group_id, w->len);
@@ -272,14 +284,7 @@ static void write_done(write_t *w, int rc)
     if (rc != ZOK && rc != ZCLOSING)
         log_warn("cannot store the offset of group %s for %s-%d: %s", w->group_id, w->topic, (int)w->partition,
                  zerror(rc));
-    group_commit_t *cm = w->commit;
-    cm->errors[w->index] = write_error(rc);
-    if (--cm->outstanding == 0) {
-        if (cm->orphaned)
-            commit_free(cm);
-        else
-            group_service_wake(cm->b, cm->conn_id, cm->request_id);
-    }
+    batch_item_done(w->commit, w->index, write_error(rc));
     write_free(w);
 }
 
@@ -390,6 +395,56 @@ int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char
     return KERR_NONE;
 }
 
+/* ---- DeleteGroups: a group's offsets deleted ---- */
+
+typedef struct {
+    group_commit_t *batch;
+    int index;
+    char *group_id;
+    size_t len;
+    uint64_t epoch;
+} group_delete_t;
+
+static void group_deleted(coord_t *co, const coord_result_t *res, void *arg)
+{
+    (void)co;
+    group_delete_t *d = arg;
+    groups_t *gs = group_service_groups(d->batch->b);
+    group_t *g = groups_find(gs, d->group_id, d->len);
+    if (g && g->epoch == d->epoch) {
+        g->io_refs--;
+        groups_unload(gs, g, KERR_COORDINATOR_NOT_AVAILABLE);
+    }
+    if (res->rc != ZOK && res->rc != ZCLOSING)
+        log_warn("cannot delete the committed offsets of group %s: %s", d->group_id, zerror(res->rc));
+    batch_item_done(d->batch, d->index, write_error(res->rc));
+    free(d->group_id);
+    free(d);
+}
+
+int16_t group_offsets_delete(group_commit_t *cm, int index, group_t *g)
+{
+    broker_t *b = cm->b;
+    char path[PATH_MAX_LEN];
+    group_delete_t *d = calloc(1, sizeof(*d));
+    char *id = d ? malloc(g->id_len + 1) : NULL;
+    int started = id && b->coord && coord_path_group(path, sizeof(path), g->id, g->id_len) >= 0;
+    if (started) {
+        memcpy(id, g->id, g->id_len + 1);
+        *d = (group_delete_t){.batch = cm, .index = index, .group_id = id, .len = g->id_len, .epoch = g->epoch};
+        started = coord_delete_tree(b->coord, path, group_deleted, d) == 0;
+    }
+    if (!started) {
+        free(id);
+        free(d);
+        groups_unload(group_service_groups(b), g, KERR_COORDINATOR_NOT_AVAILABLE);
+        return KERR_COORDINATOR_NOT_AVAILABLE;
+    }
+    g->io_refs++;
+    cm->outstanding++;
+    cm->errors[index] = GROUP_COMMIT_PENDING;
+    return KERR_NONE;
+}
 
 /* ---- the groups named under /consumers ---- */
 

@@ -19,13 +19,14 @@
  * reads that failed. */
 void group_offsets_load(broker_t *b, group_t *g, uint64_t conn_id, uint64_t request_id);
 
-/* ---- one OffsetCommit's writes ---- */
+/* ---- one request's coordinator writes: an OffsetCommit's partitions, a
+ * DeleteGroups' groups ---- */
 
-#define GROUP_COMMIT_PENDING INT16_MIN   /* a partition's error while its write is out */
+#define GROUP_COMMIT_PENDING INT16_MIN   /* an item's error while its write is out */
 
 typedef struct {
     int nparts;
-    int16_t *errors;        /* per partition, in request order */
+    int16_t *errors;        /* per item (partition, group), in request order */
     int outstanding;        /* writes not back yet */
     int orphaned;           /* the request went away first */
     broker_t *b;
@@ -42,6 +43,14 @@ void group_commit_release(void *cm);
  * when it is under way, else the partition's error (nothing started). */
 int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char *topic, int32_t partition,
                            int64_t offset, int32_t leader_epoch, const char *metadata);
+
+/* Starts deleting g's committed offsets (all of /consumers/[group]) as the
+ * batch's index-th item, after group_delete_begin made it Dead: errors[index]
+ * is GROUP_COMMIT_PENDING until the coordinator is done, then KERR_NONE or
+ * COORDINATOR_NOT_AVAILABLE; either way g is unloaded then (a later request
+ * reads what is left). KERR_NONE when under way, else the group's error
+ * (g unloaded). */
+int16_t group_offsets_delete(group_commit_t *cm, int index, group_t *g);
 
 /* ---- the groups the coordinator has offsets of ---- */
 

@@ -920,6 +920,19 @@
     F(S, ErrorCode, KT_INT16, V(0, ANY)) \
     F(S, Groups, KT_ARRAY, ARR(ListedGroup), V(0, ANY))
 
+/* ---- DeleteGroups (key 42; flexible from v2) ---- */
+
+#define KAFKA_FIELDS_DeleteGroupsRequest(F, S) \
+    F(S, GroupsNames, KT_ARRAY, ARRP(KT_STRING), V(0, ANY))
+
+#define KAFKA_FIELDS_DeletableGroupResult(F, S) \
+    F(S, GroupId, KT_STRING, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY))
+
+#define KAFKA_FIELDS_DeleteGroupsResponse(F, S) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, Results, KT_ARRAY, ARR(DeletableGroupResult), V(0, ANY))
+
 /* ---- every struct ---- */
 
 #define KAFKA_STRUCTS(X) \
@@ -970,7 +983,8 @@
     X(OffsetFetchResponsePartition) X(OffsetFetchResponseTopic) X(OffsetFetchResponsePartitions) \
     X(OffsetFetchResponseTopics) X(OffsetFetchResponseGroup) X(OffsetFetchResponse) \
     X(DescribeGroupsRequest) X(DescribedGroupMember) X(DescribedGroup) X(DescribeGroupsResponse) \
-    X(ListGroupsRequest) X(ListedGroup) X(ListGroupsResponse)
+    X(ListGroupsRequest) X(ListedGroup) X(ListGroupsResponse) \
+    X(DeleteGroupsRequest) X(DeletableGroupResult) X(DeleteGroupsResponse)
 
 /* ---- what the lists declare ---- */
 
