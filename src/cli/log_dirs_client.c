@@ -1,17 +1,12 @@
 /* log_dirs_client.c -- see log_dirs_client.h. */
 #define _GNU_SOURCE
 #include "log_dirs_client.h"
-#include "base/clock.h"
-#include "base/endian.h"
-#include "base/net.h"
+#include "kafka_client.h"
 #include "broker/wire/kafka_messages.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define CLIENT_ID "kipper-reassign"
 
@@ -118,120 +113,27 @@ int log_dirs_answer(const uint8_t *frame, size_t len, int32_t correlation_id, lo
     return 0;
 }
 
-/* ---- the exchange: one connection, one deadline ---- */
-
-typedef struct {
-    int fd;
-    uint64_t deadline;   /* clock_mono_ms */
-    const char *host;
-    int port;
-    char *err;
-    size_t errlen;
-} exchange_t;
-
-static int fail(exchange_t *x, const char *what, int e)
-{
-    snprintf(x->err, x->errlen, "%s %s:%d%s%s", what, x->host, x->port, e ? ": " : "", e ? strerror(e) : "");
-    return -1;
-}
-
-/* Until fd is ready for events, or the deadline. 0, or -1 with err. */
-static int wait_ready(exchange_t *x, short events)
-{
-    for (;;) {
-        uint64_t now = clock_mono_ms();
-        if (now >= x->deadline)
-            return fail(x, events == POLLIN ? "no answer in time from" : "no connection in time to", 0);
-        struct pollfd p = {.fd = x->fd, .events = events};
-        int rc = poll(&p, 1, (int)(x->deadline - now));
-        if (rc > 0)
-            return 0;
-        if (rc < 0 && errno != EINTR)
-            return fail(x, "cannot wait for", errno);
-    }
-}
-
-static int connect_to(exchange_t *x)
-{
-    int connected = 0;
-    x->fd = net_connect_tcp(x->host, x->port, &connected, x->err, x->errlen);
-    if (x->fd < 0)
-        return -1;
-    while (!connected) {
-        if (wait_ready(x, POLLOUT) < 0)
-            return -1;
-        int rc = net_connect_result(x->fd);
-        if (rc < 0)
-            return fail(x, "cannot connect to", errno);
-        connected = rc == 0;
-    }
-    return 0;
-}
-
-static int send_all(exchange_t *x, buf_t *out)
-{
-    for (;;) {
-        if (net_write_buffer(x->fd, out) < 0)
-            return fail(x, "cannot send to", errno);
-        if (buf_unread(out) == 0)
-            return 0;
-        if (wait_ready(x, POLLOUT) < 0)
-            return -1;
-    }
-}
-
-/* Until in holds want unread bytes. */
-static int read_exactly(exchange_t *x, buf_t *in, size_t want)
-{
-    while (buf_unread(in) < want) {
-        ssize_t n = net_read_into(in, x->fd, want - buf_unread(in));
-        if (n == 0)
-            return fail(x, "connection closed by", 0);
-        if (n < 0 && errno != EAGAIN)
-            return fail(x, "cannot read from", errno);
-        if (n < 0 && wait_ready(x, POLLIN) < 0)
-            return -1;
-    }
-    return 0;
-}
-
-/* The answer's frame, its size prefix consumed. */
-static int read_frame(exchange_t *x, buf_t *in, size_t *len)
-{
-    if (read_exactly(x, in, 4) < 0)
-        return -1;
-    uint32_t size = be32_get(buf_read_ptr(in));
-    buf_consume(in, 4);
-    if (size > LOG_DIRS_ANSWER_MAX)
-        return fail(x, "an answer too large from", 0);
-    *len = size;
-    return read_exactly(x, in, size);
-}
+/* ---- the exchange: one connection, one deadline (kafka_client.h) ---- */
 
 int log_dirs_query(const char *host, int port, int timeout_ms, log_dirs_replica_t *replicas, int n, char *err,
                    size_t errlen)
 {
-    exchange_t x = {.fd = -1, .deadline = clock_mono_ms() + (uint64_t)timeout_ms, .host = host, .port = port,
-                    .err = err, .errlen = errlen};
     const int32_t correlation_id = 1;
-    buf_t out, in;
-    size_t len = 0;
+    buf_t out;
     buf_init(&out);
-    buf_init(&in);
-    int rc = log_dirs_request(&out, correlation_id, replicas, n);
-    if (rc < 0)
+    if (log_dirs_request(&out, correlation_id, replicas, n) < 0) {
         snprintf(err, errlen, "cannot encode a DescribeLogDirs request");
-    if (rc == 0)
-        rc = connect_to(&x);
-    if (rc == 0)
-        rc = send_all(&x, &out);
-    if (rc == 0)
-        rc = read_frame(&x, &in, &len);
-    if (rc == 0)
-        rc = log_dirs_answer(buf_read_ptr(&in), len, correlation_id, replicas, n, err, errlen);
-    if (x.fd >= 0)
-        close(x.fd);
+        buf_free(&out);
+        return -1;
+    }
+    kafka_client_t k;
+    size_t len = 0;
+    int rc = -1;
+    if (kafka_client_open(&k, host, port, timeout_ms, CLIENT_ID) < 0 || kafka_client_exchange(&k, &out, &len) < 0)
+        snprintf(err, errlen, "%s", k.err);
+    else
+        rc = log_dirs_answer(buf_read_ptr(&k.in), len, correlation_id, replicas, n, err, errlen);
+    kafka_client_close(&k);
     buf_free(&out);
-    buf_free(&in);
     return rc;
 }

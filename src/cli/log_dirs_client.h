@@ -8,10 +8,9 @@
  *
  * Timeouts: log_dirs_query opens one TCP connection, sends one request,
  * reads one answer and closes the connection, all within timeout_ms: the
- * connect, the write and the read share one deadline (the socket is
- * non-blocking and waited on with poll). To the caller it is one blocking
- * call that returns by the deadline, whatever the broker does (refuses,
- * stalls, answers garbage).
+ * connect, the write and the read share one deadline (kafka_client.h). To
+ * the caller it is one blocking call that returns by the deadline, whatever
+ * the broker does (refuses, stalls, answers garbage).
  *
  * The request and the answer are encoded and read apart from the socket
  * (log_dirs_request, log_dirs_answer: pure), so the unit tests drive them
@@ -28,9 +27,6 @@
  * versions add nothing read here (the totals of a log dir, error codes in
  * other places). */
 #define LOG_DIRS_VERSION 1
-/* An answer larger than this is refused (it names only the partitions asked
- * for: a few dozen bytes each). */
-#define LOG_DIRS_ANSWER_MAX (32u << 20)
 
 typedef struct {
     const char *topic;   /* the caller's */
