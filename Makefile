@@ -44,10 +44,18 @@ fuzz-deps:
 # `make V=1` shows full compiler command lines.
 Q = $(if $(V),,@)
 
-bin/kipper: $(OBJ)
+# Kafka's tool names beside kipper (scripts/kafka-shim.sh), for scripts that
+# call $KAFKA_PATH/bin/kafka-*.sh.
+SHIMS := bin/kafka-consumer-groups.sh bin/kafka-topics.sh bin/kafka-configs.sh
+
+bin/kipper: $(OBJ) | $(SHIMS)
 	@mkdir -p bin
 	@echo "  LINK $@"
 	$(Q)$(CC) $(CFLAGS) -o $@ $(OBJ) $(LDLIBS)
+
+bin/kafka-%.sh: scripts/kafka-shim.sh
+	@mkdir -p bin
+	$(Q)install -m 755 $< $@
 
 build/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,6 +1,7 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
 #include "configs.h"
+#include "consumer_groups.h"
 #include "dev.h"
 #include "elect.h"
 #include "reassign.h"
@@ -30,6 +31,9 @@ static void usage(FILE *f)
             "  elect ...        preferred or unclean leader elections (kafka-leader-election.sh; kipper elect --help)\n"
             "  configs ...      describe and change topic configs and dynamic broker configs on a running\n"
             "                   cluster (kafka-configs.sh; kipper configs --help)\n"
+            "  consumer-groups ...  list, describe (offsets and lag), reset offsets of and delete consumer\n"
+            "                   groups, over the Kafka protocol (kafka-consumer-groups.sh;\n"
+            "                   kipper consumer-groups --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -65,6 +69,8 @@ int main(int argc, char **argv)
         return elect_main(argc - 1, argv + 1);
     if (strcmp(cmd, "configs") == 0)
         return configs_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "consumer-groups") == 0)
+        return consumer_groups_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

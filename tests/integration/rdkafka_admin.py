@@ -9,6 +9,7 @@ as any program linked with this librdkafka does.
     with RdKafkaAdmin("127.0.0.1:9092") as a:
         a.list_consumer_groups()             # -> {group id: state name}
         a.list_consumer_group_offsets("g")   # -> {(topic, partition): offset}
+        a.delete_consumer_groups(["g"])      # -> {group id: Kafka error code, 0 when deleted}
 """
 import ctypes
 import ctypes.util
@@ -56,6 +57,13 @@ def _library():
         "rd_kafka_group_result_error": ([p], p),
         "rd_kafka_group_result_partitions": ([p], ctypes.POINTER(_TopicPartitionList)),
         "rd_kafka_error_string": ([p], s),
+        "rd_kafka_error_code": ([p], i),
+        "rd_kafka_DeleteGroup_new": ([s], p),
+        "rd_kafka_DeleteGroup_destroy": ([p], None),
+        "rd_kafka_DeleteGroups": ([p, ctypes.POINTER(p), sz, p, p], None),
+        "rd_kafka_event_DeleteGroups_result": ([p], p),
+        "rd_kafka_DeleteGroups_result_groups": ([p, ctypes.POINTER(sz)], ctypes.POINTER(p)),
+        "rd_kafka_group_result_name": ([p], s),
     }
     for name, (args, res) in sigs.items():
         f = getattr(lib, name)
@@ -141,5 +149,27 @@ class RdKafkaAdmin:
                 assert tp.err == 0, (tp.topic, tp.partition, tp.err)
                 out[(tp.topic.decode(), tp.partition)] = tp.offset
             return out
+        finally:
+            self.lib.rd_kafka_event_destroy(ev)
+
+    def delete_consumer_groups(self, groups):
+        """DeleteGroups to each group's coordinator: {group id: Kafka error
+        code} (0: deleted; 68 NON_EMPTY_GROUP, 69 GROUP_ID_NOT_FOUND)."""
+        reqs = [self.lib.rd_kafka_DeleteGroup_new(g.encode()) for g in groups]
+        arr = (ctypes.c_void_p * len(reqs))(*reqs)
+        self.lib.rd_kafka_DeleteGroups(self.rk, arr, len(reqs), None, self.queue)
+        for r in reqs:
+            self.lib.rd_kafka_DeleteGroup_destroy(r)
+        ev = self._result()
+        try:
+            res = self.lib.rd_kafka_event_DeleteGroups_result(ev)
+            n = ctypes.c_size_t()
+            out = self.lib.rd_kafka_DeleteGroups_result_groups(res, ctypes.byref(n))
+            result = {}
+            for k in range(n.value):
+                err = self.lib.rd_kafka_group_result_error(out[k])
+                result[self.lib.rd_kafka_group_result_name(out[k]).decode()] = \
+                    self.lib.rd_kafka_error_code(err) if err else 0
+            return result
         finally:
             self.lib.rd_kafka_event_destroy(ev)
