@@ -62,6 +62,7 @@ int main(int argc, char **argv)
     suite_group();
     suite_repl();
     suite_cli_reassign();
+    suite_cli_consumer_groups();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }
