@@ -602,25 +602,14 @@ int16_t ga_delete_groups_answer(const kafka_value_t *answer, const char *group)
 
 /* ---- blocking ---- */
 
-/* One request, built by the caller in a, and its answer: 0 or -1 (k->err). */
-static int ask(kafka_client_t *k, kafka_arena_t *a, const kafka_value_t *body, int16_t api_key, int16_t version,
-               const kafka_value_t **answer)
-{
-    int rc = -1;
-    if (!body)
-        snprintf(k->err, sizeof(k->err), "cannot build a request (out of memory)");
-    else
-        rc = kafka_client_call(k, api_key, version, body, answer);
-    kafka_arena_free(a);
-    return rc;
-}
+/* Each builds its request in the client's request arena (kafka_client.h),
+ * asks, and reads the answer. */
 
 int ga_metadata(kafka_client_t *k, const char *const *topics, int ntopics, ga_cluster_t *out)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_metadata_request(&a, topics, ntopics), KAFKA_API_METADATA, GA_METADATA_VERSION, &ans) < 0)
+    if (kafka_client_call(k, KAFKA_API_METADATA, GA_METADATA_VERSION,
+                          ga_metadata_request(&k->request, topics, ntopics), &ans) < 0)
         return -1;
     if (ga_metadata_answer(ans, topics, ntopics, out) < 0) {
         snprintf(k->err, sizeof(k->err), "out of memory reading the cluster's metadata");
@@ -631,59 +620,47 @@ int ga_metadata(kafka_client_t *k, const char *const *topics, int ntopics, ga_cl
 
 int ga_find_coordinator(kafka_client_t *k, const char *group, ga_broker_t *out, int16_t *error)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_find_coordinator_request(&a, group), KAFKA_API_FIND_COORDINATOR,
-            GA_FIND_COORDINATOR_VERSION, &ans) < 0)
-        return -1;
-    *error = ga_find_coordinator_answer(ans, out);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_FIND_COORDINATOR, GA_FIND_COORDINATOR_VERSION,
+                               ga_find_coordinator_request(&k->request, group), &ans);
+    *error = rc == 0 ? ga_find_coordinator_answer(ans, out) : KERR_NONE;
+    return rc;
 }
 
 int ga_list_offsets(kafka_client_t *k, ga_partitions_t *ps, const int *which, int n, int64_t timestamp)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_list_offsets_request(&a, ps, which, n, timestamp), KAFKA_API_LIST_OFFSETS,
-            GA_LIST_OFFSETS_VERSION, &ans) < 0)
-        return -1;
-    ga_list_offsets_answer(ans, ps, timestamp);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_LIST_OFFSETS, GA_LIST_OFFSETS_VERSION,
+                               ga_list_offsets_request(&k->request, ps, which, n, timestamp), &ans);
+    if (rc == 0)
+        ga_list_offsets_answer(ans, ps, timestamp);
+    return rc;
 }
 
 int ga_offset_fetch(kafka_client_t *k, const char *group, ga_partitions_t *ps, int16_t *error)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_offset_fetch_request(&a, group), KAFKA_API_OFFSET_FETCH, GA_OFFSET_FETCH_VERSION, &ans) < 0)
-        return -1;
-    *error = ga_offset_fetch_answer(ans, ps);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_OFFSET_FETCH, GA_OFFSET_FETCH_VERSION,
+                               ga_offset_fetch_request(&k->request, group), &ans);
+    *error = rc == 0 ? ga_offset_fetch_answer(ans, ps) : KERR_NONE;
+    return rc;
 }
 
 int ga_offset_commit(kafka_client_t *k, const char *group, const ga_partitions_t *ps, const int64_t *offsets,
                      int16_t *error, char *where, size_t wherelen)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_offset_commit_request(&a, group, ps, offsets), KAFKA_API_OFFSET_COMMIT,
-            GA_OFFSET_COMMIT_VERSION, &ans) < 0)
-        return -1;
-    *error = ga_offset_commit_answer(ans, where, wherelen);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_OFFSET_COMMIT, GA_OFFSET_COMMIT_VERSION,
+                               ga_offset_commit_request(&k->request, group, ps, offsets), &ans);
+    *error = rc == 0 ? ga_offset_commit_answer(ans, where, wherelen) : KERR_NONE;
+    return rc;
 }
 
 int ga_describe_group(kafka_client_t *k, const char *group, ga_group_t *out)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_describe_groups_request(&a, group), KAFKA_API_DESCRIBE_GROUPS, GA_DESCRIBE_GROUPS_VERSION,
-            &ans) < 0)
+    if (kafka_client_call(k, KAFKA_API_DESCRIBE_GROUPS, GA_DESCRIBE_GROUPS_VERSION,
+                          ga_describe_groups_request(&k->request, group), &ans) < 0)
         return -1;
     if (ga_describe_groups_answer(ans, out) < 0) {
         ga_group_free(out);
@@ -695,23 +672,18 @@ int ga_describe_group(kafka_client_t *k, const char *group, ga_group_t *out)
 
 int ga_list_groups(kafka_client_t *k, const char *const *states, int nstates, ga_listing_t *out, int16_t *error)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_list_groups_request(&a, states, nstates), KAFKA_API_LIST_GROUPS, GA_LIST_GROUPS_VERSION,
-            &ans) < 0)
-        return -1;
-    *error = ga_list_groups_answer(ans, out);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_LIST_GROUPS, GA_LIST_GROUPS_VERSION,
+                               ga_list_groups_request(&k->request, states, nstates), &ans);
+    *error = rc == 0 ? ga_list_groups_answer(ans, out) : KERR_NONE;
+    return rc;
 }
 
 int ga_delete_group(kafka_client_t *k, const char *group, int16_t *error)
 {
-    kafka_arena_t a;
-    kafka_arena_init(&a, 0);
     const kafka_value_t *ans;
-    if (ask(k, &a, ga_delete_groups_request(&a, group), KAFKA_API_DELETE_GROUPS, GA_DELETE_GROUPS_VERSION, &ans) < 0)
-        return -1;
-    *error = ga_delete_groups_answer(ans, group);
-    return 0;
+    int rc = kafka_client_call(k, KAFKA_API_DELETE_GROUPS, GA_DELETE_GROUPS_VERSION,
+                               ga_delete_groups_request(&k->request, group), &ans);
+    *error = rc == 0 ? ga_delete_groups_answer(ans, group) : KERR_NONE;
+    return rc;
 }

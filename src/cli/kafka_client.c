@@ -46,6 +46,7 @@ int kafka_client_open(kafka_client_t *k, const char *host, int port, int timeout
     buf_init(&k->out);
     buf_init(&k->in);
     kafka_arena_init(&k->arena, 0);
+    kafka_arena_init(&k->request, 0);
     int connected = 0;
     k->fd = net_connect_tcp(k->host, port, &connected, k->err, sizeof(k->err));
     if (k->fd < 0)
@@ -69,6 +70,7 @@ void kafka_client_close(kafka_client_t *k)
     buf_free(&k->out);
     buf_free(&k->in);
     kafka_arena_free(&k->arena);
+    kafka_arena_free(&k->request);
 }
 
 static int send_all(kafka_client_t *k, buf_t *out)
@@ -119,7 +121,10 @@ int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const
     const kafka_api_t *api = kafka_api_find(api_key);
     int32_t corr = k->next_correlation_id++;
     buf_consume(&k->out, buf_unread(&k->out));
-    if (!api || kafka_request_encode(&k->out, api, version, corr, k->client_id, body) != KAFKA_OK) {
+    int encoded = api && body && kafka_request_encode(&k->out, api, version, corr, k->client_id, body) == KAFKA_OK;
+    kafka_arena_free(&k->request);
+    kafka_arena_init(&k->request, 0);
+    if (!encoded) {
         snprintf(k->err, sizeof(k->err), "cannot encode a %s request", api ? api->name : "Kafka");
         return -1;
     }

@@ -38,6 +38,7 @@ typedef struct {
     const char *client_id;
     buf_t out, in;         /* in holds the last answer's frame: its bytes fields point into it */
     kafka_arena_t arena;   /* the last answer's values */
+    kafka_arena_t request; /* for the caller to build the next request's body in; emptied by each call */
     char err[512];         /* what the last failure was */
 } kafka_client_t;
 
@@ -51,7 +52,8 @@ void kafka_client_close(kafka_client_t *k);
  * buf_read_ptr(&k->in). Under the current deadline. 0, or -1 with k->err. */
 int kafka_client_exchange(kafka_client_t *k, buf_t *request, size_t *len);
 
-/* One request of api_key at version with body, and its answer decoded: 0
+/* One request of api_key at version with body (NULL: it could not be built,
+ * out of memory), and its answer decoded: 0
  * with *answer (valid until the next call or close), or -1 with k->err (the
  * connection, the deadline, an answer that does not parse or answers
  * another request). */

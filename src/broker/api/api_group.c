@@ -192,9 +192,7 @@ req_status_t api_join_group(broker_t *b, conn_t *c, broker_request_t *req, kafka
     if (w)
         return w->done ? join_answer(c, req, ra, w) : REQ_WAIT;
     const kafka_value_t *id = KV_GET(req->body, JoinGroupRequest, GroupId);
-    int16_t error = group_id_check(id, 0);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 0);
     group_protocol_t *ps = error ? NULL : join_protocols(KV_GET(req->body, JoinGroupRequest, Protocols), ra, &error);
     if (error)
         return join_refuse(c, req, ra, error);
@@ -302,9 +300,7 @@ req_status_t api_heartbeat(broker_t *b, conn_t *c, broker_request_t *req, kafka_
     if (!resp)
         return REQ_CLOSE;
     const kafka_value_t *id = KV_GET(req->body, HeartbeatRequest, GroupId);
-    int16_t error = group_id_check(id, 0);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 0);
     if (!error) {
         error = group_heartbeat(group_service_groups(b), id->u.s, id->n, KV_STR(req->body, HeartbeatRequest, MemberId),
                                 KV_STR(req->body, HeartbeatRequest, GroupInstanceId),
@@ -346,9 +342,7 @@ req_status_t api_leave_group(broker_t *b, conn_t *c, broker_request_t *req, kafk
     if (!resp || !ls || !errors)
         return REQ_CLOSE;
     const kafka_value_t *id = KV_GET(req->body, LeaveGroupRequest, GroupId);
-    int16_t error = group_id_check(id, 0);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 0);
     if (!error) {
         error = group_leave(group_service_groups(b), id->u.s, id->n, ls, n, errors, loop_now_ms(b->loop));
         group_service_touched(b, groups_find(group_service_groups(b), id->u.s, id->n));
@@ -450,7 +444,7 @@ static int groups_need_read(broker_t *b, const broker_request_t *req, const conn
     int waiting = 0;
     for (uint32_t i = 0; i < n; i++) {
         const kafka_value_t *id = kv_at(ids, distinct[i]);
-        if (!group_id_check(id, 1) && !group_owner_check(b, id->u.s, id->n))
+        if (!group_request_check(b, id, 1))
             waiting |= describe_needs_read(b, req, c, id->u.s, id->n);
     }
     return waiting;
@@ -509,9 +503,7 @@ static uint32_t *distinct_ids(const kafka_value_t *ids, kafka_arena_t *ra, uint3
 static int describe_one(broker_t *b, kafka_arena_t *ra, kafka_value_t *o, const kafka_value_t *id, size_t *budget,
                         int *described)
 {
-    int16_t error = group_id_check(id, 1);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 1);
     const group_t *g = error ? NULL : groups_find(group_service_groups(b), id->u.s, id->n);
     size_t bytes = describe_bytes(g);
     if (!error && *described && bytes > *budget)
@@ -667,9 +659,7 @@ req_status_t api_list_groups(broker_t *b, conn_t *c, broker_request_t *req, kafk
  * known, and the client is told to retry). */
 static int16_t delete_one(broker_t *b, group_commit_t *cm, int index, const kafka_value_t *id)
 {
-    int16_t error = group_id_check(id, 1);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 1);
     if (error)
         return error;
     groups_t *gs = group_service_groups(b);

@@ -58,9 +58,7 @@ static void commit_partition(void *arg, const char *topic, const kafka_value_t *
  * v0 is Kafka's ZooKeeper commit: no membership is checked. */
 static int16_t commit_group(broker_t *b, const broker_request_t *req, const kafka_value_t *id, group_t **g)
 {
-    int16_t error = group_id_check(id, 1);
-    if (!error)
-        error = group_owner_check(b, id->u.s, id->n);
+    int16_t error = group_request_check(b, id, 1);
     if (error)
         return error;
     groups_t *gs = group_service_groups(b);
@@ -209,9 +207,7 @@ static int fetch_group_waits(broker_t *b, const conn_t *c, const broker_request_
 {
     const kafka_value_t *id = fetch_group_id(req, i);
     groups_t *gs = group_service_groups(b);
-    *error = group_id_check(id, 1);
-    if (!*error)
-        *error = group_owner_check(b, id->u.s, id->n);
+    *error = group_request_check(b, id, 1);
     if (*error)
         return 0;
     group_t *g = groups_find(gs, id->u.s, id->n);

@@ -173,6 +173,12 @@ int16_t group_id_check(const kafka_value_t *id, int allow_empty)
     return KERR_NONE;
 }
 
+int16_t group_request_check(const broker_t *b, const kafka_value_t *id, int allow_empty)
+{
+    int16_t error = group_id_check(id, allow_empty);
+    return error ? error : group_owner_check(b, id->u.s, id->n);
+}
+
 void group_service_view_changed(broker_t *b)
 {
     group_service_t *s = b->gsvc;

@@ -51,5 +51,8 @@ int16_t group_owner_check(const broker_t *b, const char *group_id, size_t len);
  * allowed, as for offsets and DescribeGroups), longer than GROUP_ID_MAX or
  * with a NUL byte inside; else KERR_NONE. */
 int16_t group_id_check(const kafka_value_t *id, int allow_empty);
+/* What every group request checks first: group_id_check, then
+ * group_owner_check. */
+int16_t group_request_check(const broker_t *b, const kafka_value_t *id, int allow_empty);
 
 #endif
