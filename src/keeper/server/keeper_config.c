@@ -16,6 +16,67 @@ static const char *const accepted_without_effect[] = {
     "electionAlg", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
 };
 
+/* ZooKeeper's quorum and client-port security: SASL between members, TLS
+ * on the quorum and client ports. kipper implements none of it yet. A key
+ * that turns one on stops start-up, naming it -- an ensemble must not run
+ * without the protection its configuration asks for -- while the keys that
+ * only tune them (key stores, login contexts, protocols) are accepted with an
+ * info line, as they change nothing while the feature is off. */
+static const char *const security_switches[] = {
+    "quorum.auth.enableSasl", "quorum.auth.learnerRequireSasl", "quorum.auth.serverRequireSasl",
+    "sslQuorum", "portUnification", "client.portUnification",
+};
+static const char *const security_ports[] = {"secureClientPort", "secureClientPortAddress"};
+static const char *const security_tuning_prefixes[] = {"quorum.auth.", "ssl.", "zookeeper.ssl."};
+
+static int is_switch(const char *key)
+{
+    for (size_t i = 0; i < sizeof(security_switches) / sizeof(security_switches[0]); i++)
+        if (strcmp(key, security_switches[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static void note_no_effect(const char *path, const char *key)
+{
+    log_info("%s: %s is accepted and has no effect: kipper does not implement quorum SASL or TLS yet", path, key);
+}
+
+static void note_tuning_key(const char *key, const char *value, void *arg)
+{
+    (void)value;
+    const char *path = arg;
+    if (!is_switch(key))   /* those were named already */
+        note_no_effect(path, key);
+}
+
+static int check_security(config_t *cfg, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof(security_switches) / sizeof(security_switches[0]); i++) {
+        int on = 0;
+        if (config_get_bool(cfg, security_switches[i], 0, &on) < 0) {
+            snprintf(err, errlen, "%s", cfg->error);
+            return -1;
+        }
+        if (on) {
+            snprintf(err, errlen, "%s: %s=true: kipper does not implement quorum SASL or TLS yet, and will not "
+                     "run an ensemble without the protection this asks for", cfg->path, security_switches[i]);
+            return -1;
+        }
+        if (config_get(cfg, security_switches[i]))
+            note_no_effect(cfg->path, security_switches[i]);
+    }
+    for (size_t i = 0; i < sizeof(security_ports) / sizeof(security_ports[0]); i++)
+        if (config_get(cfg, security_ports[i])) {
+            snprintf(err, errlen, "%s: %s: kipper does not serve TLS client connections yet", cfg->path,
+                     security_ports[i]);
+            return -1;
+        }
+    for (size_t i = 0; i < sizeof(security_tuning_prefixes) / sizeof(security_tuning_prefixes[0]); i++)
+        config_each_prefix(cfg, security_tuning_prefixes[i], note_tuning_key, (void *)cfg->path);
+    return 0;
+}
+
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
                        char *err, size_t errlen)
 {
@@ -198,6 +259,8 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         return -1;
     }
     int rc = load_values(kc, &cfg, err, errlen);
+    if (rc == 0)
+        rc = check_security(&cfg, err, errlen);
     if (rc == 0) {
         peer_parse_t pp = {kc, err, errlen, 0};
         config_each_prefix(&cfg, "server.", parse_peer, &pp);
