@@ -87,9 +87,9 @@ def test_leader_cut_from_coordinator_steps_aside_within_its_session(kipper_clust
     schedule: a leader cut off from every keeper, still reached by its clients and
     followers, stops serving clients once its session may have expired -- it closes
     their connections as a stopped broker would -- so they move to the leader elected
-    meanwhile instead of waiting out their request time-out there. The stream of acks=all writes goes on during the cut; once healed,
-    the old leader follows, and nothing acknowledged is lost."""
-    from kafka_wire import Record, record_batch
+    meanwhile instead of waiting out their request time-out there. The stream of
+    acks=all writes goes on during the cut; once healed, the old leader follows, and
+    nothing acknowledged is lost."""
     from repl_cluster import Stream, check_stream
     c = kipper_cluster
     topic = "lease"

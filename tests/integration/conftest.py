@@ -227,3 +227,16 @@ def wire_factory():
     finally:
         for c in conns:
             c.close()
+
+
+def close_ensemble(e, request):
+    """A module fixture's teardown of an ensemble.Ensemble: stop every member,
+    keep its folders when a test of the module failed (or KIPPER_TEST_KEEP is
+    set), and fail if a member exited other than by the stop (SIGTERM)."""
+    rcs = e.close()
+    if request.module.__name__ in _FAILED_MODULES or os.environ.get("KIPPER_TEST_KEEP"):
+        print("kept %s" % e.workdir)
+    else:
+        e.cleanup()
+    bad = {sid: rc for sid, rc in rcs.items() if rc not in (0, -15, 143, None)}
+    assert not bad, "members exited with %s" % bad

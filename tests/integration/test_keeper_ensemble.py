@@ -48,14 +48,7 @@ def _ensemble_fixture(n, request):
               % (n, e.target, time.monotonic() - t0, e.leader().sid))
         yield e
     finally:
-        rcs = e.close()
-        failed = request.module.__name__ in conftest._FAILED_MODULES
-        if failed or os.environ.get("KIPPER_TEST_KEEP"):
-            print("kept %s" % e.workdir)
-        else:
-            e.cleanup()
-        bad = {sid: rc for sid, rc in rcs.items() if rc not in (0, -15, None)}
-        assert not bad, "members exited with %s" % bad
+        conftest.close_ensemble(e, request)
 
 
 @pytest.fixture(scope="class")

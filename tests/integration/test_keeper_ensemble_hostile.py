@@ -41,13 +41,7 @@ def ensemble3(request):
         e.start()
         yield e
     finally:
-        rcs = e.close()
-        if request.module.__name__ in conftest._FAILED_MODULES or os.environ.get("KIPPER_TEST_KEEP"):
-            print("kept %s" % e.workdir)
-        else:
-            e.cleanup()
-        bad = {sid: rc for sid, rc in rcs.items() if rc not in (0, -15, None)}
-        assert not bad, "members exited with %s" % bad
+        conftest.close_ensemble(e, request)
 
 
 @pytest.fixture

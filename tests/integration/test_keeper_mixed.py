@@ -23,7 +23,6 @@ Needs kipper and Apache ZooKeeper both (skipped for KIPPER_TEST_TARGET=zookeeper
 runs ZooKeeper alone). Waits are on conditions; the idle check watches the logs for
 IDLE_S seconds, long enough for the bug it guards against to have shown some 40 times.
 """
-import os
 import re
 import socket
 import threading
@@ -74,14 +73,7 @@ def _start(kinds, request):
               % (kinds, time.monotonic() - t0, e.leader().sid))
         yield e
     finally:
-        rcs = e.close()
-        failed = request.module.__name__ in conftest._FAILED_MODULES
-        if failed or os.environ.get("KIPPER_TEST_KEEP"):
-            print("kept %s" % e.workdir)
-        else:
-            e.cleanup()
-        bad = {sid: rc for sid, rc in rcs.items() if rc not in (0, -15, 143, None)}
-        assert not bad, "members exited with %s" % bad
+        conftest.close_ensemble(e, request)
 
 
 def _make_leader(e, sid=LEADER_SID, rounds=4):
