@@ -429,7 +429,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         if (f->new_epoch > k->accepted_epoch) {
             epoch_answer = (int32_t)k->current_epoch;
             k->accepted_epoch = f->new_epoch;
-            if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
+            if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
                 return -1;
         }
         uint8_t data[4];
@@ -459,7 +459,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         return on_commit(f, p->zxid);
     case QP_NEWLEADER:
         k->current_epoch = zxid_epoch(p->zxid);
-        if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
+        if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
             return -1;
         f->newleader_zxid = p->zxid;
         f->newleader_seen = 1;
