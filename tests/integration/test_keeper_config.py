@@ -30,3 +30,28 @@ def test_bad_value_stops_startup_naming_the_key(key, value):
     assert run.returncode != 0, output
     assert key in output
     shutil.rmtree(k.workdir, ignore_errors=True)
+
+
+@pytest.mark.kipper_only(reason="issue 14: zoo.cfg keys whose silent absence would break a migrated ensemble")
+@pytest.mark.parametrize("key,value", [("dynamicConfigFile", "/etc/zookeeper/zoo.cfg.dynamic.100000000"),
+                                       ("peerType", "observer"), ("sslQuorum", "true"),
+                                       ("quorum.auth.enableSasl", "true"), ("secureClientPort", "2281")])
+def test_unsupported_ensemble_key_stops_startup_naming_it(key, value):
+    """A key kipper cannot honour, where ignoring it would change what the member is (a
+    standalone server on an ensemble's data, a voting observer, plaintext where TLS or SASL is
+    required), stops the keeper at once with a message naming the key
+    (docs/migrating-from-zookeeper.md); set to false, the security keys are accepted."""
+    k = Keeper(extra={key: value})
+    k.write_config()
+    run = subprocess.run([KIPPER, "keeper", k.cfg_path], cwd=k.workdir, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10)
+    output = run.stdout.decode(errors="replace")
+    shutil.rmtree(k.workdir, ignore_errors=True)
+    assert run.returncode != 0, output
+    assert key in output and "not supported by kipper" in output, output
+
+
+@pytest.mark.kipper_only(reason="issue 14: quorum security keys set to false are accepted")
+def test_security_keys_set_to_false_are_accepted(make_keeper):
+    server = make_keeper(extra={"sslQuorum": "false", "quorum.auth.enableSasl": "false", "peerType": "participant"})
+    assert "unknown key" not in server.log()

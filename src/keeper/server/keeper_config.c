@@ -16,6 +16,46 @@ static const char *const accepted_without_effect[] = {
     "electionAlg", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
 };
 
+/* Keys kipper cannot honour and whose silent absence would be worse than not
+ * starting: without its dynamic file's server.N lines an ensemble member would
+ * run standalone on the ensemble's data; an observer would vote; a quorum or
+ * client that requires TLS or SASL would find plaintext
+ * (docs/migrating-from-zookeeper.md). */
+static int refuse_unsupported(config_t *cfg, char *err, size_t errlen)
+{
+    static const char *const secure[] = {"sslQuorum", "quorum.auth.enableSasl", "quorum.auth.learnerRequireSasl",
+                                         "quorum.auth.serverRequireSasl"};
+    const char *v = config_get(cfg, "dynamicConfigFile");
+    if (v) {
+        snprintf(err, errlen, "%s: dynamicConfigFile is not supported by kipper: put the server.N lines of '%.200s' "
+                 "in %s instead", cfg->path, v, cfg->path);
+        return -1;
+    }
+    v = config_get(cfg, "peerType");
+    if (v && strcmp(v, "participant") != 0) {
+        snprintf(err, errlen, "%s: peerType=%.40s is not supported by kipper (participants only, no observers)",
+                 cfg->path, v);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(secure) / sizeof(secure[0]); i++) {
+        int on = 0;
+        if (config_get_bool(cfg, secure[i], 0, &on) < 0) {
+            snprintf(err, errlen, "%s", cfg->error);
+            return -1;
+        }
+        if (on) {
+            snprintf(err, errlen, "%s: %s=%s is not supported by kipper (no quorum TLS or SASL yet)", cfg->path,
+                     secure[i], config_get(cfg, secure[i]));
+            return -1;
+        }
+    }
+    if (config_get(cfg, "secureClientPort")) {
+        snprintf(err, errlen, "%s: secureClientPort is not supported by kipper (no client TLS yet)", cfg->path);
+        return -1;
+    }
+    return 0;
+}
+
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
                        char *err, size_t errlen)
 {
@@ -197,7 +237,9 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         config_free(&cfg);
         return -1;
     }
-    int rc = load_values(kc, &cfg, err, errlen);
+    int rc = refuse_unsupported(&cfg, err, errlen);
+    if (rc == 0)
+        rc = load_values(kc, &cfg, err, errlen);
     if (rc == 0) {
         peer_parse_t pp = {kc, err, errlen, 0};
         config_each_prefix(&cfg, "server.", parse_peer, &pp);
