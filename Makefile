@@ -93,7 +93,7 @@ chaos: test-deps bin/kipper
 
 # docs/migrating-from-zookeeper.md, shown: a 5-member Apache ZooKeeper 3.8 ensemble under load (kazoo, the C
 # client, a kipper broker) has each member replaced by kipper in place, then one back; prints the operations,
-# the errors by kind and the acknowledged writes lost (must be 0). Not part of `make test`; about 2 minutes.
+# the errors by kind and the acknowledged writes lost (must be 0). Not part of `make test`; about 3 minutes.
 # MIGRATE_ARGS="--members 3 --dwell 5 --keep" changes it.
 migrate-demo: test-deps bin/kipper
 	/usr/bin/python3 tests/integration/migration.py $(MIGRATE_ARGS)

@@ -48,6 +48,7 @@ from ensemble import Ensemble, HistoryChecker, Op, close_client, outcome  # noqa
 
 BASE = "/mig"
 SNAP_COUNT = 400           # ZooKeeper snapshots every 200..400 transactions: fuzzy ones, under load
+PREALLOC_KB = 256          # each log roll preallocates this (64 MiB by default: gigabytes at this snapCount)
 SESSION_S = 20.0           # kazoo session timeout (the ensemble allows up to 30 s)
 BROKER_SESSION_MS = 10000  # the broker's coordinator session
 TOPIC = "migration"
@@ -311,7 +312,8 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
         raise RuntimeError("Apache ZooKeeper 3.8 and its C client are needed")
     from repl_cluster import ReplCluster, Stream, check_stream
     rep = Report()
-    e = Ensemble(n, target="zookeeper", data_log_dirs=True, extra={"snapCount": SNAP_COUNT})
+    e = Ensemble(n, target="zookeeper", data_log_dirs=True, extra={"snapCount": SNAP_COUNT,
+                                                                     "preAllocSize": PREALLOC_KB})
     ops, lock = [], threading.Lock()
     workers, cli, cluster, stream = [], None, None, None
 
@@ -331,6 +333,7 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
             stream.wait_progress(20, timeout=timeout)
 
     t_start = time.monotonic()
+    failure = None
     try:
         t0 = time.monotonic()
         e.start()
@@ -385,6 +388,7 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
             time.sleep(dwell_s)
 
         # and one back
+        e.wait_ready()
         back = e.followers()[0]
         t0 = time.monotonic()
         e.stop(back)
@@ -396,6 +400,8 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
         log("member %d back to ZooKeeper in %.1f s; sync %s" % (back.sid, time.monotonic() - t0, mode))
         progress(50, "after member %d went back to ZooKeeper" % back.sid)
         time.sleep(dwell_s)
+    except BaseException as exc:      # raised below, once the clients and members are stopped
+        failure = exc
     finally:
         for w in workers:
             w.halt.set()
@@ -405,6 +411,8 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
         unflushed = stream.stop() if stream is not None else None
 
     try:
+        if failure is not None:
+            raise failure
         e.wait_ready()
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(o.status is None for o in ops):
@@ -489,7 +497,7 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
         bad = {sid: rc for sid, rc in rcs.items() if rc not in (0, -15, 143, None)}
         if bad:
             rep.problems.append("members exited with %s" % bad)
-        if keep or rep.problems or os.environ.get("KIPPER_TEST_KEEP"):
+        if keep or rep.problems or failure is not None or os.environ.get("KIPPER_TEST_KEEP"):
             log("kept %s" % e.workdir)
         else:
             e.cleanup()
