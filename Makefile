@@ -25,7 +25,7 @@ FUZZ_HARNESSES := $(sort $(basename $(notdir $(wildcard fuzz/*.c))))
 FUZZ_BIN := $(FUZZ_HARNESSES:%=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run chaos clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
+.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run chaos migrate-demo clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
 
 all: deps bin/kipper
 
@@ -98,6 +98,13 @@ run: deps bin/kipper
 # CHAOS_ARGS="--seeds 1 --only bridge --seed-base 42" replays one run.
 chaos: test-deps bin/kipper
 	/usr/bin/python3 tests/chaos/chaos_run.py $(CHAOS_ARGS)
+
+# docs/migrating-from-zookeeper.md, shown: a 5-member Apache ZooKeeper 3.8 ensemble under load (kazoo, the C
+# client, a kipper broker) has each member replaced by kipper in place, then one back; prints the operations,
+# the errors by kind and the acknowledged writes lost (must be 0). Not part of `make test`; about 3 minutes.
+# MIGRATE_ARGS="--members 3 --dwell 5 --keep" changes it.
+migrate-demo: test-deps bin/kipper
+	/usr/bin/python3 tests/integration/migration.py $(MIGRATE_ARGS)
 
 # kipper's keeper vs Apache ZooKeeper 3.8, side by side (bench/README.md); about 2 minutes.
 bench-keeper: test-deps bin/kipper

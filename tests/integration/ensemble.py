@@ -19,6 +19,8 @@ decision is in the leader's log). `targets` mixes them in one ensemble:
     Ensemble(3, targets={1: "kipper", 2: "kipper", 3: "zookeeper"})
 
 (or a list, one name per member in id order); each member's `kind` says which it is.
+replace(m, kind) swaps a stopped member for the other kind on the same zoo.cfg, myid and
+data folders (a migration in place); data_log_dirs=True gives each member a dataLogDir.
 
 Faults: kill(m) (SIGKILL, for kipper with its forked snapshot writers), stop(m)
 (SIGTERM), start(m) (same dataDir and ports), pause(m)/resume(m) (SIGSTOP/SIGCONT:
@@ -96,6 +98,7 @@ class _MemberMixin:
         self.sid = sid
         self.port, self.quorum_port, self.election_port = ports
         self.paused = False
+        self.reuse_config = False      # Ensemble.replace: start on the zoo.cfg another kind wrote
         with open(os.path.join(self.data_dir, "myid"), "w") as f:
             f.write("%d\n" % sid)
 
@@ -186,8 +189,10 @@ class KipperMember(_MemberMixin, harness.Keeper):
         self._write_cfg(self.cfg_path, cfg)
 
     def launch(self):
-        """Start the process without waiting for anything."""
-        self.write_config()
+        """Start the process without waiting for anything (on the zoo.cfg already there
+        when this member replaced a ZooKeeper one: Ensemble.replace)."""
+        if not (self.reuse_config and os.path.exists(self.cfg_path)):
+            self.write_config()
         self._log = open(self.log_path, "ab")
         self.proc = self.placement.popen([harness.KIPPER, "keeper", self.cfg_path], stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=subprocess.STDOUT, cwd=self.workdir)
@@ -236,8 +241,10 @@ class Ensemble:
     """N members on loopback; see the module's docstring."""
 
     def __init__(self, n, tick_time=TICK_MS, init_limit=INIT_LIMIT, sync_limit=SYNC_LIMIT,
-                 max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None, targets=None):
+                 max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None, targets=None,
+                 data_log_dirs=False):
         """placement: member id -> harness.Placement (where it runs; loopback by default).
+        data_log_dirs: each member gets a dataLogDir of its own, beside its dataDir.
         target: what every member is ('kipper' or 'zookeeper'; KIPPER_TEST_TARGET by default);
         targets: per member instead, {member id: target} (ids missing take `target`) or a list
         in id order; self.target is then 'mixed' unless they all agree."""
@@ -267,7 +274,11 @@ class Ensemble:
             wd = os.path.join(self.workdir, "m%d" % sid)
             os.makedirs(wd, exist_ok=True)
             cls = zk_cls if self.targets[sid] == "zookeeper" else KipperMember
-            self.members.append(cls(self, sid, (cport, qport, eport), wd))
+            m = cls(self, sid, (cport, qport, eport), wd)
+            if data_log_dirs:
+                m.extra["dataLogDir"] = os.path.join(wd, "datalog")
+                os.makedirs(m.extra["dataLogDir"], exist_ok=True)
+            self.members.append(m)
         self._clients = []
         self._lock = threading.Lock()
 
@@ -357,6 +368,27 @@ class Ensemble:
                     shutil.rmtree(p)
                 else:
                     os.unlink(p)
+
+    def replace(self, member, kind):
+        """Swap a stopped member for one of `kind` ('kipper' or 'zookeeper') on the same
+        work folder: the same zoo.cfg (a kipper member starts on the file as it is), myid,
+        dataDir, dataLogDir and ports, as an operator migrating a member in place does.
+        Each kind keeps its own log file there. Returns the new member."""
+        assert not member.running(), "replace a stopped member"
+        if kind == "zookeeper":
+            cls = _zk_member_class()
+        elif kind == "kipper":
+            cls = KipperMember
+        else:
+            raise ValueError("kind must be 'kipper' or 'zookeeper', not %r" % kind)
+        new = cls(self, member.sid, (member.port, member.quorum_port, member.election_port), member.workdir)
+        new.extra = dict(member.extra)
+        new.reuse_config = kind == "kipper"
+        self.members[member.sid - 1] = new
+        self.targets[member.sid] = kind
+        kinds = set(self.targets.values())
+        self.target = kinds.pop() if len(kinds) == 1 else "mixed"
+        return new
 
     def heal(self, timeout=90.0):
         """Resume paused members, start stopped ones, wait until all serve."""

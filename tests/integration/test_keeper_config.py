@@ -79,3 +79,15 @@ def test_security_tuning_keys_with_the_feature_off_are_accepted(make_keeper):
     for key in tuning:
         assert key in log, (key, log[-3000:])
         assert "unknown key '%s'" % key not in log, log[-3000:]
+
+
+@pytest.mark.kipper_only(reason="issue 14: zoo.cfg keys whose silent absence would break a migrated ensemble")
+@pytest.mark.parametrize("key,value", [("dynamicConfigFile", "/etc/zookeeper/zoo.cfg.dynamic.100000000"),
+                                       ("peerType", "observer")])
+def test_unsupported_ensemble_key_stops_startup_naming_it(key, value):
+    """A key kipper cannot honour, where ignoring it would change what the member is (a
+    standalone server on an ensemble's data, a voting observer), stops the keeper at once
+    with a message naming the key (docs/migrating-from-zookeeper.md)."""
+    rc, output = start_and_fail({key: value})
+    assert rc != 0, output
+    assert key in output and "not supported by kipper" in output, output

@@ -269,7 +269,7 @@ def test_forged_epoch_cannot_exhaust_the_leaders_epochs():
         assert "after which no epoch is left" in m1.server_log()
         qp.close()
         el.close()
-        path = os.path.join(m1.data_dir, "acceptedEpoch")   # absent: no epoch accepted yet
+        path = os.path.join(m1.data_dir, "version-2", "acceptedEpoch")   # absent: no epoch accepted yet
         if os.path.exists(path):
             with open(path) as f:
                 assert int(f.read()) < 1 << 31

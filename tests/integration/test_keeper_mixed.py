@@ -8,7 +8,7 @@ Two 3-member ensembles, each started once per class:
 The member of the other kind has the highest id and starts first, so the election makes it
 the leader; a test that finds another leader bounces that one until member 3 leads again.
 
-For each: idle for a few seconds, the ensemble keeps its roles and no learner syncs again
+For each: DIFF, SNAP and TRUNC of a learner of the other kind (check_sync); idle for a few seconds, the ensemble keeps its roles and no learner syncs again
 (kipper once sent PINGs with null data, on which ZooKeeper's LearnerHandler throws); under a
 stream of writes no learner syncs again and ZooKeeper logs no "ACK for ... received before
 ACK for" warning and closes no learner for a transaction timeout (kipper once skipped the
@@ -32,7 +32,9 @@ import pytest
 
 import apache_zk
 import conftest
-from ensemble import Ensemble
+from ensemble import Ensemble, close_client
+from migration import dump_tree
+from test_keeper_ensemble import check_diff, check_trunc
 
 pytestmark = [
     pytest.mark.kipper_only(reason="issue 14: kipper and Apache ZooKeeper in one ensemble"),
@@ -309,6 +311,58 @@ def check_leader_kill(e):
     assert new.kind != leader.kind
 
 
+def _assert_trees_identical(e, base):
+    """Every member holds the same nodes under base, with the same data and every Stat field."""
+    e.wait_zxids_equal(timeout=30)
+    trees = {}
+    for m in e.members:
+        c = e.client(m)
+        c.sync(base)
+        trees[m.sid] = dump_tree(c, base)
+    ref = trees[e.members[0].sid]
+    for sid, t in trees.items():
+        diff = sorted(p for p in set(t) | set(ref) if t.get(p) != ref.get(p))
+        assert not diff, "member %d differs from member %d at %d nodes, e.g. %s: %s / %s" % (
+            sid, e.members[0].sid, len(diff), diff[0], t.get(diff[0]), ref.get(diff[0]))
+
+
+def check_sync(e, mode):
+    """One learner of the other kind than the leader synced by `mode`, as the leader's log
+    says (DIFF: down for 300 writes, test_keeper_ensemble's check_diff; SNAP: its data folder
+    wiped, with writes streaming while it syncs, so that ZooKeeper's leader serializes a
+    tree that has moved past the proposals it forwards; TRUNC: an old leader holding a
+    proposal nobody else logged, then a new leader of the other kind, check_trunc); then
+    every member's tree is identical, data and every Stat field."""
+    base = "/sync-%s-%d" % (mode.lower(), int(time.time() * 1000))
+    c = e.client(e.leader())
+    c.create(base)
+    close_client(c)
+    if mode == "DIFF":
+        check_diff(e, base)
+    elif mode == "SNAP":
+        follower = e.followers()[-1]
+        e.kill(follower)
+        e.wipe(follower)
+        w = Writers([e.client(e.leader())], base, batch=20).start()
+        try:
+            e.poll(lambda: w.count() >= 200, timeout=30, what="writes before the SNAP")
+            marks = e.log_marks()
+            e.start(follower)
+            before = w.count()
+            e.poll(lambda: w.count() >= before + 200, timeout=30, what="writes after the SNAP")
+        finally:
+            w.stop()
+        assert not w.errors, "writes failed: %s" % w.errors[:5]
+        modes = e.sync_modes(follower.sid, since=marks)
+        assert modes and set(modes) == {"SNAP"}, \
+            "member %d with an empty data folder synced with %s, not SNAP" % (follower.sid, modes)
+        _assert_all_present(e, base, w.acked)
+    else:
+        e.close_clients()
+        check_trunc(e, base)
+    _assert_trees_identical(e, base)
+
+
 # ---- tests ---------------------------------------------------------------------------------
 
 
@@ -332,6 +386,13 @@ class TestZooKeeperLeadsKipper:
     def test_leader_killed_kipper_takes_over(self, zk_ready):
         check_leader_kill(zk_ready)
 
+    @pytest.mark.parametrize("mode", ["DIFF", "SNAP", "TRUNC"])
+    def test_sync(self, zk_ready, mode):
+        """DIFF and SNAP: a kipper follower from the ZooKeeper leader. TRUNC: the ZooKeeper
+        leader's uncommitted proposal cut by a kipper leader (then the reverse, or a SNAP
+        across epochs, as test_keeper_ensemble's check_trunc allows)."""
+        check_sync(zk_ready, mode)
+
 
 class TestKipperLeadsZooKeeper:
     """Member 3, kipper, leads members 1 and 2, Apache ZooKeeper."""
@@ -352,3 +413,9 @@ class TestKipperLeadsZooKeeper:
 
     def test_leader_killed_zookeeper_takes_over(self, kipper_ready):
         check_leader_kill(kipper_ready)
+
+    @pytest.mark.parametrize("mode", ["DIFF", "SNAP", "TRUNC"])
+    def test_sync(self, kipper_ready, mode):
+        """DIFF and SNAP: a ZooKeeper follower from the kipper leader. TRUNC: the kipper
+        leader's uncommitted proposal cut by a ZooKeeper leader (then the reverse)."""
+        check_sync(kipper_ready, mode)

@@ -933,12 +933,64 @@ static void test_snapshot_hostile_structure(void)
     remove_dir(dir);
 }
 
-/* What ZooKeeper 3.8 itself writes is not ours to read: its digest section
- * after the seal is refused; its ACL id -1 on built-in nodes is taken as
- * OPEN_ACL_UNSAFE. */
+/* A snapshot file as ZooKeeper 3.8 writes it with its digest on (the
+ * default): the nodes, a seal, a ZxidDigest, a second seal over everything.
+ * digest_version < 2 writes the digest as a hex string. */
+static void zookeeper_file(buf_t *b, int digest_version)
+{
+    start_file(b);
+    put_node(b, "", NULL, -1, 0);
+    put_node(b, "/zookeeper", NULL, -1, 0);
+    put_node(b, "/a", "x", 1, 0);
+    jute_put_string(b, "/");
+    put_seal(b);
+    jute_put_long(b, 0x100000005);   /* ZxidDigest {zxid, version, digest} */
+    jute_put_int(b, digest_version);
+    if (digest_version >= 2)
+        jute_put_long(b, 123456789);
+    else
+        jute_put_string(b, "75bcd15");
+}
+
+static void check_zookeeper_tree(tree_t *t, int64_t zxid, size_t n)
+{
+    const znode_t *zk = tree_lookup(t, "/zookeeper");
+    CHECK(zk && zk->acl.count == 1 && zk->acl.items[0].perms == PERM_ALL);
+    CHECK(zk && strcmp(zk->acl.items[0].scheme, "world") == 0 && strcmp(zk->acl.items[0].id, "anyone") == 0);
+    CHECK(tree_lookup(t, "/")->acl.items == zk->acl.items);   /* interned */
+    CHECK_EQ(tree_acl_count(t), 1);   /* id 1 is the same list */
+    CHECK(tree_lookup(t, "/a") != NULL);
+    CHECK(zxid == 0x1a2b && tree_last_zxid(t) == 0x1a2b && n == 0);
+}
+
+/* ZooKeeper 3.8's own files load as they are (a member migrating from
+ * ZooKeeper starts on them): the digest section after the first seal is
+ * checked and skipped, ACL id -1 on built-in nodes is OPEN_ACL_UNSAFE. */
 static void test_snapshot_zookeeper_extras(void)
 {
     char *dir = scratch_dir();
+    char err[512], path[512];
+    snprintf(path, sizeof(path), "%s/snapshot.1A2B", dir);
+    for (int version = 1; version <= 2; version++) {
+        buf_t b;
+        zookeeper_file(&b, version);
+        put_seal(&b);
+        CHECK_EQ(write_bytes(path, b.data, b.len), 0);
+        tree_t *t = NULL;
+        snapshot_session_t *s = NULL;
+        size_t n = 1;
+        int64_t zxid = 0;
+        int rc = snapshot_load_file(path, NULL, &t, &s, &n, &zxid, err, sizeof(err));
+        if (rc != 0)
+            unit_fail(__FILE__, __LINE__, err);
+        if (t)
+            check_zookeeper_tree(t, zxid, n);
+        tree_destroy(t);
+        free(s);
+        buf_free(&b);
+    }
+
+    /* without the digest (what ZooKeeper writes with it off, and we write) */
     buf_t b;
     start_file(&b);
     put_node(&b, "", NULL, -1, 0);
@@ -946,33 +998,38 @@ static void test_snapshot_zookeeper_extras(void)
     put_node(&b, "/a", "x", 1, 0);
     jute_put_string(&b, "/");
     put_seal(&b);
-    jute_put_long(&b, 0x100000005);   /* ZxidDigest {zxid, version, digest} */
-    jute_put_int(&b, 2);
-    jute_put_long(&b, 123456789);
-    buf_t copy;
-    buf_init(&copy);
-    buf_append(&copy, b.data, b.len);
-    EXPECT_REFUSED(dir, &copy, "stray bytes");
-
-    /* without the digest it loads, -1 meaning world:anyone ALL */
-    char err[512], path[512];
-    snprintf(path, sizeof(path), "%s/snapshot.1A2B", dir);
-    CHECK_EQ(write_bytes(path, b.data, b.len - 20), 0);
+    CHECK_EQ(write_bytes(path, b.data, b.len), 0);
     tree_t *t = NULL;
     snapshot_session_t *s = NULL;
     size_t n = 1;
     int64_t zxid = 0;
     CHECK_EQ(snapshot_load_file(path, NULL, &t, &s, &n, &zxid, err, sizeof(err)), 0);
-    if (t) {
-        const znode_t *zk = tree_lookup(t, "/zookeeper");
-        CHECK(zk && zk->acl.count == 1 && zk->acl.items[0].perms == PERM_ALL);
-        CHECK(zk && strcmp(zk->acl.items[0].scheme, "world") == 0 && strcmp(zk->acl.items[0].id, "anyone") == 0);
-        CHECK(tree_lookup(t, "/")->acl.items == zk->acl.items);   /* interned */
-        CHECK_EQ(tree_acl_count(t), 1);   /* id 1 is the same list */
-        CHECK(zxid == 0x1a2b && tree_last_zxid(t) == 0x1a2b && n == 0);
-    }
+    if (t)
+        check_zookeeper_tree(t, zxid, n);
     tree_destroy(t);
     buf_free(&b);
+
+    /* a first seal that does not sum the bytes before it */
+    zookeeper_file(&b, 2);
+    b.data[b.len - 20 - 13 + 7] ^= 1;
+    EXPECT_REFUSED(dir, &b, "the checksum they begin with");
+    /* no "/" after it */
+    zookeeper_file(&b, 2);
+    b.data[b.len - 20 - 1] = 'x';
+    EXPECT_REFUSED(dir, &b, "not followed by the string \"/\"");
+    /* anything after the digest */
+    zookeeper_file(&b, 2);
+    jute_put_int(&b, 0);
+    EXPECT_REFUSED(dir, &b, "4 stray bytes between the digest and the checksum");
+    /* a digest cut short */
+    zookeeper_file(&b, 2);
+    b.len -= 4;
+    EXPECT_REFUSED(dir, &b, "the digest needs 8 bytes");
+    /* a digest string longer than the file */
+    zookeeper_file(&b, 1);
+    b.len -= 11;
+    jute_put_int(&b, 1000);
+    EXPECT_REFUSED(dir, &b, "the digest (a string before digest version 2) needs 1000 bytes");
     remove_dir(dir);
 }
 

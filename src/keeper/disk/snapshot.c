@@ -23,13 +23,17 @@
  *    OPEN_ACL_UNSAFE, which is not in the ACL cache; we read -1 that way.
  *  - With zookeeper.digest.enabled (the default in 3.8) ZooKeeper appends,
  *    after the checksum and "/", a ZxidDigest {long zxid, int digestVersion,
- *    long digest} and a second checksum (of every byte before it) and "/".
- *    We write no digest, and ZooKeeper reads such files (it treats the EOF
- *    where the digest would be as an older snapshot). We refuse any byte
- *    after our own "/".
- * Checked by hand against Apache ZooKeeper 3.8.0: its SnapshotFormatter and
+ *    long digest (a hex string when digestVersion < 2)} and a second
+ *    checksum (of every byte before it) and "/". We write no digest, and
+ *    ZooKeeper reads such files (it treats the EOF where the digest would be
+ *    as an older snapshot). We read ZooKeeper's files with their digest
+ *    section (a node migrating from ZooKeeper starts on them,
+ *    docs/migrating-from-zookeeper.md): both seals are checked, the digest
+ *    is skipped (ZooKeeper compares it only to find its own bugs), and any
+ *    other byte after the nodes is refused.
+ * Checked against Apache ZooKeeper 3.8: its SnapshotFormatter and
  * FileSnap.deserialize (which verifies the Adler-32) read our files, and
- * ours reads the files it writes once their digest section is cut off. */
+ * ours reads the files it writes (tests/integration/test_keeper_migration.py). */
 #define _GNU_SOURCE   /* sync_file_range */
 #include "snapshot.h"
 #include "base/fsutil.h"
@@ -403,6 +407,7 @@ int snapshot_write_file(const char *dir, int64_t zxid, const tree_t *tree, const
 typedef struct {
     jute_in_t in;       /* over the whole file up to the checksum; pos is a file offset */
     const char *file;   /* for messages */
+    int whole_file;     /* in.data is the whole file: ZooKeeper's digest section may follow the nodes */
     char *err;
     size_t errlen;
 } reader_t;
@@ -718,7 +723,41 @@ static int read_nodes(reader_t *r, const acl_map_t *acls, tree_t *tree)
     }
 }
 
-/* The ACL cache, the nodes, and nothing after them but the checksum. */
+/* What ZooKeeper 3.8 writes after the nodes of a snapshot file with its
+ * digest on: the first seal (the Adler-32 of every byte before it, then "/"),
+ * then a ZxidDigest; check_frame has checked the second seal after it. */
+static int read_digest_section(reader_t *r)
+{
+    size_t at = r->in.pos, left = jute_remaining(&r->in);
+    if (left < SNAP_SEAL_LEN + 12)
+        return refuse(r, at, "%zu stray bytes between the end of the nodes and the checksum", left);
+    uint64_t stored = be64_get(r->in.data + at);
+    uLong computed = adler32_range(adler32(0L, Z_NULL, 0), r->in.data, at);
+    if (stored != (uint64_t)computed)
+        return refuse(r, at, "%zu bytes after the nodes, and the checksum they begin with is 0x%" PRIx64
+                      " but the %zu bytes before it sum to 0x%lx", left, stored, at, (unsigned long)computed);
+    if (be32_get(r->in.data + at + 8) != 1 || r->in.data[at + 12] != '/')
+        return refuse(r, at + 8, "the checksum after the nodes is not followed by the string \"/\"");
+    r->in.pos += SNAP_SEAL_LEN;
+    (void)jute_get_long(&r->in);   /* the zxid the digest was taken at */
+    int32_t version = jute_get_int(&r->in);
+    if (version >= 2) {
+        if (need(r, 8, "the digest") < 0)
+            return -1;
+        (void)jute_get_long(&r->in);
+    } else {
+        const uint8_t *p;
+        int32_t len;
+        if (read_bytes(r, "the digest (a string before digest version 2)", &p, &len) < 0)
+            return -1;
+    }
+    if (jute_remaining(&r->in) > 0)
+        return refuse(r, r->in.pos, "%zu stray bytes between the digest and the checksum", jute_remaining(&r->in));
+    return 0;
+}
+
+/* The ACL cache, the nodes, and nothing after them but the checksum (or, in
+ * a file, ZooKeeper's digest section). */
 static int read_tree(reader_t *r, watch_manager_t *wm, tree_t **out)
 {
     acl_map_t acls;
@@ -729,8 +768,9 @@ static int read_tree(reader_t *r, watch_manager_t *wm, tree_t **out)
     if (rc == 0)
         rc = read_nodes(r, &acls, tree);
     if (rc == 0 && jute_remaining(&r->in) > 0)
-        rc = refuse(r, r->in.pos, "%zu stray bytes between the end of the nodes and the checksum",
-                    jute_remaining(&r->in));
+        rc = r->whole_file ? read_digest_section(r)
+                           : refuse(r, r->in.pos, "%zu stray bytes between the end of the nodes and the checksum",
+                                    jute_remaining(&r->in));
     char why[256];
     if (rc == 0 && tree_restore_finish(tree, why, sizeof(why)) < 0)
         rc = refuse(r, r->in.pos, "%s", why);
@@ -805,7 +845,7 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
     mapped_file_t m;
     if (map_file(path, &m, err, errlen) < 0)
         return -1;
-    reader_t r = {.file = path, .err = err, .errlen = errlen};
+    reader_t r = {.file = path, .err = err, .errlen = errlen, .whole_file = 1};
     snapshot_session_t *s = NULL;
     size_t ns = 0;
     tree_t *tree = NULL;

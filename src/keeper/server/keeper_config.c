@@ -77,6 +77,27 @@ static int check_security(config_t *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* Keys kipper cannot honour and whose silent absence would be worse than not
+ * starting: without its dynamic file's server.N lines an ensemble member would
+ * run standalone on the ensemble's data; an observer would vote
+ * (docs/migrating-from-zookeeper.md). */
+static int refuse_unsupported(config_t *cfg, char *err, size_t errlen)
+{
+    const char *v = config_get(cfg, "dynamicConfigFile");
+    if (v) {
+        snprintf(err, errlen, "%s: dynamicConfigFile is not supported by kipper: put the server.N lines of '%.200s' "
+                 "in %s instead", cfg->path, v, cfg->path);
+        return -1;
+    }
+    v = config_get(cfg, "peerType");
+    if (v && strcmp(v, "participant") != 0) {
+        snprintf(err, errlen, "%s: peerType=%.40s is not supported by kipper (participants only, no observers)",
+                 cfg->path, v);
+        return -1;
+    }
+    return 0;
+}
+
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
                        char *err, size_t errlen)
 {
@@ -258,7 +279,9 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         config_free(&cfg);
         return -1;
     }
-    int rc = load_values(kc, &cfg, err, errlen);
+    int rc = refuse_unsupported(&cfg, err, errlen);
+    if (rc == 0)
+        rc = load_values(kc, &cfg, err, errlen);
     if (rc == 0)
         rc = check_security(&cfg, err, errlen);
     if (rc == 0) {

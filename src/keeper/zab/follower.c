@@ -198,21 +198,32 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
     pending_t *q = pipeline_new(k, PENDING_SYSTEM, NULL, 0, 0);
     jute_in_t in;
     jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
+    /* ZooKeeper's leader, syncing us by SNAP, forwards the proposals after
+     * what it had committed when it chose the SNAP, but serializes its tree
+     * only later (LearnerHandler): the snapshot we loaded may already hold
+     * the first of them. Such a proposal is not logged again (the snapshot
+     * on disk holds it); it is applied when committed, as a fuzzy snapshot's
+     * log is replayed (tree_apply takes what the tree already holds as
+     * ZooKeeper's DataTree does), and acknowledged in order like any other. */
+    int held = f->sync_mode == QP_SNAP && !f->newleader_seen && p->zxid <= k->last_logged_zxid &&
+               (!f->nc_tail || p->zxid > f->nc_tail->hdr.zxid);
     if (txn_header_read(&in, &q->hdr) < 0 || txn_body_read(&in, q->hdr.type, &q->txn) < 0 ||
-        q->hdr.zxid != p->zxid || p->zxid <= k->last_logged_zxid) {
+        q->hdr.zxid != p->zxid || p->zxid <= 0 || (p->zxid <= k->last_logged_zxid && !held)) {
         q->has_txn = 0;
         pipeline_free_entry(q);
         log_warn("bad PROPOSAL 0x%" PRIx64 " from the leader (last logged 0x%" PRIx64 ")", (uint64_t)p->zxid,
                  (uint64_t)k->last_logged_zxid);
         return -1;
     }
-    if (txnlog_append(k->txnlog, &q->hdr, &q->txn) < 0) {
-        log_error("out of memory appending to the transaction log");
-        abort();
+    if (!held) {
+        if (txnlog_append(k->txnlog, &q->hdr, &q->txn) < 0) {
+            log_error("out of memory appending to the transaction log");
+            abort();
+        }
+        k->last_logged_zxid = q->hdr.zxid;
+        history_add(&k->history, &q->hdr, &q->txn);
+        persist_after_append(k);
     }
-    k->last_logged_zxid = q->hdr.zxid;
-    history_add(&k->history, &q->hdr, &q->txn);
-    persist_after_append(k);
     ack_queue_push(f, q->hdr.zxid);
     if (f->nc_tail)
         f->nc_tail->next = q;
@@ -429,7 +440,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         if (f->new_epoch > k->accepted_epoch) {
             epoch_answer = (int32_t)k->current_epoch;
             k->accepted_epoch = f->new_epoch;
-            if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
+            if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "acceptedEpoch", f->new_epoch) < 0)
                 return -1;
         }
         uint8_t data[4];
@@ -459,7 +470,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         return on_commit(f, p->zxid);
     case QP_NEWLEADER:
         k->current_epoch = zxid_epoch(p->zxid);
-        if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
+        if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
             return -1;
         f->newleader_zxid = p->zxid;
         f->newleader_seen = 1;

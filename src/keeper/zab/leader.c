@@ -355,8 +355,8 @@ static void establish(leader_t *ld)
     keeper_t *k = ld->keeper;
     ld->established = 1;
     k->current_epoch = ld->new_epoch;
-    if (quorum_write_epoch(k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
-        log_error("cannot write %s/currentEpoch", k->cfg.data_dir);
+    if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
+        log_error("cannot write %s/currentEpoch", k->snap_dir);
     k->next_zxid = zxid_make(ld->new_epoch, 1);
     k->serving = 1;
     k->vote.peer_epoch = ld->new_epoch;   /* what we answer late joiners (ZooKeeper's updateElectionVote) */
@@ -470,8 +470,8 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
     ld->new_epoch = ld->max_accepted_epoch + 1;
     ld->epoch_set = 1;
     k->accepted_epoch = ld->new_epoch;
-    if (quorum_write_epoch(k->cfg.data_dir, "acceptedEpoch", ld->new_epoch) < 0)
-        log_error("cannot write %s/acceptedEpoch", k->cfg.data_dir);
+    if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "acceptedEpoch", ld->new_epoch) < 0)
+        log_error("cannot write %s/acceptedEpoch", k->snap_dir);
     sid_add(&ld->ackepoch_from, k->cfg.server_id);
     sid_add(&ld->newleader_from, k->cfg.server_id);
     log_info("new epoch %" PRId64 " agreed by %d servers", ld->new_epoch, sid_count(&ld->info_from));

@@ -107,10 +107,24 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
         return 0;
     }
     int64_t log_epoch = zxid_epoch(k->last_logged_zxid);
-    k->current_epoch = quorum_read_epoch(k->cfg.data_dir, "currentEpoch", log_epoch);
-    k->accepted_epoch = quorum_read_epoch(k->cfg.data_dir, "acceptedEpoch", k->current_epoch);
+    /* In dataDir/version-2, where ZooKeeper keeps them (quorum.h). */
+    k->current_epoch = quorum_read_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", log_epoch);
+    if (k->current_epoch >= 0 && k->current_epoch < log_epoch) {
+        /* As ZooKeeper's QuorumPeer does: a crash between writing the new
+         * currentEpoch and renaming it into place leaves it in the .tmp. */
+        int64_t tmp = quorum_read_epoch(k->snap_dir, NULL, "currentEpoch.tmp", -1);
+        if (tmp >= log_epoch) {
+            log_info("%s/currentEpoch.tmp found: current epoch %" PRId64, k->snap_dir, tmp);
+            k->current_epoch = tmp;
+            if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", tmp) < 0) {
+                snprintf(err, errlen, "cannot write %s/currentEpoch", k->snap_dir);
+                return -1;
+            }
+        }
+    }
+    k->accepted_epoch = quorum_read_epoch(k->snap_dir, k->cfg.data_dir, "acceptedEpoch", k->current_epoch);
     if (k->current_epoch < 0 || k->accepted_epoch < 0) {
-        snprintf(err, errlen, "%s/currentEpoch or acceptedEpoch is not a number", k->cfg.data_dir);
+        snprintf(err, errlen, "%s/currentEpoch or acceptedEpoch is not a number", k->snap_dir);
         return -1;
     }
     if (k->current_epoch < log_epoch) {

@@ -4,12 +4,14 @@
 #include "keeper/data/jute.h"
 #include "base/fsutil.h"
 #include "base/endian.h"
+#include "base/logging.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_AUTH_IDS 64
 
@@ -82,10 +84,10 @@ const char *quorum_packet_name(int32_t type)
     return type > 0 && type < (int32_t)(sizeof(names) / sizeof(names[0])) ? names[type] : "UNKNOWN";
 }
 
-int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missing)
+static int64_t read_epoch_file(const char *dir, const char *name, int64_t missing)
 {
     char path[700], text[64] = "";
-    snprintf(path, sizeof(path), "%s/%s", data_dir, name);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
     FILE *f = fopen(path, "r");
     if (!f)
         return errno == ENOENT ? missing : -2;
@@ -99,12 +101,27 @@ int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missin
     return (int64_t)v;
 }
 
-int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch)
+int64_t quorum_read_epoch(const char *snap_dir, const char *legacy_dir, const char *name, int64_t missing)
+{
+    int64_t v = read_epoch_file(snap_dir, name, -3);
+    if (v == -3)
+        v = legacy_dir ? read_epoch_file(legacy_dir, name, missing) : missing;
+    return v;
+}
+
+int quorum_write_epoch(const char *snap_dir, const char *legacy_dir, const char *name, int64_t epoch)
 {
     char path[700], text[32];
-    snprintf(path, sizeof(path), "%s/%s", data_dir, name);
+    snprintf(path, sizeof(path), "%s/%s", snap_dir, name);
     int n = snprintf(text, sizeof(text), "%" PRId64, epoch);
-    return fs_write_atomic(path, text, (size_t)n);
+    if (fs_write_atomic(path, text, (size_t)n) < 0)
+        return -1;
+    if (legacy_dir && strcmp(legacy_dir, snap_dir) != 0) {
+        snprintf(path, sizeof(path), "%s/%s", legacy_dir, name);
+        if (unlink(path) < 0 && errno != ENOENT)
+            log_warn("cannot remove %s, an epoch file of an earlier kipper: %s", path, strerror(errno));
+    }
+    return 0;
 }
 
 /* ---- finding the end of a snapshot stream (SNAP sync) ---- */

@@ -99,10 +99,14 @@ typedef struct {
 } snap_scan_t;
 int snap_scan(snap_scan_t *s, const uint8_t *p, size_t len);
 
-/* dataDir/acceptedEpoch and dataDir/currentEpoch: one decimal number each,
- * replaced atomically. read returns the value, or `missing` if the file does
- * not exist; -2 if it exists but is not a number. */
-int64_t quorum_read_epoch(const char *data_dir, const char *name, int64_t missing);
-int quorum_write_epoch(const char *data_dir, const char *name, int64_t epoch);
+/* acceptedEpoch and currentEpoch: one decimal number each, replaced
+ * atomically, in dataDir/version-2 (snap_dir) where ZooKeeper keeps them, so
+ * that a member moves between ZooKeeper and kipper on the same folder
+ * (docs/migrating-from-zookeeper.md). Earlier kipper kept them in dataDir
+ * itself (legacy_dir): read falls back there when snap_dir has none, write
+ * removes the old file once the new one is in place. read returns the value,
+ * or `missing` if neither file exists; -2 if one exists but is not a number. */
+int64_t quorum_read_epoch(const char *snap_dir, const char *legacy_dir, const char *name, int64_t missing);
+int quorum_write_epoch(const char *snap_dir, const char *legacy_dir, const char *name, int64_t epoch);
 
 #endif
