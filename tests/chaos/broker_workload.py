@@ -18,7 +18,7 @@ says what broke:
 import time
 
 from harness import wait_until
-from repl_cluster import ConsumerThread, Recorder, Stream, check_stream, dirty_reads
+from repl_cluster import ConsumerThread, Recorder, Stream, check_stream, dirty_reads, lost_acks
 
 PARTITIONS = 3
 
@@ -129,8 +129,7 @@ class BrokerWorkload:
             repl.wait_isr_full(s.topic, self.partitions, timeout=60)
             logs[s.topic] = repl.read_all(s.topic, self.partitions)
             problems = check_stream(s, logs[s.topic])
-            at = {p: dict(entries) for p, entries in logs[s.topic].items()}
-            r.lost += sum(1 for p, off, val in s.acked if at.get(p, {}).get(off) != val)
+            r.lost += len(lost_acks(s, logs[s.topic]))
             r.problems += ["%s: %s" % (s.topic, x) for x in problems]
         first = logs[self.topics[0]]
         ends = {p: len(entries) for p, entries in first.items()}
