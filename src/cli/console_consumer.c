@@ -108,14 +108,9 @@ static int print_one(void *ctx, const cr_record_t *r)
     return c->o->max_messages >= 0 && c->count >= c->o->max_messages;
 }
 
-/* Where parts.v[which[0..n)] start: earliest, latest, or --offset. */
+/* Where parts.v[which[0..n)] start: the earliest or the latest offset. */
 static int find_starts(consumer_t *c, const int *which, int n, int earliest)
 {
-    if (c->o->from == CC_FROM_OFFSET) {
-        for (int k = 0; k < n; k++)
-            c->next[which[k]] = c->o->offset;
-        return 0;
-    }
     int64_t ts = earliest ? GA_EARLIEST : GA_LATEST;
     if (ga_list_offsets_leaders(&c->cluster, &c->parts, which, n, ts, CONSOLE_TIMEOUT_MS, CLIENT_ID) < 0)
         return -1;
@@ -171,7 +166,7 @@ static int take_partition(consumer_t *c, const kafka_value_t *pd)
     int i = (int)(p - c->parts.v);
     int16_t error = (int16_t)KV_INT(pd, FetchPartitionData, ErrorCode);
     if (error == KERR_OFFSET_OUT_OF_RANGE)
-        return find_starts(c, &i, 1, c->o->from_beginning) < 0 ? -1 : 0;   /* auto.offset.reset */
+        return find_starts(c, &i, 1, c->o->from_beginning) < 0 ? -1 : 0;   /* auto.offset.reset, --offset too */
     if (error)
         return 2;
     const kafka_value_t *rec = KV_GET(pd, FetchPartitionData, Records);
@@ -298,7 +293,9 @@ static int run(consumer_t *c)
     int *all = malloc(sizeof(int) * (size_t)c->parts.n);
     for (int i = 0; all && i < c->parts.n; i++)
         all[i] = i;
-    int rc = all ? find_starts(c, all, c->parts.n, start_earliest(c->o)) : -1;
+    for (int i = 0; all && c->o->from == CC_FROM_OFFSET && i < c->parts.n; i++)
+        c->next[i] = c->o->offset;
+    int rc = !all ? -1 : c->o->from == CC_FROM_OFFSET ? 0 : find_starts(c, all, c->parts.n, start_earliest(c->o));
     free(all);
     return rc < 0 ? -1 : consume(c);
 }

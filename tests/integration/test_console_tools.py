@@ -85,6 +85,10 @@ def test_the_consumer_prints_compressed_records_with_keys_and_headers(broker):
     assert "Processed a total of 2 messages" in out.stderr
     out = tool(broker, "console-consumer", "--topic", "printed", "--timeout-ms", "1000")
     assert out.returncode == 0 and out.stdout == "" and "Processed a total of 0 messages" in out.stderr
+    # An --offset past the end: out of range, so from the end (auto.offset.reset=latest).
+    out = tool(broker, "console-consumer", "--topic", "printed", "--partition", "0", "--offset", "100",
+               "--timeout-ms", "1000")
+    assert out.returncode == 0 and out.stdout == "" and "Processed a total of 0 messages" in out.stderr
 
 
 def test_unknown_topics_and_unreachable_brokers_exit_1(broker):
@@ -105,7 +109,9 @@ def test_the_shims_run_the_console_tools(broker):
     out = subprocess.run([os.path.join(BIN, "kafka-console-producer.sh"), "--bootstrap-server", broker.bootstrap,
                           "--topic", "shim"], input="one\ntwo\n", capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
+    out = tool(broker, "console-producer", "--topic", "shim", "--request-required-acks", "0", stdin="three\n")
+    assert out.returncode == 0, out.stderr   # acks=0: sent, no answer awaited
     out = subprocess.run([os.path.join(BIN, "kafka-console-consumer.sh"), "--bootstrap-server", broker.bootstrap,
-                          "--topic", "shim", "--from-beginning", "--max-messages", "2"],
+                          "--topic", "shim", "--from-beginning", "--max-messages", "3"],
                          capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0 and out.stdout == "one\ntwo\n", out
+    assert out.returncode == 0 and out.stdout == "one\ntwo\nthree\n", out
