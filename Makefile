@@ -46,7 +46,8 @@ Q = $(if $(V),,@)
 
 # Kafka's tool names beside kipper (scripts/kafka-shim.sh), for scripts that
 # call $KAFKA_PATH/bin/kafka-*.sh.
-SHIMS := bin/kafka-consumer-groups.sh bin/kafka-topics.sh bin/kafka-configs.sh
+SHIMS := bin/kafka-consumer-groups.sh bin/kafka-topics.sh bin/kafka-configs.sh bin/kafka-console-producer.sh \
+         bin/kafka-console-consumer.sh
 
 bin/kipper: $(OBJ) | $(SHIMS)
 	@mkdir -p bin

@@ -14,6 +14,7 @@
  * be reached), 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "consumer_groups.h"
+#include "cli_args.h"
 #include "base/clock.h"
 #include "base/net.h"
 #include "broker/wire/kafka_errors.h"
@@ -71,19 +72,6 @@ static int bad(char *err, size_t errlen, const char *fmt, const char *arg)
     return -1;
 }
 
-static int parse_i64(const char *s, int64_t *out)
-{
-    char *end;
-    if (!*s || isspace((unsigned char)*s))
-        return -1;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (*end || errno)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* Kafka's group states, as --state names them (case-insensitive). */
 static const char *const STATES[] = {"PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty"};
 
@@ -134,23 +122,6 @@ static int set_reset(cg_opts_t *o, cg_reset_t r, const char *arg, char *err, siz
     return 0;
 }
 
-/* An option taking a value: "--name v" or "--name=v". 1 with *v when arg is
- * that option, 0 when not, -1 when its value is missing. */
-static int valued(int argc, char **argv, int *i, const char *name, const char **v, char *err, size_t errlen)
-{
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) != 0 || (argv[*i][n] && argv[*i][n] != '='))
-        return 0;
-    if (argv[*i][n] == '=') {
-        *v = argv[*i] + n + 1;
-        return 1;
-    }
-    if (*i + 1 >= argc)
-        return bad(err, errlen, "%s needs a value", name);
-    *v = argv[++*i];
-    return 1;
-}
-
 static int apply_flag(cg_opts_t *o, const char *arg, char *err, size_t errlen)
 {
     static const struct {
@@ -192,7 +163,7 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
     } else if (strcmp(name, "--topic") == 0) {
         return add_name(o->topics, &o->ntopics, v, name, err, errlen);
     } else if (strcmp(name, "--timeout") == 0) {
-        if (parse_i64(v, &n) < 0 || n <= 0 || n > 3600000)
+        if (cli_parse_i64(v, &n) < 0 || n <= 0 || n > 3600000)
             return bad(err, errlen, "--timeout must be milliseconds between 1 and 3600000, got '%s'", v);
         o->timeout_ms = (int)n;
     } else if (strcmp(name, "--to-datetime") == 0) {
@@ -202,7 +173,7 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
                        v);
         return set_reset(o, CG_TO_DATETIME, name, err, errlen);
     } else {
-        if (parse_i64(v, &o->value) < 0 || (name[2] == 't' && o->value < 0))
+        if (cli_parse_i64(v, &o->value) < 0 || (name[2] == 't' && o->value < 0))
             return bad(err, errlen, strcmp(name, "--to-offset") == 0 ? "--to-offset must be an offset, got '%s'"
                                                                       : "--shift-by must be a number, got '%s'",
                        v);
@@ -229,7 +200,7 @@ static int parse_arg(cg_opts_t *o, int argc, char **argv, int *i, char *err, siz
     }
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
         const char *v;
-        rc = valued(argc, argv, i, names[k], &v, err, errlen);
+        rc = cli_option_value(argc, argv, i, names[k], &v, err, errlen);
         if (rc != 0)
             return rc < 0 ? -1 : apply_valued(o, names[k], v, err, errlen);
     }
@@ -448,27 +419,13 @@ typedef struct {
 static int session_open(session_t *s, const cg_opts_t *o)
 {
     *s = (session_t){.o = o};
-    char err[600] = "";
-    const char *p = o->bootstrap;
-    while (*p) {
-        size_t n = strcspn(p, ",");
-        char one[300], host[256];
-        int port;
-        snprintf(one, sizeof(one), "%.*s", (int)(n < 299 ? n : 299), p);
-        if (net_parse_host_port(one, host, sizeof(host), &port, 1) < 0) {
-            error_line("--bootstrap-server: '%s' is not HOST:PORT%s", one, "");
-            return -1;
-        }
-        if (kafka_client_open(&s->boot, host, port, o->timeout_ms, CLIENT_ID) == 0) {
-            s->boot_open = 1;
-            return 0;
-        }
-        snprintf(err, sizeof(err), "%s", s->boot.err);
-        kafka_client_close(&s->boot);
-        p += n + (p[n] ? 1 : 0);
+    char err[700];
+    if (kafka_client_open_any(&s->boot, o->bootstrap, o->timeout_ms, CLIENT_ID, err, sizeof(err)) < 0) {
+        error_line("%s%s", err, "");
+        return -1;
     }
-    error_line("cannot reach any broker of --bootstrap-server %s (%s)", o->bootstrap, err);
-    return -1;
+    s->boot_open = 1;
+    return 0;
 }
 
 static void session_close(session_t *s)
@@ -512,33 +469,6 @@ static int open_coordinator(session_t *s, const char *group, kafka_client_t *k, 
     return rc;
 }
 
-/* ListOffsets at `timestamp` for parts[which[0..n)], asked of each leader. */
-static int list_offsets(const ga_cluster_t *c, ga_partitions_t *ps, const int *which, int n, int64_t timestamp,
-                        int timeout_ms)
-{
-    int *mine = malloc(sizeof(int) * (size_t)(n ? n : 1));
-    if (!mine)
-        return -1;
-    for (int i = 0; i < c->nbrokers; i++) {
-        int count = 0;
-        for (int k = 0; k < n; k++)
-            if (ps->v[which[k]].leader == c->brokers[i].id)
-                mine[count++] = which[k];
-        if (count == 0)
-            continue;
-        kafka_client_t k;
-        if (kafka_client_open(&k, c->brokers[i].host, c->brokers[i].port, timeout_ms, CLIENT_ID) < 0 ||
-            ga_list_offsets(&k, ps, mine, count, timestamp) < 0) {
-            fprintf(stderr, "Warning: cannot read offsets from broker %d: %s\n", (int)c->brokers[i].id, k.err);
-            for (int j = 0; j < count; j++)
-                ps->v[mine[j]].error = KERR_LEADER_NOT_AVAILABLE;
-        }
-        kafka_client_close(&k);
-    }
-    free(mine);
-    return 0;
-}
-
 /* The distinct topics of ps (pointers into it). */
 static const char **topics_of(const ga_partitions_t *ps, int *n)
 {
@@ -573,7 +503,7 @@ static int fill_offsets(session_t *s, ga_partitions_t *ps, const int64_t *stamps
         which[i] = i;
     }
     for (int k = 0; which && k < nstamps; k++)
-        list_offsets(&c, ps, which, ps->n, stamps[k], s->o->timeout_ms);
+        ga_list_offsets_leaders(&c, ps, which, ps->n, stamps[k], s->o->timeout_ms, CLIENT_ID);
     free(which);
     ga_cluster_free(&c);
     return 0;
@@ -1070,13 +1000,9 @@ int consumer_groups_main(int argc, char **argv)
 {
     cg_opts_t o;
     char err[400];
-    int rc = cg_parse_args(argc, argv, &o, err, sizeof(err));
-    if (rc != 0) {
-        if (rc < 0)
-            fprintf(stderr, "kipper consumer-groups: %s\n\n", err);
-        usage(rc < 0 ? stderr : stdout);
-        return rc < 0 ? EXIT_USAGE : EXIT_OK;
-    }
+    int rc = cli_usage_exit(cg_parse_args(argc, argv, &o, err, sizeof(err)), "consumer-groups", err, usage);
+    if (rc >= 0)
+        return rc;
     session_t s;
     if (session_open(&s, &o) < 0)
         return EXIT_FAILED;

@@ -57,6 +57,27 @@ const char *ga_error_text(int16_t error)
         {KERR_UNSUPPORTED_VERSION, "UNSUPPORTED_VERSION (the version of API is not supported)"},
         {KERR_NON_EMPTY_GROUP, "NON_EMPTY_GROUP (the group is not empty)"},
         {KERR_GROUP_ID_NOT_FOUND, "GROUP_ID_NOT_FOUND (the group id does not exist)"},
+        {KERR_OFFSET_OUT_OF_RANGE, "OFFSET_OUT_OF_RANGE (the requested offset is not within the range of offsets "
+                                   "maintained by the server)"},
+        {KERR_CORRUPT_MESSAGE, "CORRUPT_MESSAGE (this message has failed its CRC checksum, exceeds the valid size, "
+                               "has a null key for a compacted topic, or is otherwise corrupt)"},
+        {KERR_MESSAGE_TOO_LARGE, "MESSAGE_TOO_LARGE (the request included a message larger than the max message "
+                                 "size the server will accept)"},
+        {KERR_INVALID_TOPIC_EXCEPTION, "INVALID_TOPIC_EXCEPTION (the request attempted to perform an operation on "
+                                       "an invalid topic)"},
+        {KERR_RECORD_LIST_TOO_LARGE, "RECORD_LIST_TOO_LARGE (the request included message batch larger than the "
+                                     "configured segment size on the server)"},
+        {KERR_NOT_ENOUGH_REPLICAS, "NOT_ENOUGH_REPLICAS (messages are rejected since there are fewer in-sync "
+                                   "replicas than required)"},
+        {KERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, "NOT_ENOUGH_REPLICAS_AFTER_APPEND (messages are written to the log, "
+                                                "but to fewer in-sync replicas than required)"},
+        {KERR_INVALID_REQUIRED_ACKS, "INVALID_REQUIRED_ACKS (produce request specified an invalid value for "
+                                     "required acks)"},
+        {KERR_KAFKA_STORAGE_ERROR, "KAFKA_STORAGE_ERROR (disk error when trying to access log file on the disk)"},
+        {KERR_FENCED_LEADER_EPOCH, "FENCED_LEADER_EPOCH (the leader epoch in the request is older than the epoch "
+                                   "on the broker)"},
+        {KERR_INVALID_RECORD, "INVALID_RECORD (this record has failed the validation on broker and hence will be "
+                              "rejected)"},
     };
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
         if (known[i].code == error)
@@ -686,4 +707,30 @@ int ga_delete_group(kafka_client_t *k, const char *group, int16_t *error)
                                ga_delete_groups_request(&k->request, group), &ans);
     *error = rc == 0 ? ga_delete_groups_answer(ans, group) : KERR_NONE;
     return rc;
+}
+
+int ga_list_offsets_leaders(const ga_cluster_t *c, ga_partitions_t *ps, const int *which, int n, int64_t timestamp,
+                            int timeout_ms, const char *client_id)
+{
+    int *mine = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!mine)
+        return -1;
+    for (int i = 0; i < c->nbrokers; i++) {
+        int count = 0;
+        for (int k = 0; k < n; k++)
+            if (ps->v[which[k]].leader == c->brokers[i].id)
+                mine[count++] = which[k];
+        if (count == 0)
+            continue;
+        kafka_client_t k;
+        if (kafka_client_open(&k, c->brokers[i].host, c->brokers[i].port, timeout_ms, client_id) < 0 ||
+            ga_list_offsets(&k, ps, mine, count, timestamp) < 0) {
+            fprintf(stderr, "Warning: cannot read offsets from broker %d: %s\n", (int)c->brokers[i].id, k.err);
+            for (int j = 0; j < count; j++)
+                ps->v[mine[j]].error = KERR_LEADER_NOT_AVAILABLE;
+        }
+        kafka_client_close(&k);
+    }
+    free(mine);
+    return 0;
 }

@@ -157,6 +157,12 @@ int16_t ga_delete_groups_answer(const kafka_value_t *answer, const char *group);
 int ga_metadata(kafka_client_t *k, const char *const *topics, int ntopics, ga_cluster_t *out);
 int ga_find_coordinator(kafka_client_t *k, const char *group, ga_broker_t *out, int16_t *error);
 int ga_list_offsets(kafka_client_t *k, ga_partitions_t *ps, const int *which, int n, int64_t timestamp);
+/* ga_list_offsets for parts[which[0..n)] of the cluster c, asked of each
+ * partition's leader over a connection of its own (client_id, timeout_ms);
+ * a leader that cannot be asked is warned about on stderr and its
+ * partitions get LEADER_NOT_AVAILABLE. 0, or -1 out of memory. */
+int ga_list_offsets_leaders(const ga_cluster_t *c, ga_partitions_t *ps, const int *which, int n, int64_t timestamp,
+                            int timeout_ms, const char *client_id);
 int ga_offset_fetch(kafka_client_t *k, const char *group, ga_partitions_t *ps, int16_t *error);
 int ga_offset_commit(kafka_client_t *k, const char *group, const ga_partitions_t *ps, const int64_t *offsets,
                      int16_t *error, char *where, size_t wherelen);

@@ -115,13 +115,14 @@ int kafka_client_exchange(kafka_client_t *k, buf_t *request, size_t *len)
     return read_exactly(k, size);
 }
 
-int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const kafka_value_t *body,
-                      const kafka_value_t **answer)
+/* The request into k->out under a new correlation id (*corr), and a new
+ * deadline. 0, or -1 with k->err. */
+static int encode_request(kafka_client_t *k, const kafka_api_t *api, int16_t version, const kafka_value_t *body,
+                          int32_t *corr)
 {
-    const kafka_api_t *api = kafka_api_find(api_key);
-    int32_t corr = k->next_correlation_id++;
+    *corr = k->next_correlation_id++;
     buf_consume(&k->out, buf_unread(&k->out));
-    int encoded = api && body && kafka_request_encode(&k->out, api, version, corr, k->client_id, body) == KAFKA_OK;
+    int encoded = api && body && kafka_request_encode(&k->out, api, version, *corr, k->client_id, body) == KAFKA_OK;
     kafka_arena_free(&k->request);
     kafka_arena_init(&k->request, 0);
     if (!encoded) {
@@ -129,8 +130,24 @@ int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const
         return -1;
     }
     k->deadline = clock_mono_ms() + (uint64_t)k->timeout_ms;
+    return 0;
+}
+
+int kafka_client_send(kafka_client_t *k, int16_t api_key, int16_t version, const kafka_value_t *body)
+{
+    int32_t corr;
+    if (encode_request(k, kafka_api_find(api_key), version, body, &corr) < 0)
+        return -1;
+    return k->fd < 0 ? fail(k, "not connected to", 0) : send_all(k, &k->out);
+}
+
+int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const kafka_value_t *body,
+                      const kafka_value_t **answer)
+{
+    const kafka_api_t *api = kafka_api_find(api_key);
+    int32_t corr;
     size_t len = 0;
-    if (kafka_client_exchange(k, &k->out, &len) < 0)
+    if (encode_request(k, api, version, body, &corr) < 0 || kafka_client_exchange(k, &k->out, &len) < 0)
         return -1;
     kafka_arena_free(&k->arena);
     kafka_arena_init(&k->arena, kafka_answer_decode_budget(len));
@@ -147,4 +164,27 @@ int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const
     }
     *answer = body_out;
     return 0;
+}
+
+int kafka_client_open_any(kafka_client_t *k, const char *servers, int timeout_ms, const char *client_id,
+                          char *err, size_t errlen)
+{
+    char last[600] = "no broker given";
+    for (const char *p = servers; *p;) {
+        size_t n = strcspn(p, ",");
+        char one[300], host[256];
+        int port;
+        snprintf(one, sizeof(one), "%.*s", (int)(n < 299 ? n : 299), p);
+        if (net_parse_host_port(one, host, sizeof(host), &port, 1) < 0) {
+            snprintf(err, errlen, "--bootstrap-server: '%s' is not HOST:PORT", one);
+            return -1;
+        }
+        if (kafka_client_open(k, host, port, timeout_ms, client_id) == 0)
+            return 0;
+        snprintf(last, sizeof(last), "%s", k->err);
+        kafka_client_close(k);
+        p += n + (p[n] ? 1 : 0);
+    }
+    snprintf(err, errlen, "cannot reach any broker of --bootstrap-server %s (%s)", servers, last);
+    return -1;
 }

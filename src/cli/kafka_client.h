@@ -13,8 +13,9 @@
  * is set by kafka_client_open and again by each kafka_client_call, timeout_ms
  * from then; kafka_client_exchange runs under the current one.
  *
- * Used by `kipper reassign --verify` (log_dirs_client.c, DescribeLogDirs)
- * and `kipper consumer-groups` (group_admin.c). */
+ * Used by `kipper reassign --verify` (log_dirs_client.c, DescribeLogDirs),
+ * `kipper consumer-groups` (group_admin.c) and the console tools
+ * (console_producer.c, console_consumer.c). */
 #ifndef KIPPER_CLI_KAFKA_CLIENT_H
 #define KIPPER_CLI_KAFKA_CLIENT_H
 
@@ -59,5 +60,16 @@ int kafka_client_exchange(kafka_client_t *k, buf_t *request, size_t *len);
  * another request). */
 int kafka_client_call(kafka_client_t *k, int16_t api_key, int16_t version, const kafka_value_t *body,
                       const kafka_value_t **answer);
+
+/* Sends a request whose answer is not read: Produce with acks=0, which
+ * brokers do not answer. 0, or -1 with k->err. */
+int kafka_client_send(kafka_client_t *k, int16_t api_key, int16_t version, const kafka_value_t *body);
+
+/* Connects to the first broker of servers ("HOST:PORT[,HOST:PORT...]",
+ * --bootstrap-server) that takes the connection. 0, or -1 with err saying
+ * why (a malformed entry, or none reachable with the last reason); k needs
+ * no close then. */
+int kafka_client_open_any(kafka_client_t *k, const char *servers, int timeout_ms, const char *client_id,
+                          char *err, size_t errlen);
 
 #endif

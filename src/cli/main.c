@@ -1,6 +1,7 @@
 /* main.c -- `kipper <command>`: one binary for every part of kipper. */
 #define _GNU_SOURCE
 #include "configs.h"
+#include "console.h"
 #include "consumer_groups.h"
 #include "dev.h"
 #include "elect.h"
@@ -34,6 +35,10 @@ static void usage(FILE *f)
             "  consumer-groups ...  list, describe (offsets and lag), reset offsets of and delete consumer\n"
             "                   groups, over the Kafka protocol (kafka-consumer-groups.sh;\n"
             "                   kipper consumer-groups --help)\n"
+            "  console-producer ...  send each line of stdin as a record (kafka-console-producer.sh;\n"
+            "                   kipper console-producer --help)\n"
+            "  console-consumer ...  print a topic's records, one a line, without a group\n"
+            "                   (kafka-console-consumer.sh; kipper console-consumer --help)\n"
             "  help             show this text\n"
             "\n"
             "KIPPER_LOG_LEVEL=debug|info|warn|error sets the log verbosity (default info).\n");
@@ -71,6 +76,10 @@ int main(int argc, char **argv)
         return configs_main(argc - 1, argv + 1);
     if (strcmp(cmd, "consumer-groups") == 0)
         return consumer_groups_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "console-producer") == 0)
+        return console_producer_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "console-consumer") == 0)
+        return console_consumer_main(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return 0;

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
     suite_repl();
     suite_cli_reassign();
     suite_cli_consumer_groups();
+    suite_cli_console();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -1,0 +1,325 @@
+/* console_consumer.c -- `kipper console-consumer` (console.h): every
+ * partition of a topic (or the one --partition names) assigned, no group;
+ * each partition's start found with ListOffsets (earliest with
+ * --from-beginning, else latest; or --offset), then Fetch from each leader
+ * in turn, each record printed as kafka-console-consumer.sh's
+ * DefaultMessageFormatter prints it. It stops after --max-messages records,
+ * or when --timeout-ms passes with no record, and says on stderr how many
+ * it processed, as kafka-console-consumer.sh does. A partition whose leader
+ * moved has the cluster's metadata read again. Exit codes: 0 done, 1 the
+ * topic, the partition or the brokers failed, 2 the command line. */
+#define _GNU_SOURCE
+#include "cli_args.h"
+#include "console.h"
+#include "group_admin.h"
+#include "base/clock.h"
+#include "broker/wire/kafka_errors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CLIENT_ID "kipper-console-consumer"
+#define FETCH_VERSION 4            /* v2 batches, IsolationLevel; every broker since 0.11 */
+#define FETCH_MAX_BYTES (8 << 20)  /* well under kafka_client.h's answer bound */
+#define PARTITION_MAX_BYTES (1 << 20)
+#define FETCH_WAIT_MS 500
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1 };
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: kipper console-consumer --bootstrap-server HOST:PORT[,...] --topic T [--from-beginning]\n"
+               "           [--partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
+               "           [--property print.key=true|print.offset=true|print.partition=true|print.timestamp=true|\n"
+               "                       print.headers=true|print.value=false|key.separator=SEP]\n"
+               "\n"
+               "Prints the topic's records, one a line (kafka-console-consumer.sh without a group); from the end\n"
+               "unless --from-beginning. Exit status: 0 done, 1 failed, 2 a wrong command line.\n");
+}
+
+/* ---- printing ---- */
+
+static void put_bytes(FILE *f, const uint8_t *p, int32_t len)
+{
+    if (!p)
+        fputs("null", f);
+    else
+        fwrite(p, 1, (size_t)len, f);
+}
+
+static void put_headers(FILE *f, const cr_record_t *r)
+{
+    size_t pos = 0;
+    cr_header_t h;
+    if (r->header_count == 0)
+        fputs("NO_HEADERS", f);
+    for (int i = 0; cr_header_next(r, &pos, &h); i++) {
+        fputs(i ? "," : "", f);
+        fwrite(h.key, 1, (size_t)h.key_len, f);
+        fputc(':', f);
+        put_bytes(f, h.value, h.value_len);
+    }
+}
+
+/* Each field printed is followed by the key separator when another comes
+ * after it, else by the newline (DefaultMessageFormatter.writeTo). */
+void cc_print_record(FILE *f, const cc_opts_t *o, int32_t partition, const cr_record_t *r)
+{
+    const int on[] = {o->print_timestamp, o->print_partition, o->print_offset, o->print_headers, o->print_key,
+                      o->print_value};
+    const int n = (int)(sizeof(on) / sizeof(on[0]));
+    for (int i = 0; i < n; i++) {
+        if (!on[i])
+            continue;
+        switch (i) {
+        case 0: fprintf(f, "%s:%lld", r->log_append_time ? "LogAppendTime" : "CreateTime", (long long)r->timestamp); break;
+        case 1: fprintf(f, "Partition:%d", (int)partition); break;
+        case 2: fprintf(f, "Offset:%lld", (long long)r->offset); break;
+        case 3: put_headers(f, r); break;
+        case 4: put_bytes(f, r->key, r->key_len); break;
+        default: put_bytes(f, r->value, r->value_len); break;
+        }
+        int more = 0;
+        for (int k = i + 1; k < n; k++)
+            more |= on[k];
+        fputs(more ? o->key_separator : "\n", f);
+    }
+}
+
+/* ---- consuming ---- */
+
+typedef struct {
+    const cc_opts_t *o;
+    kafka_client_t boot;
+    ga_cluster_t cluster;
+    ga_partitions_t parts;   /* the partitions consumed; leader from the cluster */
+    console_conns_t conns;
+    int64_t *next;           /* next[i]: the offset to fetch of parts.v[i] */
+    int64_t count;
+    int32_t printing;        /* the partition of the records being read */
+    uint64_t last_record;    /* clock_mono_ms */
+} consumer_t;
+
+static int print_one(void *ctx, const cr_record_t *r)
+{
+    consumer_t *c = ctx;
+    cc_print_record(stdout, c->o, c->printing, r);
+    c->count++;
+    return c->o->max_messages >= 0 && c->count >= c->o->max_messages;
+}
+
+/* Where parts.v[which[0..n)] start: the earliest or the latest offset. */
+static int find_starts(consumer_t *c, const int *which, int n, int earliest)
+{
+    int64_t ts = earliest ? GA_EARLIEST : GA_LATEST;
+    if (ga_list_offsets_leaders(&c->cluster, &c->parts, which, n, ts, CONSOLE_TIMEOUT_MS, CLIENT_ID) < 0)
+        return -1;
+    for (int k = 0; k < n; k++) {
+        const ga_partition_t *p = &c->parts.v[which[k]];
+        int64_t at = earliest ? p->earliest : p->latest;
+        if (at < 0) {
+            fprintf(stderr, "Error: cannot find the %s offset of %s-%d: %s\n", earliest ? "earliest" : "latest",
+                    p->topic, (int)p->partition, ga_error_text(p->error ? p->error : KERR_LEADER_NOT_AVAILABLE));
+            return -1;
+        }
+        c->next[which[k]] = at;
+    }
+    return 0;
+}
+
+static int start_earliest(const cc_opts_t *o)
+{
+    return o->from == CC_FROM_EARLIEST || (o->from == CC_FROM_DEFAULT && o->from_beginning);
+}
+
+/* A Fetch of every partition parts.v[which[0..n)] at its next offset. */
+static kafka_value_t *fetch_request(kafka_arena_t *a, const consumer_t *c, const int *which, int n, int wait_ms)
+{
+    kafka_value_t *body = KV_NEW(a, FetchRequest);
+    kafka_value_t *topics = body ? KV_SET_ARRAY(a, body, FetchRequest, Topics, 1) : NULL;
+    kafka_value_t *parts = topics ? KV_SET_ARRAY(a, kv_at(topics, 0), FetchTopic, Partitions, (uint32_t)n) : NULL;
+    if (!parts)
+        return NULL;
+    KV_SET_INT(body, FetchRequest, ReplicaId, -1);
+    KV_SET_INT(body, FetchRequest, MaxWaitMs, wait_ms);
+    KV_SET_INT(body, FetchRequest, MinBytes, 1);
+    KV_SET_INT(body, FetchRequest, MaxBytes, FETCH_MAX_BYTES);
+    KV_SET_STR(a, kv_at(topics, 0), FetchTopic, Topic, c->o->topic);
+    for (int k = 0; k < n; k++) {
+        kafka_value_t *p = kv_at(parts, (uint32_t)k);
+        KV_SET_INT(p, FetchPartition, Partition, c->parts.v[which[k]].partition);
+        KV_SET_INT(p, FetchPartition, FetchOffset, c->next[which[k]]);
+        KV_SET_INT(p, FetchPartition, PartitionMaxBytes, PARTITION_MAX_BYTES);
+    }
+    return body;
+}
+
+/* One partition's part of a Fetch answer: its records printed. 1 when
+ * --max-messages is reached, 0, 2 when the metadata must be read again,
+ * -1 on an error. */
+static int take_partition(consumer_t *c, const kafka_value_t *pd)
+{
+    ga_partition_t *p = ga_partitions_find(&c->parts, c->o->topic, (int32_t)KV_INT(pd, FetchPartitionData,
+                                                                                   PartitionIndex));
+    if (!p)
+        return 0;
+    int i = (int)(p - c->parts.v);
+    int16_t error = (int16_t)KV_INT(pd, FetchPartitionData, ErrorCode);
+    if (error == KERR_OFFSET_OUT_OF_RANGE)
+        return find_starts(c, &i, 1, c->o->from_beginning) < 0 ? -1 : 0;   /* auto.offset.reset, --offset too */
+    if (error)
+        return 2;
+    const kafka_value_t *rec = KV_GET(pd, FetchPartitionData, Records);
+    char err[300];
+    c->printing = p->partition;
+    int64_t before = c->count;
+    int rc = rec->is_null ? 0 : cr_batches_read(rec->u.b, rec->n, c->next[i], print_one, c, &c->next[i], err,
+                                                sizeof(err));
+    if (rc < 0) {
+        fprintf(stderr, "Error: %s-%d: %s\n", p->topic, (int)p->partition, err);
+        return -1;
+    }
+    if (c->count > before)
+        c->last_record = clock_mono_ms();
+    return rc;
+}
+
+/* One Fetch from cluster broker bi of its partitions parts.v[which[0..n)].
+ * As take_partition. */
+static int fetch_once(consumer_t *c, int bi, const int *which, int n, int wait_ms)
+{
+    kafka_client_t *k = console_conn(&c->conns, &c->cluster, bi, CLIENT_ID);
+    const kafka_value_t *ans;
+    if (!k)
+        return 2;
+    if (kafka_client_call(k, KAFKA_API_FETCH, FETCH_VERSION, fetch_request(&k->request, c, which, n, wait_ms),
+                          &ans) < 0) {
+        fprintf(stderr, "Warning: cannot fetch from broker %d: %s\n", (int)c->cluster.brokers[bi].id, k->err);
+        kafka_client_close(k);
+        return 2;
+    }
+    int rc = 0;
+    const kafka_value_t *topics = KV_GET(ans, FetchResponse, Responses);
+    for (uint32_t t = 0; t < topics->n && (rc == 0 || rc == 2); t++) {
+        const kafka_value_t *parts = KV_GET(kv_at(topics, t), FetchableTopicResponse, Partitions);
+        for (uint32_t i = 0; i < parts->n && (rc == 0 || rc == 2); i++) {
+            int one = take_partition(c, kv_at(parts, i));
+            rc = one == 0 ? rc : one;
+        }
+    }
+    return rc;
+}
+
+/* The leaders of the partitions consumed, from the metadata read again. */
+static int refresh(consumer_t *c)
+{
+    console_conns_close(&c->conns);
+    console_sleep_ms(100);
+    if (console_metadata(&c->boot, c->o->topic, c->o->partition, &c->cluster) < 0)
+        return -1;
+    console_update_leaders(&c->parts, &c->cluster);
+    return 0;
+}
+
+/* How long the next Fetch may wait: until --timeout-ms would pass, and
+ * short when several leaders take turns. */
+static int wait_ms(const consumer_t *c, int leaders)
+{
+    int64_t w = leaders > 1 ? FETCH_WAIT_MS / 5 : FETCH_WAIT_MS;
+    if (c->o->timeout_ms >= 0) {
+        int64_t left = (int64_t)(c->last_record + (uint64_t)c->o->timeout_ms) - (int64_t)clock_mono_ms();
+        w = left < w ? (left > 0 ? left : 0) : w;
+    }
+    return (int)w;
+}
+
+/* One round: a Fetch from each leader. 1 done (--max-messages), 0, 2 the
+ * metadata is stale, -1 failed. */
+static int fetch_round(consumer_t *c, int *which)
+{
+    int leaders = 0, stale = 0;
+    int *at = malloc(sizeof(int) * (size_t)c->parts.n);
+    for (int i = 0; at && i < c->parts.n; i++) {
+        at[i] = console_leader_index(&c->cluster, c->parts.v[i].leader);
+        stale |= at[i] < 0;
+    }
+    for (int b = 0; at && b < c->cluster.nbrokers; b++)
+        for (int i = 0; i < c->parts.n; i++)
+            if (at[i] == b) {
+                leaders++;
+                break;
+            }
+    int rc = at ? 0 : -1;
+    for (int b = 0; rc == 0 && b < c->cluster.nbrokers; b++) {
+        int n = 0;
+        for (int i = 0; i < c->parts.n; i++)
+            if (at[i] == b)
+                which[n++] = i;
+        int one = n ? fetch_once(c, b, which, n, wait_ms(c, leaders)) : 0;
+        rc = one == 2 ? 0 : one;
+        stale |= one == 2;
+    }
+    free(at);
+    return rc ? rc : stale ? 2 : 0;
+}
+
+static int consume(consumer_t *c)
+{
+    int *which = malloc(sizeof(int) * (size_t)c->parts.n);
+    int rc = which ? 0 : -1;
+    c->last_record = clock_mono_ms();
+    while (rc >= 0) {
+        rc = fetch_round(c, which);
+        fflush(stdout);
+        if (rc == 1)
+            break;
+        if (c->o->timeout_ms >= 0 && clock_mono_ms() >= c->last_record + (uint64_t)c->o->timeout_ms)
+            break;
+        if (rc == 2)
+            rc = refresh(c);
+    }
+    free(which);
+    return rc < 0 ? -1 : 0;
+}
+
+static int run(consumer_t *c)
+{
+    if (console_metadata(&c->boot, c->o->topic, c->o->partition, &c->cluster) < 0 ||
+        console_partitions(&c->cluster, c->o->topic, c->o->partition, &c->parts) < 0)
+        return -1;
+    c->next = calloc((size_t)c->parts.n, sizeof(*c->next));
+    if (!c->next)
+        return -1;
+    int *all = malloc(sizeof(int) * (size_t)c->parts.n);
+    for (int i = 0; all && i < c->parts.n; i++)
+        all[i] = i;
+    for (int i = 0; all && c->o->from == CC_FROM_OFFSET && i < c->parts.n; i++)
+        c->next[i] = c->o->offset;
+    int rc = !all ? -1 : c->o->from == CC_FROM_OFFSET ? 0 : find_starts(c, all, c->parts.n, start_earliest(c->o));
+    free(all);
+    return rc < 0 ? -1 : consume(c);
+}
+
+int console_consumer_main(int argc, char **argv)
+{
+    cc_opts_t o;
+    char err[700];
+    int rc = cli_usage_exit(cc_parse_args(argc, argv, &o, err, sizeof(err)), "console-consumer", err, usage);
+    if (rc >= 0)
+        return rc;
+    consumer_t c = {.o = &o};
+    if (kafka_client_open_any(&c.boot, o.bootstrap, CONSOLE_TIMEOUT_MS, CLIENT_ID, err, sizeof(err)) < 0) {
+        fprintf(stderr, "Error: %s\n", err);
+        return EXIT_FAILED;
+    }
+    rc = run(&c);
+    fflush(stdout);
+    if (rc == 0)
+        fprintf(stderr, "Processed a total of %lld messages\n", (long long)c.count);
+    console_conns_close(&c.conns);
+    kafka_client_close(&c.boot);
+    ga_cluster_free(&c.cluster);
+    ga_partitions_free(&c.parts);
+    free(c.next);
+    return rc < 0 ? EXIT_FAILED : EXIT_OK;
+}
