@@ -703,6 +703,35 @@ class Op:
         return self.kind in ("create", "set", "add")
 
 
+def finish_op(op, ar):
+    """Record a kazoo async result into op (in whichever thread sees it first)."""
+    if op.status is not None:
+        return
+    end = time.monotonic()
+    if ar.successful():
+        v = ar.value
+        if op.kind in ("create", "add"):
+            _, st = v
+            op.version, op.zxid = st.version, st.mzxid
+        elif op.kind == "set":
+            op.version, op.zxid = v.version, v.mzxid
+        elif op.kind == "get":
+            data, st = v
+            op.data, op.version, op.zxid = data, st.version, st.mzxid
+        op.end, op.status = end, "ok"
+    else:
+        exc = ar.exception
+        op.end, op.error, op.status = end, type(exc).__name__, outcome(exc)
+
+
+def await_op(op, ar, timeout):
+    """Wait up to timeout for ar; a late answer is still recorded when it comes."""
+    if ar.wait(timeout):
+        finish_op(op, ar)
+    else:
+        ar.rawlink(lambda a: finish_op(op, a))
+
+
 class HistoryChecker:
     """Checks a history of Ops plus the final state read from every member against one
     sequential order of the writes: the order of their zxids.

@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import apache_zk  # noqa: E402
 import zk_clients  # noqa: E402
-from ensemble import Ensemble, HistoryChecker, Op, close_client, outcome  # noqa: E402
+from ensemble import Ensemble, HistoryChecker, Op, await_op, close_client  # noqa: E402
 
 BASE = "/mig"
 SNAP_COUNT = 400           # ZooKeeper snapshots every 200..400 transactions: fuzzy ones, under load
@@ -56,34 +56,6 @@ PARTITIONS = 2
 
 
 # ---- kazoo workers -----------------------------------------------------------------------
-
-
-def _finish(op, ar):
-    """Record an async kazoo result into op (whichever thread sees it first)."""
-    if op.status is not None:
-        return
-    end = time.monotonic()
-    if ar.successful():
-        v = ar.value
-        if op.kind in ("create", "add"):
-            _, st = v
-            op.version, op.zxid = st.version, st.mzxid
-        elif op.kind == "set":
-            op.version, op.zxid = v.version, v.mzxid
-        elif op.kind == "get":
-            data, st = v
-            op.data, op.version, op.zxid = data, st.version, st.mzxid
-        op.end, op.status = end, "ok"
-    else:
-        exc = ar.exception
-        op.end, op.error, op.status = end, type(exc).__name__, outcome(exc)
-
-
-def _await(op, ar, timeout):
-    if ar.wait(timeout):
-        _finish(op, ar)
-    else:
-        ar.rawlink(lambda a: _finish(op, a))
 
 
 class KazooWorker(threading.Thread):
@@ -113,7 +85,7 @@ class KazooWorker(threading.Thread):
     def setup(self):
         self.client.create(self.ephemeral, b"", ephemeral=True)
         o = self.op("create", self.key, value=b"k%d-0" % self.idx)
-        _await(o, self.client.create_async(self.path, o.value, include_data=True), 30)
+        await_op(o, self.client.create_async(self.path, o.value, include_data=True), 30)
         assert o.status == "ok", o
 
     def run(self):
@@ -122,7 +94,7 @@ class KazooWorker(threading.Thread):
         while not self.halt.is_set():
             if version is None:
                 g = self.op("get", self.key)
-                _await(g, c.get_async(self.path), 10.0)
+                await_op(g, c.get_async(self.path), 10.0)
                 if g.status != "ok":
                     self.halt.wait(0.05)
                     continue
@@ -133,7 +105,7 @@ class KazooWorker(threading.Thread):
                        (a, c.create_async(a.key, b"", include_data=True))]
             deadline = time.monotonic() + 10.0
             for o, ar in pending:
-                _await(o, ar, max(0.0, deadline - time.monotonic()))
+                await_op(o, ar, max(0.0, deadline - time.monotonic()))
             version = s.version if s.status == "ok" else None
 
 

@@ -21,7 +21,7 @@ import time
 import pytest
 
 import conftest
-from ensemble import Ensemble, HistoryChecker, Op, close_client, outcome
+from ensemble import Ensemble, HistoryChecker, Op, await_op, close_client
 
 PARTITION_LIMIT_S = 30.0     # longest a lone member may take to notice it lost the quorum
 
@@ -176,35 +176,6 @@ class StreamWriter(threading.Thread):
 
     def acked(self):
         return [o for o in self.ops if o.status == "ok"]
-
-
-def finish_op(op, ar):
-    """Record an async result into op (in whichever thread sees it first)."""
-    if op.status is not None:
-        return
-    end = time.monotonic()
-    if ar.successful():
-        v = ar.value
-        if op.kind in ("create", "add"):
-            _, st = v
-            op.version, op.zxid = st.version, st.mzxid
-        elif op.kind == "set":
-            op.version, op.zxid = v.version, v.mzxid
-        elif op.kind == "get":
-            data, st = v
-            op.data, op.version, op.zxid = data, st.version, st.mzxid
-        op.end, op.status = end, "ok"
-    else:
-        exc = ar.exception
-        op.end, op.error, op.status = end, type(exc).__name__, outcome(exc)
-
-
-def await_op(op, ar, timeout):
-    """Wait up to timeout for ar; a late answer is still recorded when it comes."""
-    if ar.wait(timeout):
-        finish_op(op, ar)
-    else:
-        ar.rawlink(lambda a: finish_op(op, a))
 
 
 def drain(ops, timeout=30.0):
