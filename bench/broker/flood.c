@@ -10,8 +10,11 @@
  * The measured client sends, at a fixed pace (-r, default 500/s), one
  * Produce v8 (acks=1, one uncompressed 100-byte record) and then one Fetch
  * v4 of that offset, each timed from send to answer. After -w seconds of
- * warm-up it measures -s seconds quietly, then -s seconds while -c
- * connections (default 1) each send the flood without pause: one request
+ * warm-up it measures -s seconds quietly and -s seconds while -c
+ * connections (default 1) each send the flood without pause, in SLICES
+ * alternating slices of each (half a second after each change is not
+ * measured: the flood under way, or the broker done with it). The flood
+ * sends one request
  * at a time (a connection's requests are answered in order, so more in
  * flight would only queue), cycling through, for every codec (gzip, raw
  * and xerial snappy, lz4, zstd), a bomb of one 8 MiB record, a bomb of 20
@@ -20,8 +23,9 @@
  * uncompressed and a batch whose CRC is wrong (-m bombs: the bombs only,
  * -m garbage: the rest). The flood's answers are counted: every one of them
  * should be refused. The flood runs in a child process in a session of its
- * own, its threads at nice 19: the attacker would be another machine, and
- * its own CPU use is not what is measured.
+ * own, its threads in SCHED_IDLE (they yield a CPU at once to any other
+ * thread that wakes): the attacker would be another machine, and its own
+ * CPU use is not what is measured.
  *
  * Output: one line of key=value pairs on stdout (latencies in ms). */
 #define _GNU_SOURCE
@@ -32,6 +36,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <snappy-c.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -342,6 +347,7 @@ static int16_t answer_error(const bytes_t *r, int fetch, int64_t *base)
 /* ---- the flood ---- */
 
 #define NFLOOD 17
+#define SLICES 5   /* quiet and flooded slices, alternating */
 static bytes_t flood_batches[NFLOOD];
 static const char *flood_names[NFLOOD];
 static const char *opt_host = "127.0.0.1", *quiet_topic = "quiet", *flood_topic = "flood";
@@ -404,9 +410,11 @@ static void *flood_main(void *arg)
 {
     (void)arg;
     /* The attacker would be another machine: on this one its own CPU use
-     * should not be what delays the measured client, so it yields first
-     * (Linux keeps a nice value per thread; see flood_start too). */
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) < 0)
+     * should not be what delays the measured client, so its threads run in
+     * SCHED_IDLE, which any other thread preempts as it wakes (a nice value
+     * does not: the scheduler weighs sessions first, see flood_start). */
+    struct sched_param none = {0};
+    if (sched_setscheduler((pid_t)syscall(SYS_gettid), SCHED_IDLE, &none) < 0)
         fprintf(stderr, "flood: cannot lower the flood thread's priority: %s\n", strerror(errno));
     int fd = dial(opt_host, opt_port);
     bytes_t f = {0}, r = {0};
@@ -588,12 +596,24 @@ int main(int argc, char **argv)
     int fd = dial(opt_host, opt_port);
     samples_t qp = {0}, qf = {0}, fp = {0}, ff = {0};
     measure(fd, warmup, rate, NULL, NULL);
-    measure(fd, seconds, rate, &qp, &qf);
-    flood_t flood;
-    flood_start(&flood, conns);
-    measure(fd, 1, rate, NULL, NULL);   /* the flood under way */
-    measure(fd, seconds, rate, &fp, &ff);
-    flood_stop(&flood);
+    /* Quiet and flooded slices alternate, so that what drifts on the
+     * machine over the run (other work, caches, the CPUs' clocks) weighs on
+     * both sides of the ratio alike. */
+    flood_counts_t total = {0};
+    for (int slice = 0; slice < SLICES; slice++) {
+        if (slice)
+            measure(fd, 0.5, rate, NULL, NULL);   /* the broker done with the last slice's flood */
+        measure(fd, seconds / SLICES, rate, &qp, &qf);
+        flood_t flood;
+        flood_start(&flood, conns);
+        measure(fd, 0.5, rate, NULL, NULL);   /* the flood under way */
+        measure(fd, seconds / SLICES, rate, &fp, &ff);
+        flood_stop(&flood);
+        total.sent += flood.counts.sent;
+        total.refused += flood.counts.refused;
+        total.accepted += flood.counts.accepted;
+        total.bytes += flood.counts.bytes;
+    }
     close(fd);
     double qpp = pct_ms(&qp, 0.99), qfp = pct_ms(&qf, 0.99), fpp = pct_ms(&fp, 0.99), ffp = pct_ms(&ff, 0.99);
     printf("mode=flood mix=%s seconds=%.0f rate=%.0f flood_conns=%d"
@@ -602,8 +622,8 @@ int main(int argc, char **argv)
            " produce_p99_ratio=%.2f fetch_p99_ratio=%.2f roundtrips=%zu/%zu flood_requests=%" PRIuFAST64
            " flood_refused=%" PRIuFAST64 " flood_accepted=%" PRIuFAST64 " flood_mb=%.1f errors=%d\n",
            opt_mix, seconds, rate, conns, pct_ms(&qp, 0.5), qpp, pct_ms(&qf, 0.5), qfp, pct_ms(&fp, 0.5), fpp,
-           pct_ms(&ff, 0.5), ffp, fpp / qpp, ffp / qfp, qp.n, fp.n, flood.counts.sent, flood.counts.refused,
-           flood.counts.accepted, (double)flood.counts.bytes / 1e6,
+           pct_ms(&ff, 0.5), ffp, fpp / qpp, ffp / qfp, qp.n, fp.n, total.sent, total.refused,
+           total.accepted, (double)total.bytes / 1e6,
            errors);
     return 0;
 }

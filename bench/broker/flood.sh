@@ -10,9 +10,9 @@
 # zstd to build the bombs), starts a kipper keeper and a kipper broker in a
 # temporary folder with default settings, creates the topics "quiet" and
 # "flood" (1 partition each), and runs flood.c: paced produce + fetch round
-# trips on one connection, measured quietly for BENCH_FLOOD_SECONDS, then
-# again while BENCH_FLOOD_CONNS connections send bombs and garbage without
-# pause (flood.c's header lists them). The figures are reported, never
+# trips on one connection, measured quietly for BENCH_FLOOD_SECONDS and for
+# as long while BENCH_FLOOD_CONNS connections send bombs and garbage without
+# pause, in alternating slices (flood.c's header lists them). The figures are reported, never
 # asserted: the exit status is 0 whenever the benchmark ran. Every process
 # started here is stopped on exit, Ctrl-C included. The table goes to
 # stdout, progress and the raw key=value line to stderr.

@@ -147,7 +147,10 @@ def test_bombs_are_refused_in_every_codec(broker):
         assert r.error == MESSAGE_TOO_LARGE and "record 0 is " in r.error_message, r
         for name in CODECS:
             r = k.produce("bombs", 0, one_record_bomb(name))
-            assert r.error == MESSAGE_TOO_LARGE and "more than 1048588" in r.error_message, (name, r)
+            # Raw snappy's one block names its size first: more than one
+            # record (and its length) can hold, so it is not even decoded.
+            limit = "decompress to more than 1048593" if name == "snappy" else "more than 1048588"
+            assert r.error == MESSAGE_TOO_LARGE and limit in r.error_message, (name, r)
             r = k.produce("bombs", 0, many_records_bomb(name))
             assert r.error == MESSAGE_TOO_LARGE, (name, r)
             assert "records decompress to more than 16777408 bytes" in r.error_message, (name, r)

@@ -662,7 +662,9 @@ static void test_compression_bomb(void)
 
 /* A record longer than the caller allows is refused as soon as its length
  * is read: the streaming codecs have decompressed one window of it then, and
- * the decompressed bytes are reported (none for an uncompressed batch). */
+ * the decompressed bytes are reported (none for an uncompressed batch, nor
+ * for raw snappy, whose one block names a size that one record of the limit
+ * cannot fill, and is refused before it is decoded). */
 static void test_compression_record_limit(void)
 {
     const int64_t value_len = (int64_t)(4 * MIB);
@@ -684,11 +686,12 @@ static void test_compression_record_limit(void)
         err[0] = 0;
         int rc = batch_validate_records_within(b.p, b.len, &lim, &used, err, sizeof(err));
         CHECK_EQ(rc, COMPRESSION_ERR_TOO_LARGE);
-        CHECK(strstr(err, "record 0 is ") && strstr(err, "bytes, more than 1048576"));
-        if (v == V_NONE)
+        if (v == V_SNAPPY_RAW) /* one block, its size first: more than one record of 1 MiB holds */
+            CHECK(strstr(err, "snappy: records decompress to more than 1048581 bytes"));
+        else
+            CHECK(strstr(err, "record 0 is ") && strstr(err, "bytes, more than 1048576"));
+        if (v == V_NONE || v == V_SNAPPY_RAW)
             CHECK_EQ(used, 0);
-        else if (v == V_SNAPPY_RAW) /* one block, decoded whole */
-            CHECK(used == records.len);
         else
             CHECK(used > 0 && used <= COMPRESSION_WINDOW_BYTES);
         lim.max_record = body.len;

@@ -10,7 +10,9 @@
 
 /* Decodes and answers one request frame (without its size prefix). -1 when
  * the connection was closed. */
-int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n);
+/* mem: the frame's memory when it was taken out of the connection's input
+ * (broker_request_t.frame_mem), else NULL. */
+int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n, shared_bytes_t *mem);
 /* Runs r's handler (again, for a request that waited), building its
  * answer in ra (from api_response_arena): REQ_CLOSE when the answer would
  * take more than the arena allows. */

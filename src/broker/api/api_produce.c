@@ -97,6 +97,7 @@ typedef struct {
     int16_t first_error;      /* of any partition */
     produce_wait_t *pw;       /* the slots, when the request may wait */
     records_check_t *check;   /* PRODUCE_SETTLE: the job being filled */
+    shared_bytes_t *frame_mem;   /* ... from the request's frame (broker_request_t) */
     int added;                /* ... with this many partitions' records */
     produce_mode_t mode;
     int slot;                 /* the partition being handled, in request order */
@@ -231,7 +232,7 @@ static void settle_one(produce_ctx_t *x, const char *topic, const kafka_value_t 
         return;
     records_limits_t lim;
     replica_records_limits(x->b, r->part->topic, &lim);
-    records_check_add(x->check, x->slot, records->u.b, records->n, &lim);
+    records_check_add(x->check, x->slot, records->u.b, records->n, &lim, x->frame_mem);
     x->added++;
 }
 
@@ -252,10 +253,11 @@ static void answer_one(produce_ctx_t *x, const char *topic, int32_t index, kafka
     }
     if (res->error && !x->first_error)
         x->first_error = res->error;
+    uint64_t held;
     if (res->error && res->error != KERR_NOT_LEADER_OR_FOLLOWER && res->error != KERR_UNKNOWN_TOPIC_OR_PARTITION &&
-        x->mode != PRODUCE_ANSWER)
-        log_info("produce to %s-%d refused: error %d%s%s", topic, (int)index, res->error,
-                 res->message ? ": " : "", res->message ? res->message : "");
+        x->mode != PRODUCE_ANSWER && ratelimit_allow(&x->b->refused_produce_log, loop_now_ms(x->b->loop), &held))
+        log_info("produce to %s-%d refused: error %d%s%s (%llu more refused since the last line)", topic, (int)index,
+                 res->error, res->message ? ": " : "", res->message ? res->message : "", (unsigned long long)held);
 }
 
 static void produce_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
@@ -344,6 +346,7 @@ static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req)
     produce_wait_t *pw = x->pw;
     x->mode = PRODUCE_SETTLE;
     x->check = records_check_new(pw->nslots);
+    x->frame_mem = req->frame_mem;
     x->added = 0;
     each_partition(x, req->body, settle_one);
     if (!x->added) {

@@ -205,7 +205,7 @@ static int refuse(broker_t *b, conn_t *c, const kafka_request_t *req, int rc, si
     return -1;
 }
 
-int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
+int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n, shared_bytes_t *mem)
 {
     kafka_arena_t da, ra;
     kafka_request_t req;
@@ -220,7 +220,7 @@ int broker_handle_frame(broker_t *b, conn_t *c, uint8_t *p, size_t n)
     } else {
         broker_request_t r = {.id = ++b->next_request_id, .api_key = req.api_key, .api_version = req.api_version,
                               .correlation_id = req.correlation_id, .client_id = req.client_id, .api = req.api,
-                              .body = req.body};
+                              .body = req.body, .frame_mem = mem};
         req_status_t st = broker_dispatch(b, c, &r, &ra);
         if (st == REQ_WAIT && broker_request_detach(b, c, &r, p, n) < 0)
             st = REQ_CLOSE;

@@ -40,6 +40,12 @@
 #include <unistd.h>
 
 #define READ_CHUNK 65536
+/* Reads of READ_CHUNK per wake-up of a connection, so that one sending
+ * large frames without pause leaves the loop to the others between them. */
+#define READ_ROUNDS 1
+/* Frames from this size on are taken out of the input, not copied, when
+ * their request waits (take_frame). */
+#define TAKE_FRAME_MIN ((size_t)64 << 10)
 /* A connection with this much unsent output is not read until it drains, so
  * a client that only writes cannot grow our memory without bound. */
 #define OUT_HIGH_WATER (4u << 20)
@@ -66,8 +72,12 @@ static void request_strip(broker_request_t *r)
         r->state_free(r->state);
     r->state = NULL;
     kafka_arena_free(&r->arena);
-    free(r->frame);
+    if (r->frame_mem)
+        shared_bytes_drop(r->frame_mem);
+    else
+        free(r->frame);
     r->frame = NULL;
+    r->frame_mem = NULL;
     if (r->conn)
         reqmem_release(r->conn->broker, r);
 }
@@ -300,6 +310,23 @@ static int may_take_frame(const conn_t *c, const uint8_t *p, size_t avail)
     return 1;
 }
 
+/* The whole frame of n bytes after the size at c->in's read position,
+ * taken out of c->in with the memory it is in (c->in goes on in a new
+ * buffer with what followed it): a large request that waits, and the check
+ * of its records, then share the bytes where they were read instead of
+ * copying them on the loop (broker_request_detach, records_check.h). */
+static shared_bytes_t *take_frame(conn_t *c, size_t n)
+{
+    size_t rest_at = c->in.pos + 4 + n;
+    buf_t rest;
+    buf_init(&rest);
+    if (c->in.len > rest_at)
+        buf_append(&rest, c->in.data + rest_at, c->in.len - rest_at);
+    shared_bytes_t *mem = shared_bytes_adopt(c->in.data);
+    c->in = rest;
+    return mem;
+}
+
 /* Answers every whole frame in c->in; -1 when the connection was closed. */
 static int conn_process(broker_t *b, conn_t *c)
 {
@@ -320,9 +347,17 @@ static int conn_process(broker_t *b, conn_t *c)
                 buf_reserve(&c->in, 4 + (size_t)size - buf_unread(&c->in));
             return 0;
         }
-        if (broker_handle_frame(b, c, p + 4, (size_t)size) < 0)
+        /* Taken when what follows it in c->in (moved to a new buffer) is
+         * smaller than the copy of it that is saved. */
+        size_t after = buf_unread(&c->in) - 4 - (size_t)size;
+        shared_bytes_t *mem = (size_t)size >= TAKE_FRAME_MIN && after <= (size_t)size ? take_frame(c, (size_t)size)
+                                                                                      : NULL;
+        int rc = broker_handle_frame(b, c, p + 4, (size_t)size, mem);
+        shared_bytes_drop(mem);   /* a detached request holds its own reference */
+        if (rc < 0)
             return -1;
-        buf_consume(&c->in, 4 + (size_t)size);
+        if (!mem)
+            buf_consume(&c->in, 4 + (size_t)size);
         reqmem_frame_done(b, c);
     }
     return c->closed ? -1 : 0;
@@ -411,12 +446,18 @@ static void on_request_timeout(loop_t *loop, void *arg)
     request_run(c->broker, c, r);
 }
 
-/* A private copy of the frame, decoded again into d's own arena, so the
- * request no longer points into the connection's input. */
-static int keep_frame(broker_request_t *d, const uint8_t *p, size_t n)
+/* The frame kept for d, decoded again into d's own arena, so the request no
+ * longer points into the connection's input: a large frame's memory is
+ * shared (it was taken out of the input already), a small one copied. */
+static int keep_frame(broker_request_t *d, const broker_request_t *r, const uint8_t *p, size_t n)
 {
-    d->frame = xmalloc(n ? n : 1);
-    memcpy(d->frame, p, n);
+    if (r->frame_mem) {
+        d->frame_mem = shared_bytes_hold(r->frame_mem);
+        d->frame = (uint8_t *)(uintptr_t)p;
+    } else {
+        d->frame = xmalloc(n ? n : 1);
+        memcpy(d->frame, p, n);
+    }
     d->frame_len = n;
     kafka_arena_init(&d->arena, kafka_decode_budget(n));
     kafka_request_t req;
@@ -435,10 +476,11 @@ int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, con
     broker_request_t *d = xcalloc(1, sizeof(*d));
     *d = *r;
     d->frame = NULL;
+    d->frame_mem = NULL;
     d->body = NULL;
     d->client_id = NULL;
     kafka_arena_init(&d->arena, 0);
-    if (!r->state_only && keep_frame(d, p, n) < 0) {
+    if (!r->state_only && keep_frame(d, r, p, n) < 0) {
         d->state = NULL;   /* still the caller's to free */
         request_free(d);
         return -1;
@@ -518,7 +560,7 @@ static void run_data_waiters(broker_t *b)
 
 static void conn_read(broker_t *b, conn_t *c)
 {
-    for (int rounds = 0; rounds < 16 && !c->closed; rounds++) {
+    for (int rounds = 0; rounds < READ_ROUNDS && !c->closed; rounds++) {
         ssize_t n = net_read_into(&c->in, c->fd, READ_CHUNK);
         if (n > 0) {
             if (conn_process(b, c) < 0 || conn_backed_up(c) || c->mem_wait)
@@ -681,6 +723,7 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
      * thread exists, so every thread inherits the mask and only the loop's
      * signalfd sees SIGINT/SIGTERM. */
     reqmem_init(b);
+    ratelimit_init(&b->refused_produce_log, 1000, 5);
     b->loop = loop_create();
     if (!b->loop || loop_on_shutdown_signals(b->loop, on_signal, b) < 0) {
         snprintf(err, errlen, "cannot create the event loop: %s", strerror(errno));

@@ -23,6 +23,7 @@
 #include "base/buf.h"
 #include "base/loop.h"
 #include "base/ratelimit.h"
+#include "base/shared_bytes.h"
 #include "base/worker.h"
 #include "broker_config.h"
 #include "broker/coord/coord.h"
@@ -62,6 +63,11 @@ typedef struct broker_request {
     kafka_arena_t arena;      /* the decode, when detached */
     uint8_t *frame;           /* owned copy, when detached */
     size_t frame_len;
+    /* A large frame is taken whole out of its connection's input instead of
+     * copied: its memory, which frame points into. Borrowed while the frame
+     * is handled, held once detached; shared with the check of its records
+     * (records_check.h), so a request of a megabyte is never copied. */
+    shared_bytes_t *frame_mem;
     uint64_t deadline_ms;     /* loop time at which a waiting request runs with timed_out */
     loop_timer_t *timer;
     uint64_t timer_at;        /* the deadline the timer is armed for */
@@ -220,6 +226,7 @@ struct broker {
     int mem_waiters;          /* connections not read until memory frees */
     int mem_freed;            /* memory was given back while some wait */
     ratelimit_t mem_log;
+    ratelimit_t refused_produce_log;   /* a client may send refused records without pause (api_produce.c) */
     int stopping;             /* shutting down: no new replicas */
     int shutting_down;        /* controlled shutdown: stand for no election */
 

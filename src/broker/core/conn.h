@@ -29,7 +29,8 @@ void broker_wake_data_waiters(broker_t *b);
 /* Stop the broker for a fault it cannot serve through (a failed log dir):
  * the controlled shutdown SIGTERM starts, then exit status 1. */
 void broker_stop_on_fault(broker_t *b);
-/* From broker_handle_frame: keep a private copy of a request that waits. */
+/* From broker_handle_frame: keep a request that waits, with its frame
+ * (copied, or shared when it was taken out of the input: r->frame_mem). */
 int broker_request_detach(broker_t *b, conn_t *c, const broker_request_t *r, const uint8_t *p, size_t n);
 
 #endif

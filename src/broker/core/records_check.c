@@ -35,6 +35,8 @@ struct records_check_service {
 
 typedef struct {
     int added;
+    const uint8_t *records;   /* in mem, or in copy */
+    shared_bytes_t *mem;
     uint8_t *copy;
     size_t len;
     records_limits_t lim;
@@ -127,12 +129,19 @@ records_check_t *records_check_new(int n)
     return j;
 }
 
-void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t len, const records_limits_t *lim)
+void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t len, const records_limits_t *lim,
+                       shared_bytes_t *mem)
 {
     check_item_t *it = &j->items[slot];
     it->added = 1;
-    it->copy = xmalloc(len);
-    memcpy(it->copy, p, len);
+    if (mem) {
+        it->mem = shared_bytes_hold(mem);
+        it->records = p;
+    } else {
+        it->copy = xmalloc(len ? len : 1);
+        memcpy(it->copy, p, len);
+        it->records = it->copy;
+    }
     it->len = len;
     it->lim = *lim;
     j->bytes += len;
@@ -145,6 +154,7 @@ static void job_free(records_check_t *j)
 {
     for (int i = 0; i < j->n; i++) {
         free(j->items[i].copy);
+        shared_bytes_drop(j->items[i].mem);
         records_verdict_release(&j->items[i].verdict);
     }
     free(j);
@@ -164,7 +174,7 @@ static void job_run(void *arg)
         size_t left = j->budget - used;
         if (lim.max_decompressed > left)
             lim.max_decompressed = left;
-        records_validate(it->copy, it->len, &lim, &it->verdict);
+        records_validate(it->records, it->len, &lim, &it->verdict);
         used += it->verdict.decompressed;
     }
 }

@@ -14,10 +14,12 @@
  * appended already), and the append runs on the loop when the check is
  * done, so appends keep the order the requests were sent in.
  *
- * One job per request, holding a copy of each partition's records (the
- * request's own frame may go with its connection while the thread reads).
+ * One job per request, holding each partition's records: a reference to
+ * the request's frame when it was taken out of the input whole (a large
+ * one, broker_request_t.frame_mem), else a copy (the request's own frame
+ * may go with its connection while the thread reads).
  * Jobs run one at a time, in the order submitted. Bounded: at most
- * RECORDS_CHECK_MAX_JOBS jobs and RECORDS_CHECK_MAX_BYTES of copies in
+ * RECORDS_CHECK_MAX_JOBS jobs and RECORDS_CHECK_MAX_BYTES of records in
  * flight (one job is always let in, however large); a request that finds
  * it full waits and is woken to try again when a job finishes. Loop thread
  * only, except the thread's own work. */
@@ -47,7 +49,9 @@ int records_check_wanted(const uint8_t *p, size_t len);
  * checked. The partitions share one budget of decompressed bytes: the
  * smallest lim->max_decompressed they were added with. */
 records_check_t *records_check_new(int n);
-void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t len, const records_limits_t *lim);
+/* p[0..len) lies in mem when mem is not NULL (shared, not copied). */
+void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t len, const records_limits_t *lim,
+                       shared_bytes_t *mem);
 /* Hand j to the thread: 1 when taken (the request conn_id/request_id is
  * woken once it is done), 0 when the service is full (j freed; the request
  * is woken when it may try again), -1 out of memory (j freed). */

@@ -526,7 +526,28 @@ static int expect_end(record_stream_t *s, int32_t declared)
 
 /* ---- The two questions ---------------------------------------------------- */
 
-static int open_batch(const uint8_t *batch, size_t size, size_t limit, record_batch_t *b,
+/* A varint of an int32 takes at most 5 bytes. */
+#define RECORD_LENGTH_VARINT_MAX 5
+
+/* What the records a batch declares can decompress to: record_count
+ * records of at most max_record bytes, each after its length. Tighter than
+ * the batch's bound for a batch of few records, so that a codec that names
+ * its output size first (a raw snappy block, decoded whole) is refused
+ * before it is decoded: one record declared, eight megabytes of zeros. */
+static size_t declared_records_bound(const record_batch_t *b, size_t max_record)
+{
+    if (b->record_count < 1 || max_record > SIZE_MAX - RECORD_LENGTH_VARINT_MAX)
+        return SIZE_MAX;   /* refused by what follows, or not bounded */
+    size_t each = max_record + RECORD_LENGTH_VARINT_MAX;
+    if ((size_t)b->record_count > SIZE_MAX / each)
+        return SIZE_MAX;
+    return (size_t)b->record_count * each;
+}
+
+/* Ready s to read the records of the v2 batch at batch: at most limit
+ * decompressed bytes, and no more than its records of at most max_record
+ * bytes can hold. */
+static int open_batch(const uint8_t *batch, size_t size, size_t limit, size_t max_record, record_batch_t *b,
                       record_stream_t *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof(*s));
@@ -538,6 +559,9 @@ static int open_batch(const uint8_t *batch, size_t size, size_t limit, record_ba
     if (codec > COMPRESSION_ZSTD)
         return fail(s, COMPRESSION_ERR_UNSUPPORTED, "compression codec %d is not one Kafka defines",
                     codec);
+    size_t declared = declared_records_bound(b, max_record);
+    if (declared < limit)
+        limit = declared;
     return stream_open(s, codec, batch + BATCH_HEADER_LEN,
                        (size_t)record_batch_size(b) - BATCH_HEADER_LEN, limit, err, errlen);
 }
@@ -567,7 +591,7 @@ int batch_validate_records_within(const uint8_t *batch, size_t size, const batch
 {
     record_batch_t b;
     record_stream_t s;
-    int rc = open_batch(batch, size, lim->max_decompressed, &b, &s, err, errlen);
+    int rc = open_batch(batch, size, lim->max_decompressed, lim->max_record, &b, &s, err, errlen);
     if (rc == COMPRESSION_OK)
         rc = validate_records(&s, &b, lim->max_record);
     if (decompressed)
@@ -615,7 +639,7 @@ int batch_find_timestamp_any(const uint8_t *batch, size_t size, int64_t ts, int6
 {
     record_batch_t b;
     record_stream_t s;
-    int rc = open_batch(batch, size, COMPRESSION_FIND_MAX_DECOMPRESSED, &b, &s, NULL, 0);
+    int rc = open_batch(batch, size, COMPRESSION_FIND_MAX_DECOMPRESSED, SIZE_MAX, &b, &s, NULL, 0);
     if (rc == COMPRESSION_OK)
         rc = find_in_records(&s, &b, ts, offset, timestamp);
     stream_close(&s);

@@ -78,8 +78,10 @@ typedef struct {
  * has already checked, compressed or not. As Kafka's LogValidator, the
  * header must declare at least one record and last_offset_delta must be
  * record_count - 1. The records are decompressed (at most
- * lim->max_decompressed bytes, else COMPRESSION_ERR_TOO_LARGE; an
- * uncompressed batch is its own records and is not held to that bound) and
+ * lim->max_decompressed bytes, nor more than record_count records of at
+ * most lim->max_record bytes and their 5-byte lengths hold, else
+ * COMPRESSION_ERR_TOO_LARGE; an uncompressed batch is its own records and
+ * is not held to that bound) and
  * each must parse: varint length (at most lim->max_record, else
  * COMPRESSION_ERR_TOO_LARGE), attributes int8, varlong timestamp delta,
  * varint offset delta, varint key length (-1 null) and key, varint value
