@@ -21,9 +21,12 @@
 
 typedef struct {
     const char *bootstrap, *topic;
-    int partition;                        /* -1: round-robin over all */
-    int parse_key;
+    int partition;                        /* -1: Kafka's partitioner (partitioner.h) */
+    /* LineMessageReader's --property settings (console_line.c) */
+    int parse_key, parse_headers, ignore_error, has_null_marker;
     char key_separator[CONSOLE_SEPARATOR_MAX];
+    char headers_delimiter[CONSOLE_SEPARATOR_MAX], headers_separator[CONSOLE_SEPARATOR_MAX];
+    char headers_key_separator[CONSOLE_SEPARATOR_MAX], null_marker[CONSOLE_SEPARATOR_MAX];
     int acks;                             /* -1 (all), 0 or 1 */
     int batch_lines;                      /* records sent at most in one Produce */
 } cp_opts_t;
@@ -38,8 +41,12 @@ typedef struct {
     int from_beginning;
     int64_t max_messages;                 /* -1: no limit */
     int64_t timeout_ms;                   /* -1: wait for ever */
+    int isolation_level;                  /* 0 read_uncommitted, 1 read_committed */
+    int skip_message_on_error;            /* accepted: the formatter here cannot fail on a record */
+    /* DefaultMessageFormatter's --property settings (console_format.c) */
     int print_key, print_offset, print_partition, print_timestamp, print_headers, print_value;
-    char key_separator[CONSOLE_SEPARATOR_MAX];
+    char key_separator[CONSOLE_SEPARATOR_MAX], line_separator[CONSOLE_SEPARATOR_MAX];
+    char headers_separator[CONSOLE_SEPARATOR_MAX], null_literal[CONSOLE_SEPARATOR_MAX];
 } cc_opts_t;
 
 int console_producer_main(int argc, char **argv);
@@ -50,13 +57,16 @@ int console_consumer_main(int argc, char **argv);
 int cp_parse_args(int argc, char **argv, cp_opts_t *o, char *err, size_t errlen);
 int cc_parse_args(int argc, char **argv, cc_opts_t *o, char *err, size_t errlen);
 
-/* One line of input as the record it is: with parse.key the key is before
- * the first separator (none there: -1, as Kafka's LineMessageReader refuses
- * such a line). */
-int cp_line_record(const cp_opts_t *o, const char *line, size_t len, cr_input_t *out);
+/* Line line_number of the input (line[0..len), no newline) as the record
+ * LineMessageReader makes of it (console_line.c): key and value point into
+ * line, the headers are encoded into headers (cleared first) and point
+ * there. 0, or -1 with err worded as Kafka's (a delimiter missing without
+ * ignore.error, a header key equal to null.marker). */
+int cp_line_record(const cp_opts_t *o, const char *line, size_t len, int64_t line_number, cr_input_t *out,
+                   buf_t *headers, char *err, size_t errlen);
 
 /* One record as kafka-console-consumer.sh's DefaultMessageFormatter prints
- * it, the newline included. */
+ * it, line.separator included (console_format.c). */
 void cc_print_record(FILE *f, const cc_opts_t *o, int32_t partition, const cr_record_t *r);
 
 /* ---- the cluster, for both tools (console_cluster.c) ---- */

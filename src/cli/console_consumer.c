@@ -28,62 +28,22 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kipper console-consumer --bootstrap-server HOST:PORT[,...] --topic T [--from-beginning]\n"
-               "           [--partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
-               "           [--property print.key=true|print.offset=true|print.partition=true|print.timestamp=true|\n"
-               "                       print.headers=true|print.value=false|key.separator=SEP]\n"
-               "\n"
-               "Prints the topic's records, one a line (kafka-console-consumer.sh without a group); from the end\n"
-               "unless --from-beginning. Exit status: 0 done, 1 failed, 2 a wrong command line.\n");
-}
-
-/* ---- printing ---- */
-
-static void put_bytes(FILE *f, const uint8_t *p, int32_t len)
-{
-    if (!p)
-        fputs("null", f);
-    else
-        fwrite(p, 1, (size_t)len, f);
-}
-
-static void put_headers(FILE *f, const cr_record_t *r)
-{
-    size_t pos = 0;
-    cr_header_t h;
-    if (r->header_count == 0)
-        fputs("NO_HEADERS", f);
-    for (int i = 0; cr_header_next(r, &pos, &h); i++) {
-        fputs(i ? "," : "", f);
-        fwrite(h.key, 1, (size_t)h.key_len, f);
-        fputc(':', f);
-        put_bytes(f, h.value, h.value_len);
-    }
-}
-
-/* Each field printed is followed by the key separator when another comes
- * after it, else by the newline (DefaultMessageFormatter.writeTo). */
-void cc_print_record(FILE *f, const cc_opts_t *o, int32_t partition, const cr_record_t *r)
-{
-    const int on[] = {o->print_timestamp, o->print_partition, o->print_offset, o->print_headers, o->print_key,
-                      o->print_value};
-    const int n = (int)(sizeof(on) / sizeof(on[0]));
-    for (int i = 0; i < n; i++) {
-        if (!on[i])
-            continue;
-        switch (i) {
-        case 0: fprintf(f, "%s:%lld", r->log_append_time ? "LogAppendTime" : "CreateTime", (long long)r->timestamp); break;
-        case 1: fprintf(f, "Partition:%d", (int)partition); break;
-        case 2: fprintf(f, "Offset:%lld", (long long)r->offset); break;
-        case 3: put_headers(f, r); break;
-        case 4: put_bytes(f, r->key, r->key_len); break;
-        default: put_bytes(f, r->value, r->value_len); break;
-        }
-        int more = 0;
-        for (int k = i + 1; k < n; k++)
-            more |= on[k];
-        fputs(more ? o->key_separator : "\n", f);
-    }
+    fprintf(f,
+            "usage: kipper console-consumer --bootstrap-server HOST:PORT[,...] --topic T [--from-beginning]\n"
+            "           [--partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
+            "           [--isolation-level read_uncommitted|read_committed] [--skip-message-on-error]\n"
+            "           [--formatter kafka.tools.DefaultMessageFormatter] [--property NAME=VALUE ...]\n"
+            "\n"
+            "Prints the topic's records, one a line (kafka-console-consumer.sh without a group); from the end\n"
+            "unless --from-beginning. The --property names of DefaultMessageFormatter (default in brackets):\n"
+            "  print.timestamp [false]  CreateTime:MS or LogAppendTime:MS first\n"
+            "  print.partition [false]  Partition:N      print.offset [false]  Offset:N\n"
+            "  print.headers [false]    K:V<headers.separator>K:V, or NO_HEADERS\n"
+            "  print.key [false]        print.value [true]\n"
+            "  key.separator [tab]      between the fields printed\n"
+            "  line.separator [newline] after the last field\n"
+            "  headers.separator [,]    null.literal [null]  printed for a null key, value or header value\n"
+            "Exit status: 0 done, 1 failed, 2 a wrong command line.\n");
 }
 
 /* ---- consuming ---- */
@@ -144,6 +104,7 @@ static kafka_value_t *fetch_request(kafka_arena_t *a, const consumer_t *c, const
     KV_SET_INT(body, FetchRequest, MaxWaitMs, wait_ms);
     KV_SET_INT(body, FetchRequest, MinBytes, 1);
     KV_SET_INT(body, FetchRequest, MaxBytes, FETCH_MAX_BYTES);
+    KV_SET_INT(body, FetchRequest, IsolationLevel, c->o->isolation_level);
     KV_SET_STR(a, kv_at(topics, 0), FetchTopic, Topic, c->o->topic);
     for (int k = 0; k < n; k++) {
         kafka_value_t *p = kv_at(parts, (uint32_t)k);

@@ -1,7 +1,8 @@
 /* console_producer.c -- `kipper console-producer` (console.h): each line of
- * stdin a record (LineMessageReader of kafka-console-producer.sh: the value,
- * or with parse.key=true the key, the separator, the value), partitions
- * taken in turn unless --partition names one. The lines already read are
+ * stdin a record as kafka-console-producer.sh's LineMessageReader reads it
+ * (console_line.c: headers, key and value, null.marker), on the partition
+ * --partition names, or else the one Kafka's partitioner picks
+ * (partitioner.h: murmur2 of the key, sticky without one). The lines already read are
  * sent together: when no more input is ready, at EOF, or every --batch-size
  * lines, as one uncompressed v2 batch per partition in one Produce to each
  * leader. With acks 1 or all each batch must be acknowledged: a leader that
@@ -12,6 +13,7 @@
 #define _GNU_SOURCE
 #include "cli_args.h"
 #include "console.h"
+#include "partitioner.h"
 #include "base/clock.h"
 #include "broker/wire/kafka_errors.h"
 
@@ -30,16 +32,28 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1 };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: kipper console-producer --bootstrap-server HOST:PORT[,...] --topic T [--partition N]\n"
-               "           [--property parse.key=true --property key.separator=SEP]\n"
-               "           [--producer-property acks=all|1|0 | --request-required-acks all|1|0] [--batch-size N]\n"
-               "\n"
-               "Sends each line of stdin as a record (kafka-console-producer.sh); acks all by default.\n"
-               "Exit status: 0 every record acknowledged, 1 failed, 2 a wrong command line.\n");
+    fprintf(f,
+            "usage: kipper console-producer --bootstrap-server HOST:PORT[,...] --topic T [--partition N]\n"
+            "           [--property NAME=VALUE ...] [--batch-size N]\n"
+            "           [--producer-property acks=all|1|0 | --request-required-acks all|1|0]\n"
+            "\n"
+            "Sends each line of stdin as a record (kafka-console-producer.sh); acks all by default. A line is\n"
+            "[HEADERS<headers.delimiter>][KEY<key.separator>]VALUE, HEADERS being K:V pairs. Without --partition\n"
+            "a keyed record goes where Kafka's partitioner puts it (murmur2 of the key), keyless ones stick to\n"
+            "one partition for 16 KiB. The --property names of LineMessageReader (default in brackets):\n"
+            "  parse.key [false]            key.separator [tab]\n"
+            "  parse.headers [false]        headers.delimiter [tab]  headers.separator [,]\n"
+            "  headers.key.separator [:]    ignore.error [false]  a line missing a separator: that part absent\n"
+            "  null.marker [none]           a key, value or header value equal to it is sent as null\n"
+            "Exit status: 0 every record acknowledged, 1 failed, 2 a wrong command line.\n");
 }
 
+/* A line's record kept until acknowledged: its parts at offsets in text
+ * (a length of -1: null). */
 typedef struct {
-    size_t off, len;   /* the line in text */
+    size_t key_off, value_off, headers_off, headers_len;
+    int64_t key_len, value_len;
+    int32_t header_count;
     int part;          /* index in parts */
 } line_t;
 
@@ -49,14 +63,40 @@ typedef struct {
     ga_cluster_t cluster;
     ga_partitions_t parts;
     console_conns_t conns;
-    buf_t text;           /* the lines not yet acknowledged */
+    buf_t text;           /* the records not yet acknowledged */
+    buf_t headers;        /* a line's headers as console_line.c encodes them */
     line_t *lines;
     int nlines, cap;
-    int next_part;        /* round-robin */
-    int64_t line_number;  /* for LineMessageReader's message */
+    partitioner_sticky_t sticky;   /* keyless records */
+    int64_t line_number;  /* for LineMessageReader's messages */
 } producer_t;
 
 /* ---- lines ---- */
+
+/* The index in parts of the partition record r goes to. */
+static int choose_partition(producer_t *p, const cr_input_t *r)
+{
+    if (p->o->partition >= 0)
+        return 0;
+    int32_t n = p->parts.n, id;
+    if (r->key)
+        id = partitioner_keyed(r->key, r->key_len, n);
+    else
+        id = partitioner_sticky(&p->sticky, n, r->value_len + r->headers_len);
+    const ga_partition_t *gp = ga_partitions_find(&p->parts, p->o->topic, id);
+    return gp ? (int)(gp - p->parts.v) : 0;   /* parts holds every partition 0..n-1 */
+}
+
+/* Appends s[0..len) to text (s NULL: nothing, length -1); its offset. */
+static size_t keep(producer_t *p, const void *s, size_t len, int64_t *kept_len)
+{
+    size_t off = p->text.len;
+    if (kept_len)
+        *kept_len = s ? (int64_t)len : -1;
+    if (s)
+        buf_append(&p->text, s, len);
+    return off;
+}
 
 static int add_line(producer_t *p, const char *s, size_t len)
 {
@@ -64,9 +104,9 @@ static int add_line(producer_t *p, const char *s, size_t len)
     if (len && s[len - 1] == '\r')
         len--;   /* BufferedReader.readLine takes "\r\n" as the end of a line */
     cr_input_t r;
-    if (cp_line_record(p->o, s, len, &r) < 0) {
-        fprintf(stderr, "Error: No key separator found on line number %lld: '%.*s'\n", (long long)p->line_number,
-                (int)len, s);
+    char err[1024];
+    if (cp_line_record(p->o, s, len, p->line_number, &r, &p->headers, err, sizeof(err)) < 0) {
+        fprintf(stderr, "Error: %s\n", err);
         return -1;
     }
     if (p->nlines == p->cap) {
@@ -77,19 +117,36 @@ static int add_line(producer_t *p, const char *s, size_t len)
         p->lines = v;
         p->cap = cap;
     }
-    int part = p->o->partition >= 0 ? 0 : p->next_part++ % p->parts.n;
-    p->lines[p->nlines++] = (line_t){.off = p->text.len, .len = len, .part = part};
-    buf_append(&p->text, s, len);
+    line_t *l = &p->lines[p->nlines++];
+    *l = (line_t){.part = choose_partition(p, &r), .header_count = r.header_count, .headers_len = r.headers_len};
+    l->key_off = keep(p, r.key, r.key_len, &l->key_len);
+    l->value_off = keep(p, r.value, r.value_len, &l->value_len);
+    l->headers_off = keep(p, r.headers_len ? r.headers : NULL, r.headers_len, NULL);
     return 0;
+}
+
+/* The bytes kept at off (len -1: null; empty ones never NULL). */
+static const char *kept_at(const producer_t *p, size_t off, int64_t len)
+{
+    return len < 0 ? NULL : len == 0 ? "" : (const char *)p->text.data + off;
 }
 
 /* The records of the lines of partition part, into recs (nlines long). */
 static int records_of(const producer_t *p, int part, cr_input_t *recs)
 {
     int n = 0;
-    for (int i = 0; i < p->nlines; i++)
-        if (p->lines[i].part == part)
-            cp_line_record(p->o, (const char *)p->text.data + p->lines[i].off, p->lines[i].len, &recs[n++]);
+    for (int i = 0; i < p->nlines; i++) {
+        const line_t *l = &p->lines[i];
+        if (l->part != part)
+            continue;
+        recs[n++] = (cr_input_t){.key = kept_at(p, l->key_off, l->key_len),
+                                 .key_len = l->key_len < 0 ? 0 : (size_t)l->key_len,
+                                 .value = kept_at(p, l->value_off, l->value_len),
+                                 .value_len = l->value_len < 0 ? 0 : (size_t)l->value_len,
+                                 .headers = (const uint8_t *)kept_at(p, l->headers_off, (int64_t)l->headers_len),
+                                 .headers_len = l->headers_len,
+                                 .header_count = l->header_count};
+    }
     return n;
 }
 
@@ -317,6 +374,8 @@ int console_producer_main(int argc, char **argv)
         return rc;
     producer_t p = {.o = &o};
     buf_init(&p.text);
+    buf_init(&p.headers);
+    partitioner_sticky_init(&p.sticky, clock_wall_ms() ^ (uint64_t)getpid() << 32);
     if (kafka_client_open_any(&p.boot, o.bootstrap, CONSOLE_TIMEOUT_MS, CLIENT_ID, err, sizeof(err)) < 0) {
         fprintf(stderr, "Error: %s\n", err);
         return EXIT_FAILED;
@@ -330,6 +389,7 @@ int console_producer_main(int argc, char **argv)
     ga_cluster_free(&p.cluster);
     ga_partitions_free(&p.parts);
     buf_free(&p.text);
+    buf_free(&p.headers);
     free(p.lines);
     return rc < 0 ? EXIT_FAILED : EXIT_OK;
 }

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "console_records.h"
 #include "base/endian.h"
+#include "base/varint.h"
 #include "broker/log/compression.h"
 #include "broker/log/record_batch.h"
 
@@ -12,23 +13,10 @@
 
 /* ---- building ---- */
 
-/* A zigzag varlong (Kafka's ByteUtils.writeVarlong) into p; its length. */
-static size_t put_varlong(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    while (z >= 0x80) {
-        p[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    p[n++] = (uint8_t)z;
-    return n;
-}
-
 static void append_varlong(buf_t *out, int64_t v)
 {
-    uint8_t tmp[10];
-    buf_append(out, tmp, put_varlong(tmp, v));
+    uint8_t tmp[VARLONG_MAX];
+    buf_append(out, tmp, varlong_put(tmp, v));
 }
 
 static void append_bytes(buf_t *out, const char *p, size_t len)
@@ -36,6 +24,12 @@ static void append_bytes(buf_t *out, const char *p, size_t len)
     append_varlong(out, p ? (int64_t)len : -1);
     if (p)
         buf_append(out, p, len);
+}
+
+void cr_header_append(buf_t *out, const char *key, size_t key_len, const char *value, size_t value_len)
+{
+    append_bytes(out, key, key_len);
+    append_bytes(out, value, value_len);
 }
 
 /* One record: its body first, then its length in front of it. */
@@ -47,8 +41,10 @@ static void append_record(buf_t *out, buf_t *body, const cr_input_t *r, int delt
     append_varlong(body, 0);      /* timestamp delta */
     append_varlong(body, delta);  /* offset delta */
     append_bytes(body, r->key, r->key_len);
-    append_bytes(body, r->value ? r->value : "", r->value_len);
-    append_varlong(body, 0);      /* no headers */
+    append_bytes(body, r->value, r->value_len);
+    append_varlong(body, r->header_count);
+    if (r->header_count)
+        buf_append(body, r->headers, r->headers_len);
     append_varlong(out, (int64_t)buf_unread(body));
     buf_append(out, buf_read_ptr(body), buf_unread(body));
 }

@@ -21,13 +21,22 @@
 
 enum { CR_OK = 0, CR_ERR_CORRUPT = -1, CR_ERR_MEMORY = -2 };
 
-/* A record to send: key NULL for none (a null key). */
+/* A record to send: key or value NULL for null; header_count headers
+ * encoded by cr_header_append in headers[0..headers_len). */
 typedef struct {
     const char *key;
     size_t key_len;
     const char *value;
     size_t value_len;
+    const uint8_t *headers;
+    size_t headers_len;
+    int32_t header_count;
 } cr_input_t;
+
+/* Appends to out one record header as a v2 record holds it (varint key
+ * length and key, varint value length and value; value NULL: null). A
+ * header key cannot be null, so key is never NULL. */
+void cr_header_append(buf_t *out, const char *key, size_t key_len, const char *value, size_t value_len);
 
 /* Appends to out one uncompressed v2 batch of recs[0..n) (n >= 1): base
  * offset 0, no producer id, every record's timestamp `now` (CreateTime). */

@@ -28,6 +28,7 @@ void suite_group(void);       /* test_group.c: consumer group state machine, pla
 void suite_repl(void);        /* test_repl.c: ISR and HW, commitQ, truncation by leader epoch */
 void suite_cli_reassign(void); /* test_cli_reassign.c: --throttle's rate, progress, the DescribeLogDirs client */
 void suite_cli_consumer_groups(void); /* test_cli_consumer_groups.c: arguments, resets, the group requests */
-void suite_cli_console(void); /* test_cli_console.c: console tools' arguments, batches built and read, printing */
+void suite_cli_console(void); /* test_cli_console.c: console tools' arguments, lines read, batches built and read, printing */
+void suite_cli_partitioner(void); /* test_cli_partitioner.c: murmur2 vectors, keyed and sticky partitions */
 
 #endif

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/endian.h"
+#include "base/varint.h"
 
 typedef struct {
     uint8_t *p;
@@ -65,12 +66,8 @@ static inline void put_be64(bytes_t *b, uint64_t v)
 
 static inline void put_varint(bytes_t *b, int64_t v)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    while (z >= 0x80) {
-        put_byte(b, (uint8_t)(z | 0x80));
-        z >>= 7;
-    }
-    put_byte(b, (uint8_t)z);
+    uint8_t x[VARLONG_MAX];
+    put(b, x, varlong_put(x, v));
 }
 
 static inline void bytes_free(bytes_t *b)

@@ -1,10 +1,11 @@
 /* test_cli_console.c -- the pure parts of `kipper console-producer` and
- * `kipper console-consumer` (src/cli/console_args.c, console_records.c,
- * console_consumer.c's cc_print_record): the command lines and their
- * refusals, a line as a record, the batch builder (checked by the broker's
+ * `kipper console-consumer` (src/cli/console_args.c, console_line.c,
+ * console_records.c, console_format.c): the command lines and their
+ * refusals, a line as a record with LineMessageReader's every property, the
+ * batch builder with headers and nulls (checked by the broker's
  * record_batch_validate and batch_validate_records), the record reader on
  * every truncation and on lying lengths, and a record printed with every
- * print.* property. Against a real broker: tests/integration/test_console_tools.py. */
+ * DefaultMessageFormatter property. Against a real broker: tests/integration/test_console_tools.py. */
 #define _GNU_SOURCE
 #include "suites.h"
 #include "test_bytes.h"
@@ -64,10 +65,57 @@ static void test_console_args(void)
     CHECK_EQ(cp(&p, "--bootstrap-server h:1 --topic", err), -1);
     CHECK(strstr(err, "--topic needs a value") != NULL);
     CHECK_EQ(cp(&p, "--help", err), 1);
+    CHECK_EQ(cp(&p, "--bootstrap-server h:1 --topic t", err), 0);
+    CHECK(!p.parse_headers && !p.ignore_error && !p.has_null_marker && strcmp(p.headers_delimiter, "\t") == 0 &&
+          strcmp(p.headers_separator, ",") == 0 && strcmp(p.headers_key_separator, ":") == 0);
+    CHECK_EQ(cp(&p, "--bootstrap-server h:1 --topic t --property parse.headers=true --property ignore.error=true "
+                    "--property headers.delimiter=| --property headers.separator=; --property headers.key.separator== "
+                    "--property null.marker=NULL",
+                err),
+             0);
+    CHECK(p.parse_headers && p.ignore_error && p.has_null_marker && strcmp(p.null_marker, "NULL") == 0 &&
+          strcmp(p.headers_delimiter, "|") == 0 && strcmp(p.headers_separator, ";") == 0 &&
+          strcmp(p.headers_key_separator, "=") == 0);
+    /* LineMessageReader.configure's refusals, in its words */
+    static const struct {
+        const char *args, *error;
+    } refused[] = {
+        {"--property headers.separator=:", "headers.separator and headers.key.separator may not be equal"},
+        {"--property headers.delimiter=,", "headers.delimiter and headers.separator may not be equal"},
+        {"--property headers.delimiter=:", "headers.delimiter and headers.key.separator may not be equal"},
+        {"--property null.marker=,", "null.marker and headers.separator may not be equal"},
+        {"--property null.marker=:", "null.marker and headers.key.separator may not be equal"},
+        {"--property key.separator=| --property null.marker=|", "null.marker and key.separator may not be equal"},
+        {"--property headers.separator=", "property headers.separator must be 1 to 63 bytes"},
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        char line[256];
+        snprintf(line, sizeof(line), "--bootstrap-server h:1 --topic t %s", refused[i].args);
+        CHECK_EQ(cp(&p, line, err), -1);
+        CHECK(strstr(err, refused[i].error) != NULL);
+    }
 
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t", err), 0);
     CHECK(c.from == CC_FROM_DEFAULT && c.max_messages == -1 && c.timeout_ms == -1 && c.print_value &&
-          !c.print_key && c.partition == -1);
+          !c.print_key && c.partition == -1 && !c.isolation_level && !c.skip_message_on_error);
+    CHECK(strcmp(c.key_separator, "\t") == 0 && strcmp(c.line_separator, "\n") == 0 &&
+          strcmp(c.headers_separator, ",") == 0 && strcmp(c.null_literal, "null") == 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --property line.separator=| --property headers.separator=; "
+                    "--property null.literal=<nil> --property key.separator= --skip-message-on-error "
+                    "--isolation-level read_committed --formatter kafka.tools.DefaultMessageFormatter "
+                    "--timeout-ms -5",
+                err),
+             0);
+    CHECK(strcmp(c.line_separator, "|") == 0 && strcmp(c.headers_separator, ";") == 0 &&
+          strcmp(c.null_literal, "<nil>") == 0 && c.key_separator[0] == 0 && c.skip_message_on_error &&
+          c.isolation_level == 1 && c.timeout_ms == -1);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --formatter org.apache.kafka.tools.consumer.DefaultMessageFormatter",
+                err),
+             0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --formatter kafka.tools.LoggingMessageFormatter", err), -1);
+    CHECK(strstr(err, "--formatter kafka.tools.LoggingMessageFormatter is not available") != NULL);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --isolation-level committed", err), -1);
+    CHECK(strstr(err, "Invalid value committed for configuration isolation.level") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --from-beginning --max-messages 5 --timeout-ms 100 "
                     "--property print.key=true --property print.offset=true --property print.partition=true "
                     "--property print.timestamp=true --property print.headers=true --property print.value=false "
@@ -79,29 +127,95 @@ static void test_console_args(void)
           strcmp(c.key_separator, "|") == 0);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --partition 2 --offset 17", err), 0);
     CHECK(c.from == CC_FROM_OFFSET && c.offset == 17 && c.partition == 2);
-    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --partition 2 --offset earliest", err), 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --partition 2 --offset EARLIEST", err), 0);
     CHECK_EQ(c.from, CC_FROM_EARLIEST);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --offset 3", err), -1);
     CHECK(strstr(err, "The partition is required") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --partition 0 --offset 3 --from-beginning", err), -1);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --partition 0 --offset soon", err), -1);
+    CHECK(strstr(err, "The provided offset value 'soon' is incorrect. Valid values are 'earliest', 'latest', or a "
+                      "non-negative long.") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --max-messages 0", err), -1);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g", err), -1);
-    CHECK(strstr(err, "unknown option '--group'") != NULL);
+    CHECK(strstr(err, "--group g: kipper console-consumer reads without a consumer group") != NULL);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --whitelist x", err), -1);
+    CHECK(strstr(err, "unknown option '--whitelist'") != NULL);
+}
+
+/* A record as text: [h1=v1;h2=null]key|value, "null" for a null part. */
+static void describe(const cr_input_t *r, char *out, size_t len)
+{
+    cr_record_t rec = {.headers = r->headers, .headers_len = r->headers_len, .header_count = r->header_count};
+    size_t pos = 0, n = 0;
+    cr_header_t h;
+    n += (size_t)snprintf(out + n, len - n, "[");
+    for (int i = 0; cr_header_next(&rec, &pos, &h); i++)
+        n += (size_t)snprintf(out + n, len - n, "%s%.*s=%.*s", i ? ";" : "", (int)h.key_len, (const char *)h.key,
+                              h.value ? (int)h.value_len : 4, h.value ? (const char *)h.value : "null");
+    snprintf(out + n, len - n, "]%.*s|%.*s", r->key ? (int)r->key_len : 4, r->key ? r->key : "null",
+             r->value ? (int)r->value_len : 4, r->value ? r->value : "null");
+}
+
+/* line read with o: its record described, or "error: <message>". */
+static void read_line(const cp_opts_t *o, const char *line, char *out, size_t len)
+{
+    buf_t headers;
+    buf_init(&headers);
+    cr_input_t r;
+    char err[300];
+    if (cp_line_record(o, line, strlen(line), 7, &r, &headers, err, sizeof(err)) < 0)
+        snprintf(out, len, "error: %s", err);
+    else
+        describe(&r, out, len);
+    buf_free(&headers);
 }
 
 static void test_console_line_record(void)
 {
-    cp_opts_t o = {.key_separator = "::"};
-    cr_input_t r;
-    CHECK_EQ(cp_line_record(&o, "a::b::c", 7, &r), 0);
-    CHECK(r.key == NULL && r.value_len == 7);
-    o.parse_key = 1;
-    CHECK_EQ(cp_line_record(&o, "a::b::c", 7, &r), 0);
-    CHECK(r.key_len == 1 && r.key[0] == 'a' && r.value_len == 4 && memcmp(r.value, "b::c", 4) == 0);
-    CHECK_EQ(cp_line_record(&o, "::", 2, &r), 0);
-    CHECK(r.key_len == 0 && r.value_len == 0);
-    CHECK_EQ(cp_line_record(&o, "a:b", 3, &r), -1);
+    cp_opts_t o = {.key_separator = "::", .headers_delimiter = "\t", .headers_separator = ",",
+                   .headers_key_separator = ":"};
+    char got[300];
+    static const struct {
+        int parse_key, parse_headers, ignore_error;
+        const char *marker, *line, *want;
+    } cases[] = {
+        {0, 0, 0, NULL, "a::b::c", "[]null|a::b::c"},
+        {1, 0, 0, NULL, "a::b::c", "[]a|b::c"},
+        {1, 0, 0, NULL, "::", "[]|"},
+        {1, 0, 0, NULL, "a:b", "error: No key separator found on line number 7: 'a:b'"},
+        {1, 0, 1, NULL, "a:b", "[]null|a:b"},   /* ignore.error: the whole line the value */
+        {0, 1, 0, NULL, "h1:v1,h2:\tvalue", "[h1=v1;h2=]null|value"},
+        {1, 1, 0, NULL, "h:x\tk::v", "[h=x]k|v"},
+        {1, 1, 0, NULL, "k::v", "error: No headers delimiter found on line number 7: 'k::v'"},
+        {1, 1, 1, NULL, "k::v", "[]k|v"},
+        {0, 1, 0, NULL, "h1:a:b,h2\tv", "error: No header key separator found in pair 'h2' on line number 7"},
+        {0, 1, 1, NULL, "h1:a:b,h2\tv", "[h1=a:b;h2=null]null|v"},
+        {0, 1, 0, NULL, "h1:1,,\tv", "[h1=1]null|v"},   /* trailing empty pairs dropped, as Java's split */
+        {0, 1, 0, NULL, ",,\tv", "[]null|v"},
+        {0, 1, 0, NULL, "\tv", "error: No header key separator found in pair '' on line number 7"},
+        {0, 1, 0, NULL, ",h:1\tv", "error: No header key separator found in pair '' on line number 7"},
+        {1, 1, 0, "N", "h:N,g:\tN::N", "[h=null;g=]null|null"},
+        {1, 1, 0, "N", "N\tk::v", "[]k|v"},   /* the whole header list null: no headers */
+        {1, 1, 0, "N", "N:1\tk::v", "error: Header keys should not be equal to the null marker 'N' as they can't be null"},
+        {1, 0, 0, "", "::", "[]null|null"},
+        {0, 0, 0, "NULL", "NULLx", "[]null|NULLx"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        o.parse_key = cases[i].parse_key;
+        o.parse_headers = cases[i].parse_headers;
+        o.ignore_error = cases[i].ignore_error;
+        o.has_null_marker = cases[i].marker != NULL;
+        snprintf(o.null_marker, sizeof(o.null_marker), "%s", cases[i].marker ? cases[i].marker : "");
+        read_line(&o, cases[i].line, got, sizeof(got));
+        if (strcmp(got, cases[i].want) != 0)
+            fprintf(stderr, "line %zu: got '%s', want '%s'\n", i, got, cases[i].want);
+        CHECK_STR(got, cases[i].want);
+    }
+    /* separators longer than one byte, as in Kafka's own reader tests */
+    cp_opts_t wide = {.parse_key = 1, .parse_headers = 1, .key_separator = "\t\t", .headers_delimiter = "\t\t",
+                      .headers_separator = "---", .headers_key_separator = "::::"};
+    read_line(&wide, "hk0::::hv0---hk1::::\t\tkey\t\tvalue", got, sizeof(got));
+    CHECK_STR(got, "[hk0=hv0;hk1=]key|value");
 }
 
 typedef struct {
@@ -221,7 +335,9 @@ static void test_console_print(void)
     char *out = NULL, why[200];
     size_t len = 0;
     int64_t next;
-    printer_t p = {.f = open_memstream(&out, &len), .o = {.print_value = 1, .key_separator = "\t"}};
+    printer_t p = {.f = open_memstream(&out, &len),
+                   .o = {.print_value = 1, .key_separator = "\t", .line_separator = "\n", .headers_separator = ",",
+                         .null_literal = "null"}};
     CHECK_EQ(cr_batches_read(b.data, b.len, 0, print_to, &p, &next, why, sizeof(why)), CR_OK);
     p.o.print_key = p.o.print_offset = p.o.print_partition = p.o.print_timestamp = p.o.print_headers = 1;
     snprintf(p.o.key_separator, sizeof(p.o.key_separator), " | ");
@@ -229,10 +345,49 @@ static void test_console_print(void)
     p.o.print_value = 0;
     cr_record_t r = {.offset = 9, .timestamp = 1, .log_append_time = 1, .value_len = -1};
     cc_print_record(p.f, &p.o, 0, &r);   /* a null key, no headers, no value printed */
+    /* line.separator, headers.separator, null.literal; no value: the line ends after the key */
+    snprintf(p.o.line_separator, sizeof(p.o.line_separator), "<EOL>");
+    snprintf(p.o.headers_separator, sizeof(p.o.headers_separator), ";");
+    snprintf(p.o.null_literal, sizeof(p.o.null_literal), "~");
+    p.o.key_separator[0] = 0;
+    p.o.print_timestamp = p.o.print_partition = p.o.print_offset = 0;
+    CHECK_EQ(cr_batches_read(b.data, b.len, 0, print_to, &p, &next, why, sizeof(why)), CR_OK);
+    p.o.print_headers = p.o.print_key = 0;
+    cc_print_record(p.f, &p.o, 0, &r);   /* nothing printed: not even a separator */
     fclose(p.f);
     CHECK_STR(out, "v\nCreateTime:1700000000001 | Partition:2 | Offset:7 | h:x,n:null | k | v\n"
-                   "LogAppendTime:1 | Partition:0 | Offset:9 | NO_HEADERS | null\n");
+                   "LogAppendTime:1 | Partition:0 | Offset:9 | NO_HEADERS | null\n"
+                   "h:x;n:~k<EOL>");
     free(out);
+    buf_free(&b);
+}
+
+/* Records with headers, null keys and values: built, checked by the
+ * broker's validation, read back and printed. */
+static void test_console_batch_headers(void)
+{
+    buf_t h1, b;
+    buf_init(&h1);
+    buf_init(&b);
+    cr_header_append(&h1, "a", 1, "1", 1);
+    cr_header_append(&h1, "b", 1, NULL, 0);
+    cr_header_append(&h1, "", 0, "", 0);
+    cr_input_t recs[] = {{.key = "k", .key_len = 1, .headers = h1.data, .headers_len = h1.len, .header_count = 3},
+                         {.value = "v", .value_len = 1}};
+    cr_batch_build(&b, recs, 2, 1700000000000);
+    char why[200], *out = NULL;
+    size_t len = 0;
+    CHECK_EQ(batch_validate_records(b.data, b.len, 1 << 20, why, sizeof(why)), COMPRESSION_OK);
+    printer_t p = {.f = open_memstream(&out, &len),
+                   .o = {.print_key = 1, .print_headers = 1, .print_value = 1, .key_separator = " ",
+                         .line_separator = "\n", .headers_separator = ",", .null_literal = "null"}};
+    int64_t next;
+    CHECK_EQ(cr_batches_read(b.data, b.len, 0, print_to, &p, &next, why, sizeof(why)), CR_OK);
+    fclose(p.f);
+    CHECK_STR(out, "a:1,b:null,: k null\nNO_HEADERS null v\n");
+    CHECK_EQ(next, 2);
+    free(out);
+    buf_free(&h1);
     buf_free(&b);
 }
 
@@ -243,4 +398,5 @@ void suite_cli_console(void)
     RUN(test_console_batch_build);
     RUN(test_console_reader_refuses);
     RUN(test_console_print);
+    RUN(test_console_batch_headers);
 }

@@ -4,6 +4,7 @@
  * built here byte by byte with their CRC-32C, as a producer would. */
 #include "base/crc32c.h"
 #include "base/endian.h"
+#include "base/varint.h"
 #include "broker/log/compression.h"
 #include "broker/log/partition_log.h"
 #include "suites.h"
@@ -57,18 +58,6 @@ static void teardown(void)
 
 /* ---- Building batches ------------------------------------------------------ */
 
-static size_t put_varint(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    size_t n = 0;
-    while (z >= 0x80) {
-        p[n++] = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    p[n++] = (uint8_t)z;
-    return n;
-}
-
 /* One uncompressed v2 batch of nrec records (key "k<i>", value of vlen
  * bytes tagged by seed, one header), record i stamped ts0 + i. Returns its
  * size. Producer-style: base offset 0, leader epoch -1, no producer id. */
@@ -81,19 +70,19 @@ static size_t make_batch(uint8_t *out, int nrec, int64_t ts0, size_t vlen, int s
         char key[16];
         int klen = snprintf(key, sizeof(key), "k%d", i);
         rec[n++] = 0; /* attributes */
-        n += put_varint(rec + n, i); /* timestamp delta */
-        n += put_varint(rec + n, i); /* offset delta */
-        n += put_varint(rec + n, klen);
+        n += varlong_put(rec + n, i); /* timestamp delta */
+        n += varlong_put(rec + n, i); /* offset delta */
+        n += varlong_put(rec + n, klen);
         memcpy(rec + n, key, (size_t)klen);
         n += (size_t)klen;
-        n += put_varint(rec + n, (int64_t)vlen);
+        n += varlong_put(rec + n, (int64_t)vlen);
         for (size_t j = 0; j < vlen; j++)
             rec[n++] = (uint8_t)(seed + i + (int)j);
-        n += put_varint(rec + n, 1); /* one header: "h" -> null */
-        n += put_varint(rec + n, 1);
+        n += varlong_put(rec + n, 1); /* one header: "h" -> null */
+        n += varlong_put(rec + n, 1);
         rec[n++] = 'h';
-        n += put_varint(rec + n, -1);
-        p += put_varint(p, (int64_t)n);
+        n += varlong_put(rec + n, -1);
+        p += varlong_put(p, (int64_t)n);
         memcpy(p, rec, n);
         p += n;
     }
