@@ -1,14 +1,19 @@
 """`kipper console-producer` and `kipper console-consumer`
 (kafka-console-producer.sh and kafka-console-consumer.sh without a group)
 against one kipper broker: lines piped in read back by confluent-kafka with
-their keys, records of confluent-kafka (keys, headers, lz4 and zstd batches)
-printed with the print.* properties, an unknown topic and an unreachable
-broker refused, and the bin/kafka-console-*.sh shims."""
+their keys, headers and nulls (LineMessageReader's properties), keyed lines on
+the partitions confluent-kafka's murmur2 partitioner picks for the same keys,
+keyless lines sticking to one partition, records of confluent-kafka (keys,
+headers, nulls, lz4 and zstd batches, LogAppendTime) printed with every
+DefaultMessageFormatter property, an unknown topic, an unreachable broker and
+formatters other than Kafka's default refused, and the bin/kafka-console-*.sh
+shims."""
 import os
 import subprocess
 import time
 
 from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import TIMESTAMP_LOG_APPEND_TIME
 
 from broker_harness import KIPPER, broker, coordinator, make_broker  # noqa: F401
 
@@ -18,6 +23,22 @@ BIN = os.path.dirname(KIPPER)
 def tool(broker, name, *args, stdin=None, timeout=30):
     return subprocess.run([KIPPER, name, "--bootstrap-server", broker.bootstrap] + list(args), input=stdin,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def read_records(broker, topic, partitions, count):
+    """Every record of topic's partitions from the start, as confluent-kafka's Messages."""
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "reader", "enable.auto.commit": False})
+    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    got = []
+    deadline = time.monotonic() + 15
+    try:
+        while len(got) < count and time.monotonic() < deadline:
+            m = c.poll(0.1)
+            if m is not None and not m.error():
+                got.append(m)
+    finally:
+        c.close()
+    return got
 
 
 def read_all(broker, topic, partitions, count):
@@ -45,7 +66,7 @@ def test_lines_piped_to_the_producer_are_records_with_keys(broker):
     got = read_all(broker, "lines", 2, 251)
     assert sorted((k, v) for _, k, v in got) == sorted(
         [(b"k%d" % i, b"v%d" % i) for i in range(250)] + [(b"k-last", b"no newline")])
-    assert {p for p, _, _ in got} == {0, 1}   # round-robin over both partitions
+    assert {p for p, _, _ in got} == {0, 1}   # murmur2 of 251 keys: both partitions
     # One partition, acks=1, values only: the order kept.
     out = tool(broker, "console-producer", "--topic", "lines", "--partition", "1", "--producer-property",
                "acks=1", stdin="a\nb\n\nc\n")
@@ -54,7 +75,87 @@ def test_lines_piped_to_the_producer_are_records_with_keys(broker):
     assert values[-4:] == [b"a", b"b", b"", b"c"]
     # A line without the separator is refused, as LineMessageReader refuses it.
     out = tool(broker, "console-producer", "--topic", "lines", "--property", "parse.key=true", stdin="novalue\n")
-    assert out.returncode == 1 and "No key separator found on line number 1" in out.stderr
+    assert out.returncode == 1 and "No key separator found on line number 1: 'novalue'" in out.stderr
+
+
+def test_headers_and_nulls_round_trip(broker):
+    broker.create_topic("hdrs")
+    lines = ("trace:abc,n:NULL\tk1|v1\n"       # two headers, one null
+             "NULL\tk2|NULL\n"                 # no headers, a null value
+             "a:1,,\tNULL|v3\n"                # a trailing empty pair dropped; a null key
+             ":\t|\n")                         # an empty header, key and value
+    out = tool(broker, "console-producer", "--topic", "hdrs", "--property", "parse.key=true",
+               "--property", "key.separator=|", "--property", "parse.headers=true",
+               "--property", "null.marker=NULL", stdin=lines)
+    assert out.returncode == 0, out.stderr
+    got = [(m.headers(), m.key(), m.value()) for m in read_records(broker, "hdrs", 1, 4)]
+    assert got == [([("trace", b"abc"), ("n", None)], b"k1", b"v1"),
+                   (None, b"k2", None),
+                   ([("a", b"1")], None, b"v3"),
+                   ([("", b"")], b"", b"")]
+    # Read back by the console consumer with print.headers and the rest.
+    out = tool(broker, "console-consumer", "--topic", "hdrs", "--from-beginning", "--max-messages", "4",
+               "--property", "print.headers=true", "--property", "print.key=true",
+               "--property", "null.literal=<null>", "--property", "headers.separator=;")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["trace:abc;n:<null>\tk1\tv1", "NO_HEADERS\tk2\t<null>",
+                                       "a:1\t<null>\tv3", ":\t\t"]
+
+
+def test_malformed_lines_are_refused_or_kept_with_ignore_error(broker):
+    broker.create_topic("malformed")
+    args = ["--topic", "malformed", "--property", "parse.headers=true", "--property", "parse.key=true"]
+    out = tool(broker, "console-producer", *args, stdin="h:1\tk\tv\nno-delimiter\n")
+    assert out.returncode == 1
+    assert "No headers delimiter found on line number 2: 'no-delimiter'" in out.stderr
+    out = tool(broker, "console-producer", *args, stdin="h:1,h2\tk\tv\n")
+    assert out.returncode == 1
+    assert "No header key separator found in pair 'h2' on line number 1" in out.stderr
+    out = tool(broker, "console-producer", *args, "--property", "null.marker=-", stdin="-:1\tk\tv\n")
+    assert out.returncode == 1
+    assert "Header keys should not be equal to the null marker '-' as they can't be null" in out.stderr
+    out = tool(broker, "console-producer", "--topic", "malformed", "--property", "headers.separator=:",
+               stdin="x\n")
+    assert out.returncode == 2
+    assert "headers.separator and headers.key.separator may not be equal" in out.stderr
+    # ignore.error: a missing part is absent, the whole line the value; a pair without ':' a null header.
+    out = tool(broker, "console-producer", *args, "--property", "ignore.error=true",
+               stdin="whole line\nh1:1,h2\tk\tv\n")
+    assert out.returncode == 0, out.stderr
+    got = [(m.headers(), m.key(), m.value()) for m in read_records(broker, "malformed", 1, 2)]
+    assert got == [(None, None, b"whole line"), ([("h1", b"1"), ("h2", None)], b"k", b"v")]
+
+
+def test_keyed_lines_land_where_kafkas_partitioner_puts_them(broker):
+    broker.create_topic("keyed", partitions=5)
+    broker.create_topic("keyed-ref", partitions=5)
+    keys = [b"user-%d" % i for i in range(60)] + [b"", b"kafka", "ключ".encode()]
+    out = tool(broker, "console-producer", "--topic", "keyed", "--property", "parse.key=true",
+               stdin=b"".join(k + b"\t" + b"v\n" for k in keys).decode())
+    assert out.returncode == 0, out.stderr
+    placed = {}
+    p = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random"})
+    for k in keys:
+        p.produce("keyed-ref", key=k, value=b"v",
+                  on_delivery=lambda err, m: placed.__setitem__(m.key(), m.partition()) if not err else None)
+    assert p.flush(30) == 0
+    ours = {k: part for part, k, _ in read_all(broker, "keyed", 5, len(keys))}
+    assert len(ours) == len(keys) and ours == placed
+    assert len(set(placed.values())) == 5   # the keys spread over every partition
+
+
+def test_keyless_lines_stick_to_one_partition(broker):
+    broker.create_topic("sticky", partitions=4)
+    out = tool(broker, "console-producer", "--topic", "sticky", stdin="".join("v%d\n" % i for i in range(20)))
+    assert out.returncode == 0, out.stderr
+    got = read_all(broker, "sticky", 4, 20)
+    assert len(got) == 20 and len({part for part, _, _ in got}) == 1   # 20 short records: under 16 KiB
+    # Past 16 KiB the partition is drawn again: 40 values of 8 KiB, a new (random) draw every two.
+    big = "".join("%s\n" % ("x" * 8192) for _ in range(40))
+    out = tool(broker, "console-producer", "--topic", "sticky", "--batch-size", "1", stdin=big)
+    assert out.returncode == 0, out.stderr
+    got = read_all(broker, "sticky", 4, 60)
+    assert len(got) == 60 and len({part for part, _, v in got if len(v) == 8192}) > 1
 
 
 def test_the_consumer_prints_compressed_records_with_keys_and_headers(broker):
@@ -89,6 +190,53 @@ def test_the_consumer_prints_compressed_records_with_keys_and_headers(broker):
     out = tool(broker, "console-consumer", "--topic", "printed", "--partition", "0", "--offset", "100",
                "--timeout-ms", "1000")
     assert out.returncode == 0 and out.stdout == "" and "Processed a total of 0 messages" in out.stderr
+
+
+def test_every_formatter_property(broker):
+    broker.create_topic("fmt", partitions=2)
+    broker.create_topic("fmt-append", configs={"message.timestamp.type": "LogAppendTime"})
+    p = Producer({"bootstrap.servers": broker.bootstrap})
+    p.produce("fmt", key=b"k0", value=b"v0", partition=1, timestamp=1700000000123, headers=[("a", b"1"), ("b", None)])
+    p.produce("fmt", key=None, value=None, partition=1, timestamp=1700000000124)
+    p.produce("fmt-append", key=b"k", value=b"v")
+    assert p.flush(30) == 0
+    base = ["--topic", "fmt", "--partition", "1", "--offset", "earliest", "--max-messages", "2"]
+
+    def printed(*props, args=base):
+        cmd = list(args)
+        for prop in props:
+            cmd += ["--property", prop]
+        out = tool(broker, "console-consumer", *cmd)
+        assert out.returncode == 0 and "Processed a total of" in out.stderr, out.stderr
+        return out.stdout
+
+    assert printed() == "v0\nnull\n"                                       # print.value only, by default
+    assert printed("print.key=true") == "k0\tv0\nnull\tnull\n"
+    assert printed("print.timestamp=true") == "CreateTime:1700000000123\tv0\nCreateTime:1700000000124\tnull\n"
+    assert printed("print.partition=true") == "Partition:1\tv0\nPartition:1\tnull\n"
+    assert printed("print.offset=true") == "Offset:0\tv0\nOffset:1\tnull\n"
+    assert printed("print.headers=true") == "a:1,b:null\tv0\nNO_HEADERS\tnull\n"
+    assert printed("print.headers=true", "headers.separator=|") == "a:1|b:null\tv0\nNO_HEADERS\tnull\n"
+    assert printed("print.key=true", "print.value=false") == "k0\nnull\n"
+    assert printed("print.value=false") == ""                                # nothing, not even a line end
+    assert printed("print.key=true", "key.separator=, ") == "k0, v0\nnull, null\n"
+    assert printed("line.separator=;") == "v0;null;"
+    assert printed("print.key=true", "null.literal=(none)") == "k0\tv0\n(none)\t(none)\n"
+    assert printed("print.timestamp=true", "print.partition=true", "print.offset=true", "print.headers=true",
+                   "print.key=true", "print.value=true", "key.separator= ", "line.separator=|\n") == (
+        "CreateTime:1700000000123 Partition:1 Offset:0 a:1,b:null k0 v0|\n"
+        "CreateTime:1700000000124 Partition:1 Offset:1 NO_HEADERS null null|\n")
+    # LogAppendTime: the broker's time, as confluent-kafka reads it.
+    m = read_records(broker, "fmt-append", 1, 1)[0]
+    assert m.timestamp()[0] == TIMESTAMP_LOG_APPEND_TIME
+    assert printed("print.timestamp=true", args=["--topic", "fmt-append", "--from-beginning", "--max-messages", "1"]
+                   ) == "LogAppendTime:%d\tv\n" % m.timestamp()[1]
+    # --formatter: Kafka's default under both of its names; any other refused.
+    for name in ("kafka.tools.DefaultMessageFormatter", "org.apache.kafka.tools.consumer.DefaultMessageFormatter"):
+        assert printed(args=base + ["--formatter", name]) == "v0\nnull\n"
+    out = tool(broker, "console-consumer", *base, "--formatter", "kafka.tools.LoggingMessageFormatter")
+    assert out.returncode == 2 and "--formatter kafka.tools.LoggingMessageFormatter is not available" in out.stderr
+    assert printed(args=base + ["--skip-message-on-error", "--isolation-level", "read_committed"]) == "v0\nnull\n"
 
 
 def test_unknown_topics_and_unreachable_brokers_exit_1(broker):
