@@ -1,8 +1,8 @@
 /* console.h -- `kipper console-producer` and `kipper console-consumer`,
- * kafka-console-producer.sh and kafka-console-consumer.sh of Kafka 3.x
- * without a group: lines from stdin become records (console_producer.c),
- * records of a topic's partitions become lines on stdout
- * (console_consumer.c). They speak Kafka over kafka_client.h (Metadata and
+ * kafka-console-producer.sh and kafka-console-consumer.sh of Kafka 3.x:
+ * lines from stdin become records (console_producer.c), records of a
+ * topic's partitions become lines on stdout (console_consumer.c, with
+ * --group as a group member: console_group.h). They speak Kafka over kafka_client.h (Metadata and
  * ListOffsets as group_admin.h asks them, Produce, Fetch) with the records
  * of console_records.h. The command-line parsing and the printing of a
  * record are pure and declared here for the unit tests. */
@@ -35,6 +35,7 @@ typedef enum { CC_FROM_DEFAULT, CC_FROM_EARLIEST, CC_FROM_LATEST, CC_FROM_OFFSET
 
 typedef struct {
     const char *bootstrap, *topic;
+    const char *group;                    /* NULL: no group (console_group.h) */
     int partition;                        /* -1: every partition */
     cc_from_t from;                       /* where to start; DEFAULT: earliest with --from-beginning, else latest */
     int64_t offset;                       /* CC_FROM_OFFSET */

@@ -292,10 +292,10 @@ static int cc_option(void *opts, int k, const char *v, char *err, size_t errlen)
     case 7: return cc_formatter(v, err, errlen);
     case 8: return cc_isolation(o, v, err, errlen);
     case 9:
-        return bad(err, errlen,
-                   "--group %s: kipper console-consumer reads without a consumer group (kafka-console-consumer.sh "
-                   "without --group); a group's offsets are moved with kipper consumer-groups --reset-offsets",
-                   v);
+        if (!*v)
+            return bad(err, errlen, "%s", "--group needs a group id");
+        o->group = v;
+        return 0;
     default:
         return 0;   /* --consumer-property: the Java client's settings */
     }
@@ -310,6 +310,8 @@ static int cc_check(const cc_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "The partition is required when offset is specified.");
     if (o->from != CC_FROM_DEFAULT && o->from_beginning)
         return bad(err, errlen, "%s", "Options from-beginning and offset cannot be specified together.");
+    if (o->group && o->partition >= 0)
+        return bad(err, errlen, "%s", "Options group and partition cannot be specified together.");
     return 0;
 }
 

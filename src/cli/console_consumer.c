@@ -1,5 +1,7 @@
 /* console_consumer.c -- `kipper console-consumer` (console.h): every
- * partition of a topic (or the one --partition names) assigned, no group;
+ * partition of a topic (or the one --partition names) assigned, or with
+ * --group those the group gives this member (console_group.h: joined again
+ * at each rebalance, positions committed);
  * each partition's start found with ListOffsets (earliest with
  * --from-beginning, else latest; or --offset), then Fetch from each leader
  * in turn, each record printed as kafka-console-consumer.sh's
@@ -11,6 +13,7 @@
 #define _GNU_SOURCE
 #include "cli_args.h"
 #include "console.h"
+#include "console_group.h"
 #include "group_admin.h"
 #include "base/clock.h"
 #include "broker/wire/kafka_errors.h"
@@ -30,12 +33,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: kipper console-consumer --bootstrap-server HOST:PORT[,...] --topic T [--from-beginning]\n"
-            "           [--partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
+            "           [--group G | --partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
             "           [--isolation-level read_uncommitted|read_committed] [--skip-message-on-error]\n"
             "           [--formatter kafka.tools.DefaultMessageFormatter] [--property NAME=VALUE ...]\n"
             "\n"
-            "Prints the topic's records, one a line (kafka-console-consumer.sh without a group); from the end\n"
-            "unless --from-beginning. The --property names of DefaultMessageFormatter (default in brackets):\n"
+            "Prints the topic's records, one a line (kafka-console-consumer.sh); from the end unless\n"
+            "--from-beginning. With --group G, as a member of consumer group G: the partitions it is given,\n"
+            "from the group's committed offsets, its positions committed every 5 s and at the end.\n"
+            "The --property names of DefaultMessageFormatter (default in brackets):\n"
             "  print.timestamp [false]  CreateTime:MS or LogAppendTime:MS first\n"
             "  print.partition [false]  Partition:N      print.offset [false]  Offset:N\n"
             "  print.headers [false]    K:V<headers.separator>K:V, or NO_HEADERS\n"
@@ -56,14 +61,18 @@ typedef struct {
     console_conns_t conns;
     int64_t *next;           /* next[i]: the offset to fetch of parts.v[i] */
     int64_t count;
-    int32_t printing;        /* the partition of the records being read */
+    int printing;            /* the index in parts of the records being read */
     uint64_t last_record;    /* clock_mono_ms */
+    console_group_t *group;  /* with --group, else NULL */
 } consumer_t;
+
+enum { REJOIN = 3 };   /* consume's: the group rebalances */
 
 static int print_one(void *ctx, const cr_record_t *r)
 {
     consumer_t *c = ctx;
-    cc_print_record(stdout, c->o, c->printing, r);
+    cc_print_record(stdout, c->o, c->parts.v[c->printing].partition, r);
+    c->next[c->printing] = r->offset + 1;   /* a stop mid-batch commits only what was printed */
     c->count++;
     return c->o->max_messages >= 0 && c->count >= c->o->max_messages;
 }
@@ -132,7 +141,7 @@ static int take_partition(consumer_t *c, const kafka_value_t *pd)
         return 2;
     const kafka_value_t *rec = KV_GET(pd, FetchPartitionData, Records);
     char err[300];
-    c->printing = p->partition;
+    c->printing = i;
     int64_t before = c->count;
     int rc = rec->is_null ? 0 : cr_batches_read(rec->u.b, rec->n, c->next[i], print_one, c, &c->next[i], err,
                                                 sizeof(err));
@@ -224,13 +233,24 @@ static int fetch_round(consumer_t *c, int *which)
     return rc ? rc : stale ? 2 : 0;
 }
 
+/* With a group: the positions committed when due, a heartbeat when due.
+ * 1 when the group rebalances. */
+static int group_tick(consumer_t *c)
+{
+    cg_commit(c->group, c->next, 0);
+    return cg_heartbeat(c->group) != 0;
+}
+
+/* Until --max-messages, --timeout-ms, or (REJOIN) the group rebalances. */
 static int consume(consumer_t *c)
 {
-    int *which = malloc(sizeof(int) * (size_t)c->parts.n);
+    int *which = malloc(sizeof(int) * (size_t)(c->parts.n ? c->parts.n : 1));
     int rc = which ? 0 : -1;
-    c->last_record = clock_mono_ms();
     while (rc >= 0) {
-        rc = fetch_round(c, which);
+        if (c->parts.n)
+            rc = fetch_round(c, which);
+        else
+            console_sleep_ms(FETCH_WAIT_MS);   /* a member with no partition: heartbeats only */
         fflush(stdout);
         if (rc == 1)
             break;
@@ -238,9 +258,22 @@ static int consume(consumer_t *c)
             break;
         if (rc == 2)
             rc = refresh(c);
+        if (rc >= 0 && c->group && group_tick(c)) {
+            rc = REJOIN;
+            break;
+        }
     }
     free(which);
-    return rc < 0 ? -1 : 0;
+    return rc < 0 ? -1 : rc == REJOIN ? REJOIN : 0;
+}
+
+/* c->next of parts.v[which[0..n)] at their start (--offset, or earliest or
+ * latest). */
+static int start_at(consumer_t *c, int *which, int n, int earliest)
+{
+    for (int k = 0; c->o->from == CC_FROM_OFFSET && k < n; k++)
+        c->next[which[k]] = c->o->offset;
+    return c->o->from == CC_FROM_OFFSET || n == 0 ? 0 : find_starts(c, which, n, earliest);
 }
 
 static int run(consumer_t *c)
@@ -249,16 +282,61 @@ static int run(consumer_t *c)
         console_partitions(&c->cluster, c->o->topic, c->o->partition, &c->parts) < 0)
         return -1;
     c->next = calloc((size_t)c->parts.n, sizeof(*c->next));
-    if (!c->next)
-        return -1;
     int *all = malloc(sizeof(int) * (size_t)c->parts.n);
     for (int i = 0; all && i < c->parts.n; i++)
         all[i] = i;
-    for (int i = 0; all && c->o->from == CC_FROM_OFFSET && i < c->parts.n; i++)
-        c->next[i] = c->o->offset;
-    int rc = !all ? -1 : c->o->from == CC_FROM_OFFSET ? 0 : find_starts(c, all, c->parts.n, start_earliest(c->o));
+    int rc = !all || !c->next ? -1 : start_at(c, all, c->parts.n, start_earliest(c->o));
     free(all);
+    c->last_record = clock_mono_ms();
     return rc < 0 ? -1 : consume(c);
+}
+
+/* The group's assignment as c->parts (g->assigned sorted alike), each at
+ * the group's committed offset, else where auto.offset.reset says. */
+static int take_assignment(consumer_t *c, console_group_t *g)
+{
+    ga_partitions_free(&c->parts);
+    for (int i = 0; i < g->nassigned; i++) {
+        ga_partition_t *p = ga_partitions_get(&c->parts, c->o->topic, g->assigned[i]);
+        if (!p)
+            return -1;
+    }
+    console_update_leaders(&c->parts, &c->cluster);
+    for (int i = 0; i < c->parts.n; i++)
+        g->assigned[i] = c->parts.v[i].partition;
+    free(c->next);
+    c->next = calloc((size_t)(c->parts.n ? c->parts.n : 1), sizeof(*c->next));
+    int *unset = malloc(sizeof(int) * (size_t)(c->parts.n ? c->parts.n : 1)), n = 0;
+    int rc = c->next && unset ? cg_committed(g, c->next) : -1;
+    for (int i = 0; rc == 0 && i < c->parts.n; i++)
+        if (c->next[i] < 0)
+            unset[n++] = i;
+    rc = rc < 0 ? -1 : start_at(c, unset, n, c->o->from_beginning);
+    free(unset);
+    return rc;
+}
+
+/* --group: members of the group, joining again at each rebalance. */
+static int run_group(consumer_t *c)
+{
+    console_group_t g = {.group = c->o->group, .topic = c->o->topic, .client_id = CLIENT_ID, .coord.fd = -1};
+    int rc = console_metadata(&c->boot, c->o->topic, -1, &c->cluster);
+    int32_t partitions = 0;
+    for (int i = 0; rc == 0 && i < c->cluster.parts.n; i++)
+        partitions += strcmp(c->cluster.parts.v[i].topic, c->o->topic) == 0;
+    c->group = &g;
+    c->last_record = clock_mono_ms();
+    while (rc >= 0) {
+        rc = cg_join(&g, &c->boot, partitions) < 0 || take_assignment(c, &g) < 0 ? -1 : consume(c);
+        if (rc != REJOIN)
+            break;
+        cg_commit(&g, c->next, 1);   /* what was read stays read, as before a Java consumer's rebalance */
+    }
+    if (rc >= 0)
+        cg_commit(&g, c->next, 1);
+    cg_leave(&g);
+    c->group = NULL;
+    return rc < 0 ? -1 : 0;
 }
 
 int console_consumer_main(int argc, char **argv)
@@ -273,7 +351,7 @@ int console_consumer_main(int argc, char **argv)
         fprintf(stderr, "Error: %s\n", err);
         return EXIT_FAILED;
     }
-    rc = run(&c);
+    rc = o.group ? run_group(&c) : run(&c);
     fflush(stdout);
     if (rc == 0)
         fprintf(stderr, "Processed a total of %lld messages\n", (long long)c.count);

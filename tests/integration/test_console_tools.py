@@ -1,13 +1,14 @@
 """`kipper console-producer` and `kipper console-consumer`
-(kafka-console-producer.sh and kafka-console-consumer.sh without a group)
+(kafka-console-producer.sh and kafka-console-consumer.sh of Kafka 3.x)
 against one kipper broker: lines piped in read back by confluent-kafka with
 their keys, headers and nulls (LineMessageReader's properties), keyed lines on
 the partitions confluent-kafka's murmur2 partitioner picks for the same keys,
 keyless lines sticking to one partition, records of confluent-kafka (keys,
 headers, nulls, lz4 and zstd batches, LogAppendTime) printed with every
 DefaultMessageFormatter property, an unknown topic, an unreachable broker and
-formatters other than Kafka's default refused, and the bin/kafka-console-*.sh
-shims."""
+formatters other than Kafka's default refused, --group members committing
+what they printed, resuming from it and sharing partitions, and the
+bin/kafka-console-*.sh shims."""
 import os
 import subprocess
 import time
@@ -237,6 +238,80 @@ def test_every_formatter_property(broker):
     out = tool(broker, "console-consumer", *base, "--formatter", "kafka.tools.LoggingMessageFormatter")
     assert out.returncode == 2 and "--formatter kafka.tools.LoggingMessageFormatter is not available" in out.stderr
     assert printed(args=base + ["--skip-message-on-error", "--isolation-level", "read_committed"]) == "v0\nnull\n"
+
+
+def group_state(broker, group):
+    """(state, member count) of group as `kipper consumer-groups --describe --state` prints them."""
+    out = subprocess.run([KIPPER, "consumer-groups", "--bootstrap-server", broker.bootstrap, "--describe",
+                          "--group", group, "--state"], capture_output=True, text=True, timeout=30)
+    rows = [l.split() for l in out.stdout.splitlines() if l.strip()]
+    return (rows[1][-2], int(rows[1][-1])) if out.returncode == 0 and len(rows) == 2 else (None, 0)
+
+
+def await_group(broker, group, members, timeout=30):
+    deadline = time.monotonic() + timeout
+    while group_state(broker, group) != ("Stable", members):
+        assert time.monotonic() < deadline, group_state(broker, group)
+        time.sleep(0.2)
+
+
+def group_offsets(broker, group, topic, partitions):
+    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": group})
+    try:
+        return {tp.partition: tp.offset for tp in c.committed([TopicPartition(topic, p) for p in range(partitions)],
+                                                              timeout=10)}
+    finally:
+        c.close()
+
+
+def test_a_group_member_commits_and_the_next_resumes(broker):
+    broker.create_topic("grp", partitions=2)
+    out = tool(broker, "console-producer", "--topic", "grp", "--property", "parse.key=true",
+               stdin="".join("k%d\tv%d\n" % (i, i) for i in range(10)))
+    assert out.returncode == 0, out.stderr
+    first = tool(broker, "console-consumer", "--topic", "grp", "--group", "g1", "--from-beginning",
+                 "--max-messages", "6")
+    assert first.returncode == 0 and "Processed a total of 6 messages" in first.stderr, first.stderr
+    # What was printed is committed, nothing more: the offsets add up to the 6 records.
+    offsets = group_offsets(broker, "g1", "grp", 2)
+    assert sum(max(o, 0) for o in offsets.values()) == 6, offsets
+    assert group_state(broker, "g1") == ("Empty", 0)   # left the group when done
+    second = tool(broker, "console-consumer", "--topic", "grp", "--group", "g1", "--timeout-ms", "3000")
+    assert second.returncode == 0 and "Processed a total of 4 messages" in second.stderr, second.stderr
+    assert sorted(first.stdout.split() + second.stdout.split()) == sorted("v%d" % i for i in range(10))
+    assert group_offsets(broker, "g1", "grp", 2) == {p: n for p, n in enumerate(
+        [len([1 for part, _, _ in read_all(broker, "grp", 2, 10) if part == q]) for q in range(2)])}
+    out = tool(broker, "console-consumer", "--topic", "grp", "--group", "g1", "--partition", "0")
+    assert out.returncode == 2 and "Options group and partition cannot be specified together." in out.stderr
+
+
+def test_two_group_members_share_the_partitions(broker):
+    broker.create_topic("split", partitions=4)
+    cmd = [KIPPER, "console-consumer", "--bootstrap-server", broker.bootstrap, "--topic", "split", "--group", "g2",
+           "--timeout-ms", "12000", "--property", "print.partition=true"]
+    a = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        await_group(broker, "g2", 1)
+        b = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            await_group(broker, "g2", 2)
+            p = Producer({"bootstrap.servers": broker.bootstrap})
+            for i in range(40):
+                p.produce("split", value=b"m%d" % i, partition=i % 4)
+            assert p.flush(30) == 0
+            out_b, err_b = b.communicate(timeout=60)
+        finally:
+            b.kill()
+        out_a, err_a = a.communicate(timeout=60)
+    finally:
+        a.kill()
+    assert a.returncode == 0 and b.returncode == 0, (err_a, err_b)
+    got_a = [l.split("\t") for l in out_a.splitlines()]
+    got_b = [l.split("\t") for l in out_b.splitlines()]
+    # Each member had two partitions (RangeAssignor: 0-1 and 2-3), each record printed once.
+    parts_a, parts_b = {p for p, _ in got_a}, {p for p, _ in got_b}
+    assert len(parts_a) == 2 and len(parts_b) == 2 and not parts_a & parts_b, (parts_a, parts_b)
+    assert sorted(v for _, v in got_a + got_b) == sorted("m%d" % i for i in range(40))
 
 
 def test_unknown_topics_and_unreachable_brokers_exit_1(broker):

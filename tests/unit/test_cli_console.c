@@ -15,6 +15,7 @@
 #include "broker/log/compression.h"
 #include "broker/log/record_batch.h"
 #include "cli/console.h"
+#include "cli/console_group.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -136,8 +137,10 @@ static void test_console_args(void)
     CHECK(strstr(err, "The provided offset value 'soon' is incorrect. Valid values are 'earliest', 'latest', or a "
                       "non-negative long.") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --max-messages 0", err), -1);
-    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g", err), -1);
-    CHECK(strstr(err, "--group g: kipper console-consumer reads without a consumer group") != NULL);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g", err), 0);
+    CHECK(c.group && strcmp(c.group, "g") == 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g --partition 1", err), -1);
+    CHECK(strstr(err, "Options group and partition cannot be specified together.") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --whitelist x", err), -1);
     CHECK(strstr(err, "unknown option '--whitelist'") != NULL);
 }
@@ -391,6 +394,44 @@ static void test_console_batch_headers(void)
     buf_free(&b);
 }
 
+/* The consumer protocol as the group member writes it: the subscription
+ * read back (and refused when cut), RangeAssignor's split, an assignment
+ * read back by group_admin.c's parser. */
+static void test_console_group_protocol(void)
+{
+    buf_t b;
+    buf_init(&b);
+    cg_subscription(&b, "orders");
+    CHECK_EQ(cg_subscribes(b.data, b.len, "orders"), 1);
+    CHECK_EQ(cg_subscribes(b.data, b.len, "order"), 0);
+    for (size_t cut = 0; cut < b.len - 4; cut++)   /* the user data after the topics is not needed */
+        CHECK_EQ(cg_subscribes(b.data, cut, "orders"), -1);
+    static const uint8_t lying[] = {0, 1, 0x7f, 0xff, 0xff, 0xff};   /* 2^31 - 1 topics in 6 bytes */
+    CHECK_EQ(cg_subscribes(lying, sizeof(lying), "orders"), -1);
+    /* RangeAssignor: 7 partitions over 3 members: 0-2, 3-4, 5-6; 2 over 3: one member gets none */
+    int32_t first, count;
+    cg_range(0, 3, 7, &first, &count);
+    CHECK(first == 0 && count == 3);
+    cg_range(1, 3, 7, &first, &count);
+    CHECK(first == 3 && count == 2);
+    cg_range(2, 3, 7, &first, &count);
+    CHECK(first == 5 && count == 2);
+    cg_range(2, 3, 2, &first, &count);
+    CHECK_EQ(count, 0);
+    buf_clear(&b);
+    cg_assignment(&b, "orders", 5, 2);
+    ga_partitions_t ps = {0};
+    CHECK_EQ(ga_parse_assignment(b.data, b.len, &ps), 0);
+    CHECK(ps.n == 2 && strcmp(ps.v[0].topic, "orders") == 0 && ps.v[0].partition == 5 && ps.v[1].partition == 6);
+    ga_partitions_free(&ps);
+    buf_clear(&b);
+    cg_assignment(&b, "orders", 0, 0);
+    CHECK_EQ(ga_parse_assignment(b.data, b.len, &ps), 0);
+    CHECK_EQ(ps.n, 0);
+    ga_partitions_free(&ps);
+    buf_free(&b);
+}
+
 void suite_cli_console(void)
 {
     RUN(test_console_args);
@@ -399,4 +440,5 @@ void suite_cli_console(void)
     RUN(test_console_reader_refuses);
     RUN(test_console_print);
     RUN(test_console_batch_headers);
+    RUN(test_console_group_protocol);
 }
