@@ -36,6 +36,7 @@ typedef enum { CC_FROM_DEFAULT, CC_FROM_EARLIEST, CC_FROM_LATEST, CC_FROM_OFFSET
 typedef struct {
     const char *bootstrap, *topic;
     const char *group;                    /* NULL: no group (console_group.h) */
+    const char *group_property;           /* --consumer-property group.id=, the same as --group */
     int partition;                        /* -1: every partition */
     cc_from_t from;                       /* where to start; DEFAULT: earliest with --from-beginning, else latest */
     int64_t offset;                       /* CC_FROM_OFFSET */

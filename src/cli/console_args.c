@@ -249,6 +249,19 @@ static int cc_offset(cc_opts_t *o, const char *v, char *err, size_t errlen)
     return 0;
 }
 
+/* --consumer-property: group.id is a group as --group is; the others are
+ * the Java client's settings. */
+static int cc_consumer_property(cc_opts_t *o, const char *arg, char *err, size_t errlen)
+{
+    char name[128];
+    const char *v;
+    if (split_property(arg, name, sizeof(name), &v, err, errlen) < 0)
+        return -1;
+    if (strcmp(name, "group.id") == 0 && *v)
+        o->group_property = v;
+    return 0;
+}
+
 /* --formatter: Kafka 3.x's default formatter under either of its names. */
 static int cc_formatter(const char *v, char *err, size_t errlen)
 {
@@ -297,7 +310,7 @@ static int cc_option(void *opts, int k, const char *v, char *err, size_t errlen)
         o->group = v;
         return 0;
     default:
-        return 0;   /* --consumer-property: the Java client's settings */
+        return cc_consumer_property(o, v, err, errlen);
     }
 }
 
@@ -310,7 +323,14 @@ static int cc_check(const cc_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "The partition is required when offset is specified.");
     if (o->from != CC_FROM_DEFAULT && o->from_beginning)
         return bad(err, errlen, "%s", "Options from-beginning and offset cannot be specified together.");
-    if (o->group && o->partition >= 0)
+    if (o->group && o->group_property && strcmp(o->group, o->group_property) != 0) {
+        snprintf(err, errlen,
+                 "The group ids provided in different places (directly using '--group', via '--consumer-property', "
+                 "or via '--consumer.config') do not match. Detected group ids: '%s', '%s'",
+                 o->group, o->group_property);
+        return -1;
+    }
+    if ((o->group || o->group_property) && o->partition >= 0)
         return bad(err, errlen, "%s", "Options group and partition cannot be specified together.");
     return 0;
 }
@@ -336,5 +356,8 @@ int cc_parse_args(int argc, char **argv, cc_opts_t *o, char *err, size_t errlen)
     int rc = parse_loop(argc, argv, names, n, &flags, cc_option, o, err, errlen);
     if (rc != 0)
         return rc;
-    return cc_check(o, err, errlen);
+    rc = cc_check(o, err, errlen);
+    if (rc == 0 && !o->group)
+        o->group = o->group_property;
+    return rc;
 }

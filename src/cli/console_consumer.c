@@ -36,6 +36,7 @@ static void usage(FILE *f)
             "           [--group G | --partition N [--offset earliest|latest|N]] [--max-messages N] [--timeout-ms N]\n"
             "           [--isolation-level read_uncommitted|read_committed] [--skip-message-on-error]\n"
             "           [--formatter kafka.tools.DefaultMessageFormatter] [--property NAME=VALUE ...]\n"
+            "           [--consumer-property group.id=G (as --group; other client settings are ignored)]\n"
             "\n"
             "Prints the topic's records, one a line (kafka-console-consumer.sh); from the end unless\n"
             "--from-beginning. With --group G, as a member of consumer group G: the partitions it is given,\n"

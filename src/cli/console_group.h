@@ -61,8 +61,9 @@ int cg_join(console_group_t *g, kafka_client_t *boot, int32_t partitions);
 /* The group's committed offset of each assigned partition into
  * committed[i] (-1: none). 0 or -1. */
 int cg_committed(console_group_t *g, int64_t *committed);
-/* A heartbeat when one is due: 0, 1 when the group rebalances (join
- * again), -1 when the coordinator cannot be reached. */
+/* A heartbeat when one is due: 0, 1 when the member must join again (the
+ * group rebalances, or the coordinator moved or cannot be reached), -1 out
+ * of memory. */
 int cg_heartbeat(console_group_t *g);
 /* Commits next[i] for assigned[i] (the next offset to read); when due
  * unless force. Failures are warned about on stderr. */

@@ -276,7 +276,9 @@ def test_a_group_member_commits_and_the_next_resumes(broker):
     offsets = group_offsets(broker, "g1", "grp", 2)
     assert sum(max(o, 0) for o in offsets.values()) == 6, offsets
     assert group_state(broker, "g1") == ("Empty", 0)   # left the group when done
-    second = tool(broker, "console-consumer", "--topic", "grp", "--group", "g1", "--timeout-ms", "3000")
+    # The group named as kafka-console-consumer.sh also takes it: group.id in --consumer-property.
+    second = tool(broker, "console-consumer", "--topic", "grp", "--consumer-property", "group.id=g1",
+                  "--timeout-ms", "3000")
     assert second.returncode == 0 and "Processed a total of 4 messages" in second.stderr, second.stderr
     assert sorted(first.stdout.split() + second.stdout.split()) == sorted("v%d" % i for i in range(10))
     assert group_offsets(broker, "g1", "grp", 2) == {p: n for p, n in enumerate(

@@ -139,6 +139,13 @@ static void test_console_args(void)
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --max-messages 0", err), -1);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g", err), 0);
     CHECK(c.group && strcmp(c.group, "g") == 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --consumer-property group.id=g2", err), 0);
+    CHECK(c.group && strcmp(c.group, "g2") == 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g --consumer-property group.id=g", err), 0);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g --consumer-property group.id=h", err), -1);
+    CHECK(strstr(err, "do not match. Detected group ids: 'g', 'h'") != NULL);
+    CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --consumer-property group.id=g --partition 1", err), -1);
+    CHECK(strstr(err, "Options group and partition cannot be specified together.") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --group g --partition 1", err), -1);
     CHECK(strstr(err, "Options group and partition cannot be specified together.") != NULL);
     CHECK_EQ(cc(&c, "--bootstrap-server h:1 --topic t --whitelist x", err), -1);
