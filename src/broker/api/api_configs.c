@@ -48,9 +48,10 @@ typedef struct {
 
 /* ---- where each setting comes from ---- */
 
-/* name's value at one broker level; fallback is the default of a topic
- * config whose broker config has none (flush.ms's log.flush.interval.ms). */
-static const char *level_value(const broker_t *b, int source, const char *name, const char *fallback)
+/* name's value at one broker level; at the last, Kafka's default, which
+ * the table has for every broker config behind a topic config (a NULL
+ * default is none, as Kafka leaves it out). */
+static const char *level_value(const broker_t *b, int source, const char *name)
 {
     const coord_config_def_t *d;
     switch (source) {
@@ -59,20 +60,19 @@ static const char *level_value(const broker_t *b, int source, const char *name, 
     case SRC_STATIC: return broker_config_static_value(&b->cfg, name);
     default:
         d = broker_config_def(name);
-        return d && d->dflt ? d->dflt : fallback;
+        return d ? d->dflt : NULL;
     }
 }
 
 /* Kafka's configSynonyms: every name of the setting at each level, highest
  * level first, from the first entry that carries the setting's own name
  * (names[0]) on. levels: bits of the sources looked at. */
-static void broker_synonyms(const broker_t *b, const char *const *names, unsigned levels, const char *fallback,
-                            entry_t *e)
+static void broker_synonyms(const broker_t *b, const char *const *names, unsigned levels, entry_t *e)
 {
     int start = e->nsyn;
     for (int src = SRC_DYNAMIC_BROKER; src <= SRC_DEFAULT; src++) {
         for (int k = 0; (levels & (1u << src)) && k < COORD_SYNONYMS_MAX && names[k]; k++) {
-            const char *v = level_value(b, src, names[k], k == 0 ? fallback : NULL);
+            const char *v = level_value(b, src, names[k]);
             if (v && e->nsyn < SYNONYMS_MAX)
                 e->syn[e->nsyn++] = (synonym_t){names[k], v, src};
         }
@@ -129,7 +129,7 @@ static int topic_entries(const broker_t *b, const topic_t *t, entry_t *out)
             e->syn[e->nsyn++] = (synonym_t){d->name, v, SRC_TOPIC};
         }
         if (d->synonyms[0])
-            broker_synonyms(b, d->synonyms, ALL_BROKER_LEVELS, d->dflt, e);
+            broker_synonyms(b, d->synonyms, ALL_BROKER_LEVELS, e);
         /* Without an override a config kipper acts on has the value the
          * broker applies; any other the broker setting's, as Kafka has it. */
         if (!v && (d->acted_on || e->nsyn == 0))
@@ -160,7 +160,7 @@ static int broker_entries(const broker_t *b, entry_t *out)
         unsigned levels = coord_config_def(COORD_ENTITY_BROKER, d->name)
                               ? ALL_BROKER_LEVELS
                               : (1u << SRC_STATIC) | (1u << SRC_DEFAULT);
-        broker_synonyms(b, d->synonyms[0] ? d->synonyms : self, levels, NULL, e);
+        broker_synonyms(b, d->synonyms[0] ? d->synonyms : self, levels, e);
         e->value_null = e->nsyn == 0 || e->sensitive;
         snprintf(e->value, sizeof(e->value), "%s", e->value_null ? "" : e->syn[0].value);
     }
@@ -179,7 +179,7 @@ static int default_entries(const broker_t *b, entry_t *out)
         memset(e, 0, sizeof(*e));
         e->name = d->name;
         e->type = d->type;
-        broker_synonyms(b, d->synonyms, levels, NULL, e);
+        broker_synonyms(b, d->synonyms, levels, e);
         if (e->nsyn == 0 || e->syn[0].source != SRC_DYNAMIC_DEFAULT)
             continue;
         snprintf(e->value, sizeof(e->value), "%s", e->syn[0].value);
