@@ -37,7 +37,9 @@
 
 /* In name order. Keys kipper reads keep kipper's own checks (broker_config.c);
  * the synonyms are the lower-priority names of the same setting, as
- * DescribeConfigs lists them. */
+ * DescribeConfigs lists them. The update mode is Kafka's: of a setting with
+ * several names only the first changes dynamically there (log.retention.ms,
+ * not .hours), though kipper also takes the others (coord_config_defs.c). */
 static const coord_config_def_t DEFS[] = {
     STR("advertised.listeners", NULL, ACTED, PB),
     CLS("alter.config.policy.class.name", NULL, RO),
@@ -136,11 +138,11 @@ static const coord_config_def_t DEFS[] = {
     BOOL("log.preallocate", "false", STORED, CW),
     NUM("log.retention.bytes", LONG, "-1", -1, ACTED, CW),
     NUM("log.retention.check.interval.ms", LONG, "300000", 1, ACTED, RO),
-    NUM("log.retention.hours", INT, "168", -1, ACTED, CW),
-    SYN("log.retention.minutes", INT, NULL, -1, ACTED, CW, {"log.retention.minutes", "log.retention.hours"}),
+    NUM("log.retention.hours", INT, "168", -1, ACTED, RO),
+    SYN("log.retention.minutes", INT, NULL, -1, ACTED, RO, {"log.retention.minutes", "log.retention.hours"}),
     SYN("log.retention.ms", LONG, NULL, -1, ACTED, CW, {"log.retention.ms", "log.retention.minutes", "log.retention.hours"}),
-    NUM("log.roll.hours", INT, "168", 1, ACTED, CW),
-    NUM("log.roll.jitter.hours", INT, "0", 0, STORED, CW),
+    NUM("log.roll.hours", INT, "168", 1, ACTED, RO),
+    NUM("log.roll.jitter.hours", INT, "0", 0, STORED, RO),
     SYN("log.roll.jitter.ms", LONG, NULL, ANY_MIN, STORED, CW, {"log.roll.jitter.ms", "log.roll.jitter.hours"}),
     SYN("log.roll.ms", LONG, NULL, 1, ACTED, CW, {"log.roll.ms", "log.roll.hours"}),
     NUM("log.segment.bytes", INT, "1073741824", 14, ACTED, CW),
