@@ -142,6 +142,19 @@ static int topic_entries(const broker_t *b, const topic_t *t, entry_t *out)
 
 /* ---- brokers ---- */
 
+/* The keys whose default is kipper's own (README.md): what is in force,
+ * reported as the default. 0 for every other key. */
+static int own_default(const broker_t *b, const char *name, char *out, size_t n)
+{
+    if (strcmp(name, "log.flush.interval.ms") == 0)
+        snprintf(out, n, "%" PRId64, b->cfg.log_flush_interval_ms);
+    else if (strcmp(name, "queued.max.request.bytes") == 0)
+        snprintf(out, n, "%" PRId64, b->cfg.queued_max_request_bytes);
+    else
+        return 0;
+    return 1;
+}
+
 /* Every broker config of Kafka (broker_config_defs.c): where kipper applies
  * it on a running broker (coord_config.h's broker table) from every level,
  * otherwise from server.properties or Kafka's default; a password is
@@ -161,6 +174,12 @@ static int broker_entries(const broker_t *b, entry_t *out)
                               ? ALL_BROKER_LEVELS
                               : (1u << SRC_STATIC) | (1u << SRC_DEFAULT);
         broker_synonyms(b, d->synonyms[0] ? d->synonyms : self, levels, e);
+        int defaulted = e->nsyn == 0 || e->syn[0].source == SRC_DEFAULT;
+        if (defaulted && own_default(b, d->name, e->value, sizeof(e->value))) {
+            e->nsyn = 0;
+            e->syn[e->nsyn++] = (synonym_t){d->name, e->value, SRC_DEFAULT};
+            continue;
+        }
         e->value_null = e->nsyn == 0 || e->sensitive;
         snprintf(e->value, sizeof(e->value), "%s", e->value_null ? "" : e->syn[0].value);
     }
