@@ -343,9 +343,10 @@ static void note_unacted(const coord_config_def_t *d, const char *v, char *list,
 }
 
 /* Every Kafka broker key the file sets: the keys kipper reads were checked
- * by the readers above with kipper's rules (and the throttle rates, read by
- * nobody else, here with Kafka's); the others are checked here with Kafka's
- * type and range, kept, and named in one info line. 0, or -1 with err. */
+ * by the readers above with kipper's rules (the throttle rates also with
+ * Kafka's here, as before); the others are checked here with Kafka's type and
+ * range (coord_config_check never prints a password: only ANY checks them),
+ * kept, and named in one info line. 0, or -1 with err. */
 static int keep_statics(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
     const coord_config_def_t *d;
