@@ -42,8 +42,11 @@ static void usage(FILE *f)
             "  --describe (--group G ... | --all-groups) [--members [--verbose] | --state | --offsets]\n"
             "  --reset-offsets --group G (--topic T[:P,...] ... | --all-topics)\n"
             "                  (--to-earliest | --to-latest | --to-current | --to-offset N | --shift-by N |\n"
-            "                   --to-datetime YYYY-MM-DDTHH:mm:SS.sss) (--dry-run | --execute)\n"
+            "                   --to-datetime YYYY-MM-DDTHH:mm:SS.sss | --by-duration PnDTnHnMnS)\n"
+            "                  (--dry-run | --execute) [--export]\n"
+            "  --reset-offsets --group G --from-file FILE (--dry-run | --execute) [--export]\n"
             "  --delete (--group G ... | --all-groups)\n"
+            "  --delete-offsets --group G --topic T[:P,...] ...\n"
             "\n"
             "  --bootstrap-server  brokers to ask first (the others are found through them)\n"
             "  --state             with --list: show each group's state, or only the groups in the states\n"
@@ -51,6 +54,11 @@ static void usage(FILE *f)
             "                      with --describe: the group's coordinator, strategy, state and members\n"
             "  --reset-offsets     only while the group has no active members; without --execute it only\n"
             "                      shows the new offsets (--dry-run)\n"
+            "  --by-duration       reset to the first offset at or after this long ago (ISO-8601: P1D, PT30M)\n"
+            "  --from-file FILE    reset to the offsets of a CSV file, one topic,partition,offset a line\n"
+            "  --export            print the plan as that CSV instead of the table\n"
+            "  --delete-offsets    delete the group's committed offsets of the partitions given (all of a\n"
+            "                      topic's without :P); refused for topics an active group subscribes to\n"
             "  --timeout MS        how long to wait for each answer and for a coordinator (default %d)\n"
             "\n"
             "Exit status: 0 done, 1 the operation failed, 2 a wrong command line.\n",
@@ -107,7 +115,9 @@ static int add_name(const char **names, int *n, const char *v, const char *opt, 
 static int set_action(cg_opts_t *o, cg_action_t a, const char *arg, char *err, size_t errlen)
 {
     if (o->action != CG_NO_ACTION && o->action != a)
-        return bad(err, errlen, "give only one of --list, --describe, --reset-offsets, --delete (also got %s)", arg);
+        return bad(err, errlen, "give only one of --list, --describe, --reset-offsets, --delete, --delete-offsets "
+                                "(also got %s)",
+                   arg);
     o->action = a;
     return 0;
 }
@@ -116,7 +126,7 @@ static int set_reset(cg_opts_t *o, cg_reset_t r, const char *arg, char *err, siz
 {
     if (o->reset != CG_TO_NONE)
         return bad(err, errlen, "give only one reset scenario (--to-earliest, --to-latest, --to-current, "
-                                "--to-offset, --shift-by, --to-datetime); also got %s",
+                                "--to-offset, --shift-by, --to-datetime, --by-duration, --from-file); also got %s",
                    arg);
     o->reset = r;
     return 0;
@@ -128,7 +138,7 @@ static int apply_flag(cg_opts_t *o, const char *arg, char *err, size_t errlen)
         const char *name;
         cg_action_t action;
     } actions[] = {{"--list", CG_LIST}, {"--describe", CG_DESCRIBE}, {"--reset-offsets", CG_RESET},
-                   {"--delete", CG_DELETE}};
+                   {"--delete", CG_DELETE}, {"--delete-offsets", CG_DELETE_OFFSETS}};
     static const struct {
         const char *name;
         cg_reset_t reset;
@@ -139,8 +149,9 @@ static int apply_flag(cg_opts_t *o, const char *arg, char *err, size_t errlen)
     for (size_t k = 0; k < sizeof(resets) / sizeof(resets[0]); k++)
         if (strcmp(arg, resets[k].name) == 0)
             return set_reset(o, resets[k].reset, arg, err, errlen);
-    int *flags[] = {&o->all_groups, &o->all_topics, &o->dry_run, &o->execute, &o->verbose};
-    static const char *const names[] = {"--all-groups", "--all-topics", "--dry-run", "--execute", "--verbose"};
+    int *flags[] = {&o->all_groups, &o->all_topics, &o->dry_run, &o->execute, &o->verbose, &o->export_csv};
+    static const char *const names[] = {"--all-groups", "--all-topics", "--dry-run",
+                                        "--execute",    "--verbose",    "--export"};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (strcmp(arg, names[k]) == 0) {
             *flags[k] = 1;
@@ -172,6 +183,17 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
                                     "+01:00), got '%s'",
                        v);
         return set_reset(o, CG_TO_DATETIME, name, err, errlen);
+    } else if (strcmp(name, "--by-duration") == 0) {
+        if (cg_parse_duration(v, &o->value) < 0)
+            return bad(err, errlen, "--by-duration must be an ISO-8601 duration PnDTnHnMnS (P1D, PT1H30M, "
+                                    "PT0.5S), got '%s'",
+                       v);
+        return set_reset(o, CG_BY_DURATION, name, err, errlen);
+    } else if (strcmp(name, "--from-file") == 0) {
+        if (!*v)
+            return bad(err, errlen, "%s needs a file name", name);
+        o->from_file = v;
+        return set_reset(o, CG_FROM_FILE, name, err, errlen);
     } else {
         if (cli_parse_i64(v, &o->value) < 0 || (name[2] == 't' && o->value < 0))
             return bad(err, errlen, strcmp(name, "--to-offset") == 0 ? "--to-offset must be an offset, got '%s'"
@@ -185,7 +207,8 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
 static int parse_arg(cg_opts_t *o, int argc, char **argv, int *i, char *err, size_t errlen)
 {
     static const char *const names[] = {"--bootstrap-server", "--group",     "--topic",      "--timeout",
-                                        "--to-datetime",      "--to-offset", "--shift-by"};
+                                        "--to-datetime",      "--to-offset", "--shift-by",
+                                        "--by-duration",      "--from-file"};
     const char *arg = argv[*i];
     int rc = apply_flag(o, arg, err, errlen);
     if (rc <= 0)
@@ -211,7 +234,7 @@ static int parse_arg(cg_opts_t *o, int argc, char **argv, int *i, char *err, siz
 static int check_options(cg_opts_t *o, char *err, size_t errlen)
 {
     if (o->action == CG_NO_ACTION)
-        return bad(err, errlen, "%s", "give one of --list, --describe, --reset-offsets, --delete");
+        return bad(err, errlen, "%s", "give one of --list, --describe, --reset-offsets, --delete, --delete-offsets");
     if (!o->bootstrap)
         return bad(err, errlen, "%s", "--bootstrap-server is required");
     int groups = o->ngroups > 0 || o->all_groups;
@@ -221,9 +244,13 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "--describe and --delete need --group G or --all-groups");
     if (o->ngroups && o->all_groups)
         return bad(err, errlen, "%s", "give either --group or --all-groups");
-    if (o->action != CG_RESET && (o->ntopics || o->all_topics || o->reset || o->dry_run || o->execute))
-        return bad(err, errlen, "%s", "--topic, --all-topics, the reset scenarios, --dry-run and --execute go with "
-                                      "--reset-offsets");
+    if (o->action == CG_DELETE_OFFSETS && (o->ngroups != 1 || !o->ntopics))
+        return bad(err, errlen, "%s", "--delete-offsets needs exactly one --group and at least one --topic");
+    if (o->action != CG_RESET && o->action != CG_DELETE_OFFSETS && o->ntopics)
+        return bad(err, errlen, "%s", "--topic goes with --reset-offsets or --delete-offsets");
+    if (o->action != CG_RESET && (o->all_topics || o->reset || o->dry_run || o->execute || o->export_csv))
+        return bad(err, errlen, "%s", "--all-topics, the reset scenarios, --dry-run, --execute and --export go "
+                                      "with --reset-offsets");
     if (o->action == CG_DESCRIBE && o->state_given && o->show == CG_SHOW_MEMBERS)
         return bad(err, errlen, "%s", "--describe takes one of --members, --state, --offsets");
     if (o->action == CG_DESCRIBE && o->state_given)
@@ -232,17 +259,8 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "--describe --state takes no list of states");
     if (o->action != CG_DESCRIBE && o->action != CG_LIST && o->state_given)
         return bad(err, errlen, "%s", "--state goes with --list or --describe");
-    if (o->action != CG_RESET)
+    if (o->action != CG_RESET && o->action != CG_DELETE_OFFSETS)
         return 0;
-    if (o->ngroups != 1)
-        return bad(err, errlen, "%s", "--reset-offsets needs exactly one --group");
-    if (!o->ntopics == !o->all_topics)
-        return bad(err, errlen, "%s", "--reset-offsets needs --topic T[:P,...] or --all-topics (one of them)");
-    if (o->reset == CG_TO_NONE)
-        return bad(err, errlen, "%s", "--reset-offsets needs a scenario: --to-earliest, --to-latest, --to-current, "
-                                      "--to-offset N, --shift-by N or --to-datetime T");
-    if (o->dry_run && o->execute)
-        return bad(err, errlen, "%s", "give --dry-run or --execute, not both");
     for (int i = 0; i < o->ntopics; i++) {
         char topic[256];
         int32_t parts[CG_PARTITIONS_MAX];
@@ -251,6 +269,20 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
             return bad(err, errlen, "--topic must be TOPIC or TOPIC:PARTITION,PARTITION,..., got '%s'",
                        o->topics[i]);
     }
+    if (o->action == CG_DELETE_OFFSETS)
+        return 0;
+    if (o->ngroups != 1)
+        return bad(err, errlen, "%s", "--reset-offsets needs exactly one --group");
+    /* With --from-file the file names the partitions: a scope given too is
+     * not used, as kafka-consumer-groups.sh does. */
+    if (o->reset != CG_FROM_FILE && !o->ntopics == !o->all_topics)
+        return bad(err, errlen, "%s", "--reset-offsets needs --topic T[:P,...] or --all-topics (one of them)");
+    if (o->reset == CG_TO_NONE)
+        return bad(err, errlen, "%s", "--reset-offsets needs a scenario: --to-earliest, --to-latest, --to-current, "
+                                      "--to-offset N, --shift-by N, --to-datetime T, --by-duration D or "
+                                      "--from-file F");
+    if (o->dry_run && o->execute)
+        return bad(err, errlen, "%s", "give --dry-run or --execute, not both");
     return 0;
 }
 
@@ -379,8 +411,12 @@ int cg_new_offset(const cg_opts_t *o, const ga_partition_t *p, int64_t *out, cha
         *out = p->committed >= 0 ? p->committed : p->latest;
         return 0;
     case CG_TO_DATETIME:
+    case CG_BY_DURATION:
         *out = p->by_time >= 0 ? p->by_time : p->latest;
         return 0;
+    case CG_FROM_FILE:
+        target = p->planned;
+        break;
     case CG_TO_OFFSET:
         target = o->value;
         break;
@@ -837,6 +873,33 @@ static int reset_partitions(session_t *s, kafka_client_t *k, const char *group, 
     return rc;
 }
 
+/* --from-file's plan (at most PLAN_FILE_MAX bytes) into ps; nothing of it
+ * is used when a line is bad. */
+#define PLAN_FILE_MAX (64u << 20)
+
+static int read_plan(const char *path, ga_partitions_t *ps)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = f ? malloc(PLAN_FILE_MAX + 1) : NULL;
+    size_t n = text ? fread(text, 1, PLAN_FILE_MAX + 1, f) : 0;
+    char err[600];
+    int rc = -1;
+    if (!f)
+        error_line("cannot read the reset plan '%s': %s", path, strerror(errno));
+    else if (!text || ferror(f))
+        error_line("cannot read the reset plan '%s': %s", path, text ? strerror(errno) : "out of memory");
+    else if (n > PLAN_FILE_MAX)
+        error_line("the reset plan '%s' is larger than 64 MiB%s", path, "");
+    else if (cg_parse_reset_plan(text, n, ps, err, sizeof(err)) < 0)
+        error_line("the reset plan '%s' is not valid: %s; no offset was reset", path, err);
+    else
+        rc = 0;
+    free(text);
+    if (f)
+        fclose(f);
+    return rc;
+}
+
 static void print_reset(const char *group, const ga_partitions_t *ps, const int64_t *offsets)
 {
     int w[4] = {30, 30, 10, 15};
@@ -905,15 +968,21 @@ static int do_reset(session_t *s)
         fprintf(stderr, "Error: Assignments can only be reset if the group '%s' is inactive, but the current state "
                         "is %s.\n",
                 group, g.state);
-    } else if (reset_partitions(s, &k, group, &ps) == 0) {
-        int64_t stamps[3] = {GA_EARLIEST, GA_LATEST, o->value};
+    } else if ((o->reset == CG_FROM_FILE ? read_plan(o->from_file, &ps) : reset_partitions(s, &k, group, &ps)) == 0) {
+        /* --by-duration: the time that long before now, as --to-datetime. */
+        int64_t ago = (int64_t)clock_wall_ms() - o->value;
+        int64_t stamps[3] = {GA_EARLIEST, GA_LATEST, o->reset == CG_BY_DURATION ? (ago < 0 ? 0 : ago) : o->value};
+        int by_time = o->reset == CG_TO_DATETIME || o->reset == CG_BY_DURATION;
         offsets = malloc(sizeof(*offsets) * (size_t)(ps.n ? ps.n : 1));
-        if (offsets && fill_offsets(s, &ps, stamps, o->reset == CG_TO_DATETIME ? 3 : 2) == 0 &&
+        if (offsets && fill_offsets(s, &ps, stamps, by_time ? 3 : 2) == 0 &&
             reset_compute(o, &ps, offsets) == 0 && (!o->execute || reset_execute(&k, group, &ps, offsets) == 0)) {
             if (!o->execute && !o->dry_run)
                 printf("WARN: No action will be performed as the --execute option is missing. Add --execute to "
                        "reset the offsets, or --dry-run to say this is only a look.\n");
-            print_reset(group, &ps, offsets);
+            if (o->export_csv)
+                cg_export_plan(stdout, &ps, offsets);
+            else
+                print_reset(group, &ps, offsets);
             rc = EXIT_OK;
         }
     }
@@ -970,6 +1039,114 @@ static int do_delete(session_t *s, const char *const *groups, int n)
     return failed ? EXIT_FAILED : EXIT_OK;
 }
 
+/* ---- --delete-offsets ---- */
+
+/* The partitions the --topic options name into ps: those listed, or every
+ * partition of the topic; a topic the cluster lacks goes into rows as
+ * partition -1 with UNKNOWN_TOPIC_OR_PARTITION, as Kafka's tool reports it. */
+static int delete_offsets_partitions(session_t *s, ga_partitions_t *ps, ga_partitions_t *rows)
+{
+    const char *whole[CG_NAMES_MAX];
+    char topics[CG_NAMES_MAX][256];
+    int32_t listed[CG_PARTITIONS_MAX];
+    int nwhole = 0, nparts;
+    for (int i = 0; i < s->o->ntopics; i++) {
+        cg_parse_topic(s->o->topics[i], topics[i], sizeof(topics[i]), listed, CG_PARTITIONS_MAX, &nparts);
+        for (int p = 0; p < nparts; p++)
+            ga_partitions_get(ps, topics[i], listed[p]);
+        if (nparts == 0)
+            whole[nwhole++] = topics[i];
+    }
+    ga_cluster_t c;
+    if (nwhole == 0)
+        return 0;
+    if (ga_metadata(&s->boot, whole, nwhole, &c) < 0) {
+        error_line("%s%s", s->boot.err, "");
+        return -1;
+    }
+    for (int i = 0; i < c.parts.n; i++)
+        ga_partitions_get(ps, c.parts.v[i].topic, c.parts.v[i].partition);
+    for (int i = 0; i < c.nmissing; i++) {
+        ga_partition_t *p = ga_partitions_get(rows, c.missing[i], -1);
+        if (p)
+            p->error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    ga_cluster_free(&c);
+    return 0;
+}
+
+/* kafka-consumer-groups.sh's line on the request as a whole. */
+static void delete_offsets_verdict(const cg_opts_t *o, int16_t top)
+{
+    const char *group = o->groups[0];
+    if (top == KERR_NONE) {
+        printf("Request succeed for deleting offsets with topic ");
+        for (int i = 0; i < o->ntopics; i++)
+            printf("%s%s", i ? ", " : "", o->topics[i]);
+        printf(" group %s\n", group);
+    } else if (top == KERR_INVALID_GROUP_ID) {
+        error_line("'%s' is not valid.%s", group, "");
+    } else if (top == KERR_GROUP_ID_NOT_FOUND) {
+        error_line("'%s' does not exist.%s", group, "");
+    } else if (top == KERR_NON_EMPTY_GROUP) {
+        error_line("Deleting offsets of a consumer group '%s' is forbidden if the group is not empty.%s", group, "");
+    } else if (top == KERR_GROUP_SUBSCRIBED_TO_TOPIC || top == KERR_UNKNOWN_TOPIC_OR_PARTITION) {
+        error_line("Encounter some partition level error, see the follow-up details:%s%s", "", "");
+    } else {
+        error_line("Encounter some unknown error: %s%s", ga_error_text(top), "");
+    }
+}
+
+static void print_delete_offsets(const ga_partitions_t *rows)
+{
+    int w[3] = {30, 15, 15};
+    const char *head[3] = {"TOPIC", "PARTITION", "STATUS"};
+    print_row(w, head, 3);
+    for (int i = 0; i < rows->n; i++) {
+        const ga_partition_t *p = &rows->v[i];
+        char part[16], status[300];
+        snprintf(status, sizeof(status), "Error: %s", ga_error_text(p->error));
+        const char *cells[3] = {p->topic, p->partition >= 0 ? num(part, sizeof(part), p->partition) : "Not Provided",
+                                p->error ? status : "Successful"};
+        print_row(w, cells, 3);
+    }
+    putchar('\n');
+}
+
+static int do_delete_offsets(session_t *s)
+{
+    const char *group = s->o->groups[0];
+    ga_partitions_t ps = {0}, rows = {0};
+    kafka_client_t k;
+    ga_broker_t node = {0};
+    int16_t top = KERR_NONE;
+    int rc = EXIT_FAILED;
+    if (delete_offsets_partitions(s, &ps, &rows) < 0 || open_coordinator(s, group, &k, &node) < 0)
+        goto out;
+    if (ga_offset_delete(&k, group, &ps, &top) < 0) {
+        error_line("%s%s", k.err, "");
+    } else {
+        rc = EXIT_OK;
+        for (int i = 0; i < ps.n; i++) {
+            ga_partition_t *p = ga_partitions_get(&rows, ps.v[i].topic, ps.v[i].partition);
+            if (p)
+                p->error = ps.v[i].error;
+            if (!top && ps.v[i].error)
+                top = ps.v[i].error;   /* the admin client fails the whole call with it */
+        }
+        for (int i = 0; i < rows.n; i++)
+            rc = rows.v[i].error ? EXIT_FAILED : rc;
+        delete_offsets_verdict(s->o, top);
+        print_delete_offsets(&rows);
+    }
+    kafka_client_close(&k);
+out:
+    free(node.host);
+    ga_partitions_free(&ps);
+    ga_partitions_free(&rows);
+    return rc;
+}
+
 /* --describe and --delete of the groups named, or of every group. */
 static int for_groups(session_t *s)
 {
@@ -1012,6 +1189,9 @@ int consumer_groups_main(int argc, char **argv)
         break;
     case CG_RESET:
         rc = do_reset(&s);
+        break;
+    case CG_DELETE_OFFSETS:
+        rc = do_delete_offsets(&s);
         break;
     default:
         rc = for_groups(&s);
