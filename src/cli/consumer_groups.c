@@ -1,10 +1,12 @@
-/* consumer_groups.c -- `kipper consumer-groups` (see consumer_groups.h).
+/* consumer_groups.c -- `kipper consumer-groups` (see consumer_groups.h):
+ * the command line, the session, --list, --describe, --delete and
+ * --delete-offsets; --reset-offsets is consumer_groups_reset.c.
  *
  * It talks to the brokers as Kafka's admin client does for
  * kafka-consumer-groups.sh: the bootstrap broker for Metadata and
  * FindCoordinator, the group's coordinator for DescribeGroups, OffsetFetch,
- * OffsetCommit and DeleteGroups, each partition's leader for ListOffsets,
- * and every broker for ListGroups. Every call is bounded by --timeout, and
+ * OffsetCommit, DeleteGroups and OffsetDelete, each partition's leader for
+ * ListOffsets, and every broker for ListGroups. Every call is bounded by --timeout, and
  * finding a coordinator that is not ready yet is retried until then.
  *
  * Output follows kafka-consumer-groups.sh of Kafka 3.x: its tables (each

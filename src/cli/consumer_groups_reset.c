@@ -232,9 +232,10 @@ int cg_do_reset(cg_session_t *s)
         offsets = malloc(sizeof(*offsets) * (size_t)(ps.n ? ps.n : 1));
         if (offsets && cg_fill_offsets(s, &ps, stamps, by_time ? 3 : 2) == 0 &&
             reset_compute(o, &ps, offsets) == 0 && (!o->execute || reset_execute(&k, group, &ps, offsets) == 0)) {
+            /* On stderr, as Kafka's tool: stdout may be --export's CSV. */
             if (!o->execute && !o->dry_run)
-                printf("WARN: No action will be performed as the --execute option is missing. Add --execute to "
-                       "reset the offsets, or --dry-run to say this is only a look.\n");
+                fprintf(stderr, "WARN: No action will be performed as the --execute option is missing. Add "
+                                "--execute to reset the offsets, or --dry-run to say this is only a look.\n");
             if (o->export_csv)
                 cg_export_plan(stdout, &ps, offsets);
             else

@@ -121,7 +121,9 @@ def test_reset_scenarios(broker):
     assert new_offsets("--all-topics", "--to-latest", "--dry-run") == {("t", 0): 5, ("t", 1): 5}
     assert committed(broker, "g") == {("t", 0): 3, ("t", 1): 2}   # a dry run changes nothing
     out = cg(broker, "--reset-offsets", "--group", "g", "--all-topics", "--to-latest")
-    assert "--execute option is missing" in out.stdout and committed(broker, "g")[("t", 0)] == 3
+    assert "--execute option is missing" in out.stderr and committed(broker, "g")[("t", 0)] == 3
+    out = cg(broker, "--reset-offsets", "--group", "g", "--all-topics", "--to-latest", "--export")
+    assert plan(out.stdout) == {("t", 0): 5, ("t", 1): 5} and committed(broker, "g")[("t", 0)] == 3
     assert new_offsets("--topic", "t:1", "--shift-by", "-1", "--execute") == {("t", 1): 1}
     out = cg(broker, "--reset-offsets", "--group", "g", "--topic", "t:0", "--to-offset", "99", "--execute")
     assert "New offset (99) is higher than latest offset for topic partition t-0. Value will be set to 5" in out.stdout
@@ -217,7 +219,7 @@ def test_bad_arguments_and_unreachable_brokers(broker, tmp_path):
 
 # ---- the rest of kafka-consumer-groups.sh: --by-duration, --from-file, --export, --delete-offsets ----
 
-INVALID_GROUP_ID, UNKNOWN_TOPIC_OR_PARTITION, GROUP_SUBSCRIBED_TO_TOPIC = 24, 3, 86
+INVALID_GROUP_ID, UNKNOWN_TOPIC_OR_PARTITION, GROUP_SUBSCRIBED_TO_TOPIC, NOT_COORDINATOR = 24, 3, 86, 16
 
 
 def resumed_at(broker, group, topic, partitions=2, records=5):
@@ -357,3 +359,25 @@ def test_new_options_refused_where_they_do_not_belong(broker):
                  ["--reset-offsets", "--group", "g", "--from-file", "f", "--to-earliest"]):
         out = cg(broker, *args)
         assert out.returncode == 2 and "usage: kipper consumer-groups" in out.stderr, (args, out)
+
+
+def test_offset_delete_is_answered_only_by_the_coordinator(make_broker):
+    chroot = "/kt/offset-delete-%d" % os.getpid()
+    brokers = [make_broker(chroot=chroot), make_broker(chroot=chroot, broker_id=2)]
+    groups = ["g%d" % i for i in range(16)]
+
+    def answers():
+        """{group: (broker 1's group error, broker 2's)}, once both brokers see
+        both (until then each may think it coordinates every group)."""
+        got = {}
+        for g in groups:
+            errs = []
+            for b in brokers:
+                with b.conn() as k:
+                    errs.append(k.offset_delete(g, {})[0])
+            got[g] = tuple(errs)
+        return got if all(set(e) == {GROUP_ID_NOT_FOUND, NOT_COORDINATOR} for e in got.values()) else None
+
+    got = wait_until(answers, timeout=30, interval=0.2, what="each group answered by exactly one coordinator")
+    # the placement spreads the groups: each broker coordinates some
+    assert {e.index(GROUP_ID_NOT_FOUND) for e in got.values()} == {0, 1}

@@ -1,5 +1,5 @@
-/* api_group_offsets.c -- OffsetCommit, OffsetFetch and OffsetDelete, over the group
- * service's committed-offsets store (broker/group/group_offsets.h).
+/* api_group_offsets.c -- OffsetCommit, OffsetFetch and OffsetDelete, over
+ * the group service's committed-offsets store (broker/group/group_offsets.h).
  *
  * A commit checks the group (membership, as Kafka's validateOffsetCommit;
  * none for v0, Kafka's ZooKeeper commit) and each partition, starts one
