@@ -856,13 +856,29 @@ static void delete_offsets_verdict(const cg_opts_t *o, int16_t top)
     }
 }
 
+/* Kafka's tool orders the rows by topic and partition joined as one string
+ * ("t10" before "t2"). */
+static int by_joined_name(const void *a, const void *b)
+{
+    const ga_partition_t *x = *(const ga_partition_t *const *)a, *y = *(const ga_partition_t *const *)b;
+    char nx[300], ny[300];
+    snprintf(nx, sizeof(nx), "%s%d", x->topic, (int)x->partition);
+    snprintf(ny, sizeof(ny), "%s%d", y->topic, (int)y->partition);
+    return strcmp(nx, ny);
+}
+
 static void print_delete_offsets(const ga_partitions_t *rows)
 {
     int w[3] = {30, 15, 15};
     const char *head[3] = {"TOPIC", "PARTITION", "STATUS"};
+    const ga_partition_t **order = malloc(sizeof(*order) * (size_t)(rows->n ? rows->n : 1));
+    for (int i = 0; order && i < rows->n; i++)
+        order[i] = &rows->v[i];
+    if (order)
+        qsort(order, (size_t)rows->n, sizeof(*order), by_joined_name);
     cg_print_row(w, head, 3);
     for (int i = 0; i < rows->n; i++) {
-        const ga_partition_t *p = &rows->v[i];
+        const ga_partition_t *p = order ? order[i] : &rows->v[i];
         char part[16], status[300];
         snprintf(status, sizeof(status), "Error: %s", ga_error_text(p->error));
         const char *cells[3] = {p->topic, p->partition >= 0 ? cg_num(part, sizeof(part), p->partition) : "Not Provided",
@@ -870,6 +886,7 @@ static void print_delete_offsets(const ga_partitions_t *rows)
         cg_print_row(w, cells, 3);
     }
     putchar('\n');
+    free(order);
 }
 
 static int do_delete_offsets(cg_session_t *s)
