@@ -318,6 +318,13 @@ def test_delete_offsets_of_a_stopped_group_stay_deleted_after_a_restart(stopped)
     assert out.returncode == 0, out
     assert status_rows(out.stdout)[1:] == [("t", "0", "Successful"), ("t", "1", "Successful")]
     assert committed(stopped, "g") == {}
+    # With its last offset gone the group is gone, as Kafka drops it, also after a restart.
+    assert cg(stopped, "--list").stdout.split() == []
+    stopped.stop()
+    stopped.start()
+    assert cg(stopped, "--list").stdout.split() == []
+    out = cg(stopped, "--delete-offsets", "--group", "g", "--topic", "t")
+    assert out.returncode == 1 and "Error: 'g' does not exist." in out.stderr, out
     out = cg(stopped, "--delete-offsets", "--group", "never", "--topic", "t")
     assert out.returncode == 1 and "Error: 'never' does not exist." in out.stderr, out
 

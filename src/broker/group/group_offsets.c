@@ -458,12 +458,30 @@ typedef struct {
     int32_t partition;
 } offset_remove_t;
 
+/* After a partition's offset is gone: its topic's node, the offsets node
+ * and the group's node go too when nothing is left in them (ZNOTEMPTY
+ * otherwise, ignored), so that a group whose last offset was deleted is
+ * not listed again after a restart -- Kafka drops an Empty group with no
+ * offsets. A commit that creates them again runs its creates back to back
+ * on the same session, so it never finds a parent missing halfway. */
+static void prune_parents(coord_t *co, const offset_remove_t *r)
+{
+    char path[PATH_MAX_LEN];
+    if (coord_path_group_topic(path, sizeof(path), r->group_id, r->len, r->topic) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+    if (coord_path_group_offsets(path, sizeof(path), r->group_id, r->len) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+    if (coord_path_group(path, sizeof(path), r->group_id, r->len) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+}
+
 static void offset_removed(coord_t *co, const coord_result_t *res, void *arg)
 {
-    (void)co;
     offset_remove_t *r = arg;
     /* Nothing there is as good as removed: it stays absent after a restart. */
     int rc = res->rc == ZNONODE ? ZOK : res->rc;
+    if (rc == ZOK)
+        prune_parents(co, r);
     group_t *g = groups_find(group_service_groups(r->batch->b), r->group_id, r->len);
     if (g && g->epoch == r->epoch) {
         group_offset_t *o = group_offset_find(g, r->topic, r->partition);
