@@ -4,6 +4,7 @@ offsets and lag, --reset-offsets in every scenario and a consumer resuming
 from the new offsets, the refusals while a member is active, --delete, and
 the bin/kafka-*.sh shim running a script written for Kafka's tools."""
 import os
+import struct
 import subprocess
 import textwrap
 import time
@@ -12,6 +13,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from broker_harness import KIPPER, broker, coordinator, make_broker, wait_until  # noqa: F401
+from kafka_wire import karray, kbytes, kstring
 from rdkafka_admin import RdKafkaAdmin
 
 BIN = os.path.dirname(KIPPER)
@@ -355,6 +357,19 @@ def test_offset_delete_on_the_wire(stopped):
         assert k.offset_delete("never", {"t": [0]}) == (GROUP_ID_NOT_FOUND, 0, [])
         assert k.offset_delete("", {"t": [0]}) == (INVALID_GROUP_ID, 0, [])
     assert committed(stopped, "g") == {("t", 0): 3}
+
+
+def test_offset_delete_of_an_active_group_that_is_not_a_consumer_group(broker):
+    """A member of another protocol type ("connect"): its subscriptions cannot
+    be told, so Kafka refuses the whole request with NON_EMPTY_GROUP."""
+    broker.create_topic("t")
+    join = kstring("workers") + struct.pack(">i", 30000) + kstring("") + kstring("connect") + \
+        karray([kstring("default") + kbytes(b"\x00")])
+    with broker.conn() as member, broker.conn() as admin:
+        member.send(11, 0, join)   # JoinGroup v0, answered after the initial rebalance delay
+        assert wait_until(lambda: admin.offset_delete("workers", {"t": [0]})[0] == NON_EMPTY_GROUP, timeout=10,
+                          what="the group to have its member")
+        assert admin.offset_delete("workers", {"t": [0]}) == (NON_EMPTY_GROUP, 0, [])
 
 
 def test_new_options_refused_where_they_do_not_belong(broker):
