@@ -272,7 +272,7 @@ static int run_on_selection(kafka_client_t *k, const topics_kafka_t *t)
     if (ta_metadata(k, &m) < 0)
         return failed(k->err);
     int rc = select_topics(t, &m, &s);
-    if (rc == EXIT_OK)
+    if (rc == EXIT_OK && t->action != TK_LIST)   /* --list of nothing is an empty list */
         rc = ensure_found(t, &s);
     if (rc == EXIT_OK) {
         switch (t->action) {
