@@ -29,5 +29,6 @@ void suite_repl(void);        /* test_repl.c: ISR and HW, commitQ, truncation by
 void suite_cli_reassign(void); /* test_cli_reassign.c: --throttle's rate, progress, the DescribeLogDirs client */
 void suite_cli_consumer_groups(void); /* test_cli_consumer_groups.c: arguments, resets, the group requests */
 void suite_cli_console(void); /* test_cli_console.c: console tools' arguments, batches built and read, printing */
+void suite_cli_topic_admin(void); /* test_cli_topic_admin.c: the topics and configs requests, answers read */
 
 #endif
