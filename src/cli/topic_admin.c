@@ -77,6 +77,9 @@ void ta_metadata_free(ta_metadata_t *m)
         for (int p = 0; p < m->topics[t].nparts; p++) {
             free(m->topics[t].parts[p].replicas);
             free(m->topics[t].parts[p].isr);
+            free(m->topics[t].parts[p].all);
+            free(m->topics[t].parts[p].adding);
+            free(m->topics[t].parts[p].removing);
         }
         free(m->topics[t].parts);
         free(m->topics[t].name);
@@ -157,6 +160,90 @@ int ta_metadata_answer(const kafka_value_t *answer, ta_metadata_t *out)
     }
     qsort(out->topics, (size_t)out->ntopics, sizeof(*out->topics), topic_cmp);
     return 0;
+}
+
+/* ---- ListPartitionReassignments ---- */
+
+kafka_value_t *ta_list_reassignments_request(kafka_arena_t *a)
+{
+    kafka_value_t *body = KV_NEW(a, ListPartitionReassignmentsRequest);
+    if (body) {
+        KV_SET_INT(body, ListPartitionReassignmentsRequest, TimeoutMs, TA_TIMEOUT_MS);
+        KV_GET(body, ListPartitionReassignmentsRequest, Topics)->is_null = 1;   /* every move */
+    }
+    return body;
+}
+
+static ta_partition_t *find_partition(const ta_topic_t *t, int32_t partition)
+{
+    ta_partition_t key = {.partition = partition};
+    return t && t->nparts ? bsearch(&key, t->parts, (size_t)t->nparts, sizeof(key), partition_cmp) : NULL;
+}
+
+static void note_move(ta_partition_t *p, const kafka_value_t *move)
+{
+    if (p->moving)
+        return;   /* the answer named it twice: the first stands */
+    p->moving = 1;
+    p->all = copy_int32(KV_GET(move, OngoingPartitionReassignment, Replicas), &p->nall);
+    p->adding = copy_int32(KV_GET(move, OngoingPartitionReassignment, AddingReplicas), &p->nadding);
+    p->removing = copy_int32(KV_GET(move, OngoingPartitionReassignment, RemovingReplicas), &p->nremoving);
+}
+
+void ta_list_reassignments_answer(const kafka_value_t *answer, ta_metadata_t *m, ta_result_t *res)
+{
+    set_result(res, (int16_t)KV_INT(answer, ListPartitionReassignmentsResponse, ErrorCode),
+               KV_STR(answer, ListPartitionReassignmentsResponse, ErrorMessage));
+    const kafka_value_t *ts = KV_GET(answer, ListPartitionReassignmentsResponse, Topics);
+    for (uint32_t i = 0; res->error == KERR_NONE && i < ts->n; i++) {
+        const char *name = KV_STR(kv_at(ts, i), OngoingTopicReassignment, Name);
+        const ta_topic_t *t = name ? ta_metadata_topic(m, name) : NULL;
+        const kafka_value_t *ps = KV_GET(kv_at(ts, i), OngoingTopicReassignment, Partitions);
+        for (uint32_t k = 0; t && k < ps->n; k++) {
+            ta_partition_t *p = find_partition(
+                t, (int32_t)KV_INT(kv_at(ps, k), OngoingPartitionReassignment, PartitionIndex));
+            if (p)
+                note_move(p, kv_at(ps, k));
+        }
+    }
+}
+
+static int listed(const int32_t *ids, int n, int32_t id)
+{
+    for (int i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
+}
+
+/* A move that ended between the Metadata and the ListPartitionReassignments
+ * answers is over: the partition's replicas are already the target (every
+ * replica of the move but those removed). */
+static int move_under_way(const ta_partition_t *p)
+{
+    if (!p->moving)
+        return 0;
+    int target = 0;
+    for (int i = 0; i < p->nall; i++) {
+        if (listed(p->removing, p->nremoving, p->all[i]))
+            continue;
+        target++;
+        if (!listed(p->replicas, p->nreplicas, p->all[i]))
+            return 1;
+    }
+    return target != p->nreplicas;
+}
+
+int ta_replication_factor(const ta_partition_t *p)
+{
+    return move_under_way(p) ? p->nall - p->nremoving : p->nreplicas;
+}
+
+const int32_t *ta_shown_replicas(const ta_partition_t *p, int *n)
+{
+    int moving = move_under_way(p);
+    *n = moving ? p->nall : p->nreplicas;
+    return moving ? p->all : p->replicas;
 }
 
 /* ---- CreateTopics ---- */
@@ -416,6 +503,16 @@ int ta_metadata(kafka_client_t *k, ta_metadata_t *out)
     if (kafka_client_call(k, KAFKA_API_METADATA, TA_METADATA_VERSION, ta_metadata_request(&k->request), &answer) < 0)
         return -1;
     return ta_metadata_answer(answer, out);
+}
+
+int ta_list_reassignments(kafka_client_t *k, ta_metadata_t *m, ta_result_t *res)
+{
+    const kafka_value_t *answer;
+    if (kafka_client_call(k, KAFKA_API_LIST_PARTITION_REASSIGNMENTS, TA_LIST_REASSIGNMENTS_VERSION,
+                          ta_list_reassignments_request(&k->request), &answer) < 0)
+        return -1;
+    ta_list_reassignments_answer(answer, m, res);
+    return 0;
 }
 
 int ta_create_topic(kafka_client_t *k, const ta_new_topic_t *t, ta_result_t *res)

@@ -24,6 +24,7 @@
 #define TA_CREATE_PARTITIONS_VERSION 2
 #define TA_DESCRIBE_CONFIGS_VERSION 1
 #define TA_INCREMENTAL_ALTER_CONFIGS_VERSION 0
+#define TA_LIST_REASSIGNMENTS_VERSION 0
 
 #define TA_TIMEOUT_MS 30000   /* what the tools give the broker for a change */
 
@@ -53,6 +54,12 @@ typedef struct {
     int32_t partition, leader;   /* leader -1: none */
     int32_t *replicas, *isr;
     int nreplicas, nisr;
+    /* A move in progress (ListPartitionReassignments): every replica of
+     * the move (those staying, being added and being removed), and the
+     * replicas being added and removed. */
+    int moving;
+    int32_t *all, *adding, *removing;
+    int nall, nadding, nremoving;
 } ta_partition_t;
 
 typedef struct {
@@ -122,6 +129,17 @@ typedef struct {
 kafka_value_t *ta_metadata_request(kafka_arena_t *a);
 int ta_metadata_answer(const kafka_value_t *answer, ta_metadata_t *out);
 
+kafka_value_t *ta_list_reassignments_request(kafka_arena_t *a);
+/* Each move of the answer onto its partition of m (moves of partitions m
+ * does not have are left out); Kafka's error in res. */
+void ta_list_reassignments_answer(const kafka_value_t *answer, ta_metadata_t *m, ta_result_t *res);
+/* The replication factor kafka-topics.sh shows: the target's while the move
+ * is under way, else the partition's replica count. */
+int ta_replication_factor(const ta_partition_t *p);
+/* The replicas kafka-topics.sh shows: while a move is under way, every one
+ * of the move (Kafka's Metadata lists them all then). */
+const int32_t *ta_shown_replicas(const ta_partition_t *p, int *n);
+
 kafka_value_t *ta_create_topic_request(kafka_arena_t *a, const ta_new_topic_t *t);
 void ta_create_topic_answer(const kafka_value_t *answer, const char *name, ta_result_t *res);
 
@@ -147,6 +165,7 @@ void ta_alter_configs_answer(const kafka_value_t *answer, ta_result_t *res);
 
 /* Each: 0 (Kafka's error, if any, in res), or -1 with k->err. */
 int ta_metadata(kafka_client_t *k, ta_metadata_t *out);
+int ta_list_reassignments(kafka_client_t *k, ta_metadata_t *m, ta_result_t *res);
 int ta_create_topic(kafka_client_t *k, const ta_new_topic_t *t, ta_result_t *res);
 int ta_delete_topics(kafka_client_t *k, char *const *names, int n, ta_result_t *res);
 int ta_create_partitions(kafka_client_t *k, const char *name, int count, const int32_t *assignment, int nnew,

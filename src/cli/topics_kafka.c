@@ -8,7 +8,9 @@
  *   '.' or '_' (metric names collide); --delete and --alter print nothing;
  * - --describe prints a topic line (with the configs that are not Kafka's
  *   defaults) and a line per partition; a report option prints only the
- *   partitions it names and no topic line.
+ *   partitions it names and no topic line; a partition being moved
+ *   (ListPartitionReassignments) shows every replica of the move, the ones
+ *   being added and removed, and its topic the target's replication factor.
  * Failures: "Error while executing topic command : <message>", exit 1. */
 #define _GNU_SOURCE
 #include "topics_kafka.h"
@@ -187,7 +189,7 @@ static int partition_shown(unsigned reports, const ta_partition_t *p, const ta_m
     int leader = p->leader >= 0;
     if (!(reports & (TK_UNDER_REPLICATED | TK_UNAVAILABLE | TK_UNDER_MIN_ISR | TK_AT_MIN_ISR)))
         return 1;
-    if ((reports & TK_UNDER_REPLICATED) && p->nisr < p->nreplicas)
+    if ((reports & TK_UNDER_REPLICATED) && p->nisr < ta_replication_factor(p))
         return 1;
     if ((reports & TK_UNAVAILABLE) && (!leader || !ta_broker_live(m, p->leader)))
         return 1;
@@ -214,7 +216,7 @@ static void print_topic_line(const ta_topic_t *topic, const ta_configs_t *c)
         printf("\tTopicId: %s", id);
     }
     printf("\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", topic->nparts,
-           topic->nparts ? topic->parts[0].nreplicas : 0);
+           topic->nparts ? ta_replication_factor(&topic->parts[0]) : 0);
     int first = 1;
     for (int i = 0; i < c->n; i++) {
         if (c->v[i].source == TA_SOURCE_DEFAULT)
@@ -232,8 +234,14 @@ static void print_partition(const char *topic, const ta_partition_t *p)
         printf("Leader: %d", (int)p->leader);
     else
         printf("Leader: none");
-    print_ids("Replicas", p->replicas, p->nreplicas);
+    int nshown;
+    const int32_t *shown = ta_shown_replicas(p, &nshown);
+    print_ids("Replicas", shown, nshown);
     print_ids("Isr", p->isr, p->nisr);
+    if (p->moving) {
+        print_ids("Adding Replicas", p->adding, p->nadding);
+        print_ids("Removing Replicas", p->removing, p->nremoving);
+    }
     printf("\n");
 }
 
@@ -256,8 +264,15 @@ static int describe_one(kafka_client_t *k, const topics_kafka_t *t, const ta_met
     return EXIT_OK;
 }
 
-static int describe_topics(kafka_client_t *k, const topics_kafka_t *t, const ta_metadata_t *m, const tk_selection_t *s)
+/* Moves in progress show on their partitions; as kafka-topics.sh, a broker
+ * that answers it does not serve ListPartitionReassignments shows none. */
+static int describe_topics(kafka_client_t *k, const topics_kafka_t *t, ta_metadata_t *m, const tk_selection_t *s)
 {
+    ta_result_t res;
+    if (s->n > 0 && ta_list_reassignments(k, m, &res) < 0)
+        return failed(k->err);
+    if (s->n > 0 && res.error != KERR_NONE && res.error != KERR_UNSUPPORTED_VERSION)
+        return failed(res.message);
     int rc = EXIT_OK;
     for (int i = 0; i < s->n && rc == EXIT_OK; i++)
         rc = describe_one(k, t, m, s->v[i]);

@@ -5,11 +5,13 @@ wording and its effect checked with confluent-kafka; Kafka's errors (exit 1)
 and wrong command lines (exit 2); the describe reports on two brokers, one
 killed; and a script written for Kafka 3.x's tools run unchanged through
 bin/kafka-topics.sh and bin/kafka-configs.sh."""
+import json
 import os
 import re
 import subprocess
 import time
 
+from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
 
 from broker_harness import KIPPER, broker, coordinator, make_broker  # noqa: F401
@@ -236,6 +238,35 @@ def test_describe_reports_with_a_broker_down(make_broker):
     # Under min ISR: both's ISR of 1, and on2 with no leader.
     assert ok(topics(b1, "--describe", "--under-min-isr-partitions")) == [
         "\tTopic: both\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1"] + unavailable
+
+
+def test_describe_shows_a_move_in_progress(make_broker, tmp_path):
+    """A move from [1] to [1, 2] held back by a 10 KB/s throttle: --describe shows the
+    target's replication factor and the replicas being added, as kafka-topics.sh does
+    from ListPartitionReassignments, and the partition is under-replicated meanwhile."""
+    small = {"replica.fetch.max.bytes": 65536, "replica.fetch.response.max.bytes": 65536}
+    b1 = make_broker(extra=small)
+    make_broker(broker_id=2, chroot=b1.chroot, extra=small)
+    assert ok(topics(b1, "--create", "--topic", "moving", "--replica-assignment", "1")) == ["Created topic moving."]
+    p = Producer({"bootstrap.servers": b1.bootstrap, "linger.ms": 20})
+    for _ in range(60):
+        p.produce("moving", value=b"x" * 10000, partition=0)
+    assert p.flush(30) == 0
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"version": 1, "partitions": [{"topic": "moving", "partition": 0,
+                                                              "replicas": [1, 2]}]}))
+    out = subprocess.run([KIPPER, "reassign", "--zookeeper", b1.zk_connect, "--reassignment-json-file", str(plan),
+                          "--execute", "--throttle", "10000"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+    def moving():
+        lines = ok(topics(b1, "--describe", "--topic", "moving"))
+        return lines if lines[1].endswith("\tAdding Replicas: 2\tRemoving Replicas: ") else None
+    lines = wait_until(moving, timeout=20, what="the move to show")
+    assert "\tPartitionCount: 1\tReplicationFactor: 2\tConfigs: " in lines[0], lines
+    assert lines[1] == "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1\tAdding Replicas: 2\t" \
+        "Removing Replicas: "
+    assert ok(topics(b1, "--describe", "--under-replicated-partitions")) == lines[1:]
 
 
 SCRIPT = """\

@@ -12,6 +12,7 @@
 #include "broker/wire/kafka_messages.h"
 #include "cli/topic_admin.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static kafka_value_t *as_broker_reads(const kafka_value_t *body, int16_t key, int16_t version, buf_t *b,
@@ -147,6 +148,60 @@ static void test_ta_metadata_answer(void)
     kafka_arena_free(&a);
 }
 
+static void set_ids(kafka_arena_t *a, kafka_value_t *move, int which, const int32_t *ids, int n)
+{
+    kafka_value_t *arr = which == 0   ? KV_SET_ARRAY(a, move, OngoingPartitionReassignment, Replicas, (uint32_t)n)
+                         : which == 1 ? KV_SET_ARRAY(a, move, OngoingPartitionReassignment, AddingReplicas, (uint32_t)n)
+                                      : KV_SET_ARRAY(a, move, OngoingPartitionReassignment, RemovingReplicas,
+                                                     (uint32_t)n);
+    for (int i = 0; i < n; i++)
+        kv_at(arr, (uint32_t)i)->u.i = ids[i];
+}
+
+/* A move of t-0 from [1, 2] to [2, 3]: its replicas, the replication factor
+ * shown while it is under way (Kafka's Metadata listing every replica of the
+ * move, or only the old ones as kipper's does), and once it is over. */
+static void test_ta_reassignments(void)
+{
+    kafka_arena_t a;
+    kafka_arena_init(&a, 0);
+    ta_partition_t parts[2] = {{.partition = 0}, {.partition = 1}};
+    int32_t old[] = {1, 2}, all[] = {2, 3, 1}, adding[] = {3}, removing[] = {1}, target[] = {3, 2};
+    ta_topic_t topic = {.name = "t", .parts = parts, .nparts = 2};
+    ta_metadata_t m = {.topics = &topic, .ntopics = 1};
+    kafka_value_t *ans = KV_NEW(&a, ListPartitionReassignmentsResponse);
+    kafka_value_t *ts = KV_SET_ARRAY(&a, ans, ListPartitionReassignmentsResponse, Topics, 2);
+    KV_SET_STR(&a, kv_at(ts, 0), OngoingTopicReassignment, Name, "gone");   /* not in m: left out */
+    KV_SET_STR(&a, kv_at(ts, 1), OngoingTopicReassignment, Name, "t");
+    kafka_value_t *move = kv_at(KV_SET_ARRAY(&a, kv_at(ts, 1), OngoingTopicReassignment, Partitions, 1), 0);
+    set_ids(&a, move, 0, all, 3);
+    set_ids(&a, move, 1, adding, 1);
+    set_ids(&a, move, 2, removing, 1);
+    ta_result_t res;
+    ta_list_reassignments_answer(ans, &m, &res);
+    CHECK(res.error == KERR_NONE && parts[0].moving && !parts[1].moving);
+    CHECK(parts[0].nadding == 1 && parts[0].adding[0] == 3 && parts[0].nremoving == 1 && parts[0].removing[0] == 1);
+    int n;
+    for (int metadata = 0; metadata < 3; metadata++) {
+        /* Metadata's replicas: every one of the move, the old ones, the target. */
+        parts[0].replicas = metadata == 0 ? all : metadata == 1 ? old : target;
+        parts[0].nreplicas = metadata == 0 ? 3 : 2;
+        const int32_t *shown = ta_shown_replicas(&parts[0], &n);
+        CHECK_EQ(ta_replication_factor(&parts[0]), 2);
+        if (metadata < 2)
+            CHECK(n == 3 && shown == parts[0].all);
+        else
+            CHECK(n == 2 && shown == target);
+    }
+    free(parts[0].all);
+    free(parts[0].adding);
+    free(parts[0].removing);
+    KV_SET_INT(ans, ListPartitionReassignmentsResponse, ErrorCode, KERR_UNSUPPORTED_VERSION);
+    ta_list_reassignments_answer(ans, &m, &res);
+    CHECK(res.error == KERR_UNSUPPORTED_VERSION);
+    kafka_arena_free(&a);
+}
+
 static void test_ta_other_answers(void)
 {
     kafka_arena_t a;
@@ -207,5 +262,6 @@ void suite_cli_topic_admin(void)
     RUN(test_ta_topic_requests);
     RUN(test_ta_config_requests);
     RUN(test_ta_metadata_answer);
+    RUN(test_ta_reassignments);
     RUN(test_ta_other_answers);
 }
