@@ -72,8 +72,7 @@ static int select_topics(const topics_kafka_t *t, const ta_metadata_t *m, tk_sel
         if (regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB) != 0) {
             char message[1200];
             snprintf(message, sizeof(message), "%s is an invalid regex.", cleaned);
-            free(out->v);
-            return failed(message);
+            return failed(message);   /* out->v: the caller frees it */
         }
     }
     for (int i = 0; i < m->ntopics; i++) {

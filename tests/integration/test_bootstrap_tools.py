@@ -129,6 +129,8 @@ def test_topics_errors_in_kafkas_words(broker):
     assert out.returncode == 1
     assert out.stderr.startswith("Error while executing topic command : ") and "increase" in out.stderr
     assert partition_counts(broker)["here"] == 2
+    out = topics(broker, "--describe", "--topic", "here(")
+    assert out.returncode == 1 and out.stderr == "Error while executing topic command : here( is an invalid regex.\n"
     out = topics(broker, "--create", "--topic", "badcfg", "--config", "retention.ms=soon")
     assert out.returncode == 1 and "retention.ms" in out.stderr
     assert "badcfg" not in partition_counts(broker)
