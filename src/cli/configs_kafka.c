@@ -8,11 +8,13 @@
  *   describes every topic (internal ones too), or every broker and then the
  *   default.
  * - --alter refuses to delete a config the entity does not set itself
- *   ("Invalid config(s): k"), then sends one IncrementalAlterConfigs and
+ *   ("Invalid config(s): k" alone on stderr, as the tool's own refusals
+ *   are), then sends one IncrementalAlterConfigs and
  *   prints "Completed updating config for topic T." (or "... for broker 1.",
  *   "Completed updating default config for brokers in the cluster.").
- * Failures: "Error while executing config command with args '...'" and the
- * reason on the next line, exit 1. */
+ * Failures the broker answers: "Error while executing config command with
+ * args '...'" and the reason on the next line (where Kafka's tool prints the
+ * exception and its stack), exit 1. */
 #define _GNU_SOURCE
 #include "configs_kafka.h"
 #include "broker/wire/kafka_errors.h"
@@ -119,9 +121,10 @@ static int check_deletes(kafka_client_t *k, const configs_kafka_t *c)
     ta_configs_free(&cs);
     if (!missing[0])
         return EXIT_OK;
-    char message[600];
-    snprintf(message, sizeof(message), "Invalid config(s): %s", missing);
-    return failed(c, message);
+    /* kafka-configs.sh prints its own refusals (InvalidConfigurationException)
+     * alone, without the line naming the command. */
+    fprintf(stderr, "Invalid config(s): %s\n", missing);
+    return EXIT_FAILED;
 }
 
 static int alter(kafka_client_t *k, const configs_kafka_t *c)
