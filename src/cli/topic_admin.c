@@ -234,9 +234,17 @@ static int move_under_way(const ta_partition_t *p)
     return target != p->nreplicas;
 }
 
+/* As kafka-topics.sh: while the partition's replicas still include one
+ * being added or removed, the replicas of the move less those being added
+ * (the factor it had before the move), else its replica count. */
 int ta_replication_factor(const ta_partition_t *p)
 {
-    return move_under_way(p) ? p->nall - p->nremoving : p->nreplicas;
+    int n;
+    const int32_t *replicas = ta_shown_replicas(p, &n);
+    for (int i = 0; p->moving && i < n; i++)
+        if (listed(p->adding, p->nadding, replicas[i]) || listed(p->removing, p->nremoving, replicas[i]))
+            return p->nall - p->nadding;
+    return n;
 }
 
 const int32_t *ta_shown_replicas(const ta_partition_t *p, int *n)

@@ -133,8 +133,8 @@ kafka_value_t *ta_list_reassignments_request(kafka_arena_t *a);
 /* Each move of the answer onto its partition of m (moves of partitions m
  * does not have are left out); Kafka's error in res. */
 void ta_list_reassignments_answer(const kafka_value_t *answer, ta_metadata_t *m, ta_result_t *res);
-/* The replication factor kafka-topics.sh shows: the target's while the move
- * is under way, else the partition's replica count. */
+/* The replication factor kafka-topics.sh shows: while a move is under way,
+ * the one the partition had before it, else its replica count. */
 int ta_replication_factor(const ta_partition_t *p);
 /* The replicas kafka-topics.sh shows: while a move is under way, every one
  * of the move (Kafka's Metadata lists them all then). */

@@ -10,7 +10,9 @@
  *   defaults) and a line per partition; a report option prints only the
  *   partitions it names and no topic line; a partition being moved
  *   (ListPartitionReassignments) shows every replica of the move, the ones
- *   being added and removed, and its topic the target's replication factor.
+ *   being added and removed, and its topic the replication factor it had
+ *   before the move;
+ * - --list prints the names one a line, and an empty line for none.
  * Failures: "Error while executing topic command : <message>", exit 1. */
 #define _GNU_SOURCE
 #include "topics_kafka.h"
@@ -56,6 +58,13 @@ typedef struct {
     int n;
 } tk_selection_t;
 
+/* Kafka's internal topics: those Metadata says are, and (as kafka-topics.sh
+ * decides by name) the group and transaction logs. */
+static int is_internal(const ta_topic_t *t)
+{
+    return t->internal || strcmp(t->name, "__consumer_offsets") == 0 || strcmp(t->name, "__transaction_state") == 0;
+}
+
 /* The topics of m that --topic (whole-name match) and --exclude-internal
  * select, by name. 0, or the exit code after a bad pattern. */
 static int select_topics(const topics_kafka_t *t, const ta_metadata_t *m, tk_selection_t *out)
@@ -77,7 +86,7 @@ static int select_topics(const topics_kafka_t *t, const ta_metadata_t *m, tk_sel
     }
     for (int i = 0; i < m->ntopics; i++) {
         const ta_topic_t *topic = &m->topics[i];
-        if (t->exclude_internal && topic->internal)
+        if (t->exclude_internal && is_internal(topic))
             continue;
         if (!t->topic || regexec(&re, topic->name, 0, NULL, 0) == 0)
             out->v[out->n++] = topic;
@@ -118,11 +127,13 @@ static int create_topic(kafka_client_t *k, const topics_kafka_t *t)
     return EXIT_OK;
 }
 
-static int list_topics(const topics_kafka_t *t, const tk_selection_t *s)
+/* kafka-topics.sh prints the names joined by newlines, then a newline: an
+ * empty listing is one empty line. */
+static int list_topics(const tk_selection_t *s)
 {
-    (void)t;
     for (int i = 0; i < s->n; i++)
-        printf("%s\n", s->v[i]->name);
+        printf("%s%s", s->v[i]->name, i + 1 < s->n ? "\n" : "");
+    printf("\n");
     return EXIT_OK;
 }
 
@@ -290,7 +301,7 @@ static int run_on_selection(kafka_client_t *k, const topics_kafka_t *t)
         rc = ensure_found(t, &s);
     if (rc == EXIT_OK) {
         switch (t->action) {
-        case TK_LIST: rc = list_topics(t, &s); break;
+        case TK_LIST: rc = list_topics(&s); break;
         case TK_DESCRIBE: rc = describe_topics(k, t, &m, &s); break;
         case TK_DELETE: rc = delete_topics(k, &s); break;
         case TK_ALTER: rc = alter_topics(k, t, &s); break;
