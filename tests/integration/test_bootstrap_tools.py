@@ -8,6 +8,7 @@ bin/kafka-topics.sh and bin/kafka-configs.sh."""
 import json
 import os
 import re
+import socket
 import subprocess
 import time
 
@@ -145,6 +146,20 @@ def test_topics_errors_in_kafkas_words(broker):
     out = topics(broker, "--create", "--topic", "badcfg", "--config", "retention.ms=soon")
     assert out.returncode == 1 and "retention.ms" in out.stderr
     assert "badcfg" not in partition_counts(broker)
+
+
+def test_a_broker_that_never_answers(tmp_path):
+    """A listener that takes the connection and says nothing: each tool gives up after
+    its 15 s deadline with exit 1 and says so, instead of hanging."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        servers = "127.0.0.1:%d" % silent.getsockname()[1]
+        for name, args in (("topics", ["--list"]), ("configs", ["--broker", "1", "--describe"])):
+            started = time.monotonic()
+            out = tool(servers, name, *args, timeout=40)
+            assert out.returncode == 1 and "no answer in time from " + servers in out.stderr, out.stderr
+            assert time.monotonic() - started < 30
 
 
 def test_unreachable_broker_and_wrong_command_lines(broker):
