@@ -1,10 +1,12 @@
-/* consumer_groups.c -- `kipper consumer-groups` (see consumer_groups.h).
+/* consumer_groups.c -- `kipper consumer-groups` (see consumer_groups.h):
+ * the command line, the session, --list, --describe, --delete and
+ * --delete-offsets; --reset-offsets is consumer_groups_reset.c.
  *
  * It talks to the brokers as Kafka's admin client does for
  * kafka-consumer-groups.sh: the bootstrap broker for Metadata and
  * FindCoordinator, the group's coordinator for DescribeGroups, OffsetFetch,
- * OffsetCommit and DeleteGroups, each partition's leader for ListOffsets,
- * and every broker for ListGroups. Every call is bounded by --timeout, and
+ * OffsetCommit, DeleteGroups and OffsetDelete, each partition's leader for
+ * ListOffsets, and every broker for ListGroups. Every call is bounded by --timeout, and
  * finding a coordinator that is not ready yet is retried until then.
  *
  * Output follows kafka-consumer-groups.sh of Kafka 3.x: its tables (each
@@ -14,6 +16,7 @@
  * be reached), 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "consumer_groups.h"
+#include "consumer_groups_session.h"
 #include "cli_args.h"
 #include "base/clock.h"
 #include "base/net.h"
@@ -28,10 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CLIENT_ID "kipper-consumer-groups"
 #define RETRY_PAUSE_MS 100
-
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static void usage(FILE *f)
 {
@@ -42,8 +42,11 @@ static void usage(FILE *f)
             "  --describe (--group G ... | --all-groups) [--members [--verbose] | --state | --offsets]\n"
             "  --reset-offsets --group G (--topic T[:P,...] ... | --all-topics)\n"
             "                  (--to-earliest | --to-latest | --to-current | --to-offset N | --shift-by N |\n"
-            "                   --to-datetime YYYY-MM-DDTHH:mm:SS.sss) (--dry-run | --execute)\n"
+            "                   --to-datetime YYYY-MM-DDTHH:mm:SS.sss | --by-duration PnDTnHnMnS)\n"
+            "                  (--dry-run | --execute) [--export]\n"
+            "  --reset-offsets --group G --from-file FILE (--dry-run | --execute) [--export]\n"
             "  --delete (--group G ... | --all-groups)\n"
+            "  --delete-offsets --group G --topic T[:P,...] ...\n"
             "\n"
             "  --bootstrap-server  brokers to ask first (the others are found through them)\n"
             "  --state             with --list: show each group's state, or only the groups in the states\n"
@@ -51,13 +54,18 @@ static void usage(FILE *f)
             "                      with --describe: the group's coordinator, strategy, state and members\n"
             "  --reset-offsets     only while the group has no active members; without --execute it only\n"
             "                      shows the new offsets (--dry-run)\n"
+            "  --by-duration       reset to the first offset at or after this long ago (ISO-8601: P1D, PT30M)\n"
+            "  --from-file FILE    reset to the offsets of a CSV file, one topic,partition,offset a line\n"
+            "  --export            print the plan as that CSV instead of the table\n"
+            "  --delete-offsets    delete the group's committed offsets of the partitions given (all of a\n"
+            "                      topic's without :P); refused for topics an active group subscribes to\n"
             "  --timeout MS        how long to wait for each answer and for a coordinator (default %d)\n"
             "\n"
             "Exit status: 0 done, 1 the operation failed, 2 a wrong command line.\n",
             CG_DEFAULT_TIMEOUT_MS);
 }
 
-static void error_line(const char *fmt, const char *a, const char *b)
+void cg_error(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "Error: ");
     fprintf(stderr, fmt, a, b);
@@ -107,7 +115,9 @@ static int add_name(const char **names, int *n, const char *v, const char *opt, 
 static int set_action(cg_opts_t *o, cg_action_t a, const char *arg, char *err, size_t errlen)
 {
     if (o->action != CG_NO_ACTION && o->action != a)
-        return bad(err, errlen, "give only one of --list, --describe, --reset-offsets, --delete (also got %s)", arg);
+        return bad(err, errlen, "give only one of --list, --describe, --reset-offsets, --delete, --delete-offsets "
+                                "(also got %s)",
+                   arg);
     o->action = a;
     return 0;
 }
@@ -116,7 +126,7 @@ static int set_reset(cg_opts_t *o, cg_reset_t r, const char *arg, char *err, siz
 {
     if (o->reset != CG_TO_NONE)
         return bad(err, errlen, "give only one reset scenario (--to-earliest, --to-latest, --to-current, "
-                                "--to-offset, --shift-by, --to-datetime); also got %s",
+                                "--to-offset, --shift-by, --to-datetime, --by-duration, --from-file); also got %s",
                    arg);
     o->reset = r;
     return 0;
@@ -128,7 +138,7 @@ static int apply_flag(cg_opts_t *o, const char *arg, char *err, size_t errlen)
         const char *name;
         cg_action_t action;
     } actions[] = {{"--list", CG_LIST}, {"--describe", CG_DESCRIBE}, {"--reset-offsets", CG_RESET},
-                   {"--delete", CG_DELETE}};
+                   {"--delete", CG_DELETE}, {"--delete-offsets", CG_DELETE_OFFSETS}};
     static const struct {
         const char *name;
         cg_reset_t reset;
@@ -139,8 +149,9 @@ static int apply_flag(cg_opts_t *o, const char *arg, char *err, size_t errlen)
     for (size_t k = 0; k < sizeof(resets) / sizeof(resets[0]); k++)
         if (strcmp(arg, resets[k].name) == 0)
             return set_reset(o, resets[k].reset, arg, err, errlen);
-    int *flags[] = {&o->all_groups, &o->all_topics, &o->dry_run, &o->execute, &o->verbose};
-    static const char *const names[] = {"--all-groups", "--all-topics", "--dry-run", "--execute", "--verbose"};
+    int *flags[] = {&o->all_groups, &o->all_topics, &o->dry_run, &o->execute, &o->verbose, &o->export_csv};
+    static const char *const names[] = {"--all-groups", "--all-topics", "--dry-run",
+                                        "--execute",    "--verbose",    "--export"};
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
         if (strcmp(arg, names[k]) == 0) {
             *flags[k] = 1;
@@ -172,6 +183,17 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
                                     "+01:00), got '%s'",
                        v);
         return set_reset(o, CG_TO_DATETIME, name, err, errlen);
+    } else if (strcmp(name, "--by-duration") == 0) {
+        if (cg_parse_duration(v, &o->value) < 0)
+            return bad(err, errlen, "--by-duration must be an ISO-8601 duration PnDTnHnMnS (P1D, PT1H30M, "
+                                    "PT0.5S), got '%s'",
+                       v);
+        return set_reset(o, CG_BY_DURATION, name, err, errlen);
+    } else if (strcmp(name, "--from-file") == 0) {
+        if (!*v)
+            return bad(err, errlen, "%s needs a file name", name);
+        o->from_file = v;
+        return set_reset(o, CG_FROM_FILE, name, err, errlen);
     } else {
         if (cli_parse_i64(v, &o->value) < 0 || (name[2] == 't' && o->value < 0))
             return bad(err, errlen, strcmp(name, "--to-offset") == 0 ? "--to-offset must be an offset, got '%s'"
@@ -185,7 +207,8 @@ static int apply_valued(cg_opts_t *o, const char *name, const char *v, char *err
 static int parse_arg(cg_opts_t *o, int argc, char **argv, int *i, char *err, size_t errlen)
 {
     static const char *const names[] = {"--bootstrap-server", "--group",     "--topic",      "--timeout",
-                                        "--to-datetime",      "--to-offset", "--shift-by"};
+                                        "--to-datetime",      "--to-offset", "--shift-by",
+                                        "--by-duration",      "--from-file"};
     const char *arg = argv[*i];
     int rc = apply_flag(o, arg, err, errlen);
     if (rc <= 0)
@@ -211,7 +234,7 @@ static int parse_arg(cg_opts_t *o, int argc, char **argv, int *i, char *err, siz
 static int check_options(cg_opts_t *o, char *err, size_t errlen)
 {
     if (o->action == CG_NO_ACTION)
-        return bad(err, errlen, "%s", "give one of --list, --describe, --reset-offsets, --delete");
+        return bad(err, errlen, "%s", "give one of --list, --describe, --reset-offsets, --delete, --delete-offsets");
     if (!o->bootstrap)
         return bad(err, errlen, "%s", "--bootstrap-server is required");
     int groups = o->ngroups > 0 || o->all_groups;
@@ -221,9 +244,13 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "--describe and --delete need --group G or --all-groups");
     if (o->ngroups && o->all_groups)
         return bad(err, errlen, "%s", "give either --group or --all-groups");
-    if (o->action != CG_RESET && (o->ntopics || o->all_topics || o->reset || o->dry_run || o->execute))
-        return bad(err, errlen, "%s", "--topic, --all-topics, the reset scenarios, --dry-run and --execute go with "
-                                      "--reset-offsets");
+    if (o->action == CG_DELETE_OFFSETS && (o->ngroups != 1 || !o->ntopics))
+        return bad(err, errlen, "%s", "--delete-offsets needs exactly one --group and at least one --topic");
+    if (o->action != CG_RESET && o->action != CG_DELETE_OFFSETS && o->ntopics)
+        return bad(err, errlen, "%s", "--topic goes with --reset-offsets or --delete-offsets");
+    if (o->action != CG_RESET && (o->all_topics || o->reset || o->dry_run || o->execute || o->export_csv))
+        return bad(err, errlen, "%s", "--all-topics, the reset scenarios, --dry-run, --execute and --export go "
+                                      "with --reset-offsets");
     if (o->action == CG_DESCRIBE && o->state_given && o->show == CG_SHOW_MEMBERS)
         return bad(err, errlen, "%s", "--describe takes one of --members, --state, --offsets");
     if (o->action == CG_DESCRIBE && o->state_given)
@@ -232,17 +259,8 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
         return bad(err, errlen, "%s", "--describe --state takes no list of states");
     if (o->action != CG_DESCRIBE && o->action != CG_LIST && o->state_given)
         return bad(err, errlen, "%s", "--state goes with --list or --describe");
-    if (o->action != CG_RESET)
+    if (o->action != CG_RESET && o->action != CG_DELETE_OFFSETS)
         return 0;
-    if (o->ngroups != 1)
-        return bad(err, errlen, "%s", "--reset-offsets needs exactly one --group");
-    if (!o->ntopics == !o->all_topics)
-        return bad(err, errlen, "%s", "--reset-offsets needs --topic T[:P,...] or --all-topics (one of them)");
-    if (o->reset == CG_TO_NONE)
-        return bad(err, errlen, "%s", "--reset-offsets needs a scenario: --to-earliest, --to-latest, --to-current, "
-                                      "--to-offset N, --shift-by N or --to-datetime T");
-    if (o->dry_run && o->execute)
-        return bad(err, errlen, "%s", "give --dry-run or --execute, not both");
     for (int i = 0; i < o->ntopics; i++) {
         char topic[256];
         int32_t parts[CG_PARTITIONS_MAX];
@@ -251,6 +269,20 @@ static int check_options(cg_opts_t *o, char *err, size_t errlen)
             return bad(err, errlen, "--topic must be TOPIC or TOPIC:PARTITION,PARTITION,..., got '%s'",
                        o->topics[i]);
     }
+    if (o->action == CG_DELETE_OFFSETS)
+        return 0;
+    if (o->ngroups != 1)
+        return bad(err, errlen, "%s", "--reset-offsets needs exactly one --group");
+    /* With --from-file the file names the partitions: a scope given too is
+     * not used, as kafka-consumer-groups.sh does. */
+    if (o->reset != CG_FROM_FILE && !o->ntopics == !o->all_topics)
+        return bad(err, errlen, "%s", "--reset-offsets needs --topic T[:P,...] or --all-topics (one of them)");
+    if (o->reset == CG_TO_NONE)
+        return bad(err, errlen, "%s", "--reset-offsets needs a scenario: --to-earliest, --to-latest, --to-current, "
+                                      "--to-offset N, --shift-by N, --to-datetime T, --by-duration D or "
+                                      "--from-file F");
+    if (o->dry_run && o->execute)
+        return bad(err, errlen, "%s", "give --dry-run or --execute, not both");
     return 0;
 }
 
@@ -357,78 +389,22 @@ int cg_parse_datetime(const char *s, int64_t *ms)
     return 0;
 }
 
-/* ---- a partition's new offset ---- */
-
-int cg_new_offset(const cg_opts_t *o, const ga_partition_t *p, int64_t *out, char *note, size_t notelen)
-{
-    int64_t target = -1;
-    note[0] = 0;
-    if (p->earliest < 0 || p->latest < 0) {
-        snprintf(note, notelen, "the offsets of %s-%d are not known (%s)", p->topic, (int)p->partition,
-                 ga_error_text(p->error ? p->error : KERR_LEADER_NOT_AVAILABLE));
-        return -1;
-    }
-    switch (o->reset) {
-    case CG_TO_EARLIEST:
-        *out = p->earliest;
-        return 0;
-    case CG_TO_LATEST:
-        *out = p->latest;
-        return 0;
-    case CG_TO_CURRENT:
-        *out = p->committed >= 0 ? p->committed : p->latest;
-        return 0;
-    case CG_TO_DATETIME:
-        *out = p->by_time >= 0 ? p->by_time : p->latest;
-        return 0;
-    case CG_TO_OFFSET:
-        target = o->value;
-        break;
-    case CG_SHIFT_BY:
-        if (p->committed < 0) {
-            snprintf(note, notelen, "Cannot shift offset for partition %s-%d since there is no current committed "
-                                    "offset",
-                     p->topic, (int)p->partition);
-            return -1;
-        }
-        target = o->value > INT64_MAX - p->committed ? INT64_MAX : p->committed + o->value;
-        break;
-    default:
-        snprintf(note, notelen, "no reset scenario");
-        return -1;
-    }
-    /* Held within the log, with kafka-consumer-groups.sh's words. */
-    *out = target < p->earliest ? p->earliest : target > p->latest ? p->latest : target;
-    if (*out != target)
-        snprintf(note, notelen, "New offset (%lld) is %s than %s offset for topic partition %s-%d. Value will be set "
-                                "to %lld",
-                 (long long)target, target < p->earliest ? "lower" : "higher",
-                 target < p->earliest ? "earliest" : "latest", p->topic, (int)p->partition, (long long)*out);
-    return 0;
-}
-
 /* ---- talking to the cluster ---- */
 
-typedef struct {
-    const cg_opts_t *o;
-    kafka_client_t boot;
-    int boot_open;
-} session_t;
-
 /* The first bootstrap broker that answers the connection. */
-static int session_open(session_t *s, const cg_opts_t *o)
+static int session_open(cg_session_t *s, const cg_opts_t *o)
 {
-    *s = (session_t){.o = o};
+    *s = (cg_session_t){.o = o};
     char err[700];
-    if (kafka_client_open_any(&s->boot, o->bootstrap, o->timeout_ms, CLIENT_ID, err, sizeof(err)) < 0) {
-        error_line("%s%s", err, "");
+    if (kafka_client_open_any(&s->boot, o->bootstrap, o->timeout_ms, CG_CLIENT_ID, err, sizeof(err)) < 0) {
+        cg_error("%s%s", err, "");
         return -1;
     }
     s->boot_open = 1;
     return 0;
 }
 
-static void session_close(session_t *s)
+static void session_close(cg_session_t *s)
 {
     if (s->boot_open)
         kafka_client_close(&s->boot);
@@ -442,13 +418,13 @@ static void sleep_ms(int ms)
 
 /* A connection to the group's coordinator, found through the bootstrap
  * broker; one that is not ready yet is asked again until --timeout. */
-static int open_coordinator(session_t *s, const char *group, kafka_client_t *k, ga_broker_t *node)
+int cg_open_coordinator(cg_session_t *s, const char *group, kafka_client_t *k, ga_broker_t *node)
 {
     uint64_t deadline = clock_mono_ms() + (uint64_t)s->o->timeout_ms;
     for (;;) {
         int16_t error = KERR_NONE;
         if (ga_find_coordinator(&s->boot, group, node, &error) < 0) {
-            error_line("%s%s", s->boot.err, "");
+            cg_error("%s%s", s->boot.err, "");
             return -1;
         }
         if (!error)
@@ -456,14 +432,14 @@ static int open_coordinator(session_t *s, const char *group, kafka_client_t *k, 
         int retriable = error == KERR_COORDINATOR_NOT_AVAILABLE || error == KERR_NOT_COORDINATOR ||
                         error == KERR_COORDINATOR_LOAD_IN_PROGRESS;
         if (!retriable || clock_mono_ms() >= deadline) {
-            error_line("cannot find the coordinator of group '%s': %s", group, ga_error_text(error));
+            cg_error("cannot find the coordinator of group '%s': %s", group, ga_error_text(error));
             return -1;
         }
         sleep_ms(RETRY_PAUSE_MS);
     }
-    int rc = kafka_client_open(k, node->host, node->port, s->o->timeout_ms, CLIENT_ID);
+    int rc = kafka_client_open(k, node->host, node->port, s->o->timeout_ms, CG_CLIENT_ID);
     if (rc < 0) {
-        error_line("cannot reach the coordinator of group '%s': %s", group, k->err);
+        cg_error("cannot reach the coordinator of group '%s': %s", group, k->err);
         kafka_client_close(k);
     }
     return rc;
@@ -483,7 +459,7 @@ static const char **topics_of(const ga_partitions_t *ps, int *n)
 /* Leaders of every partition of ps from the cluster's metadata, then the
  * offsets at each timestamp asked (stamps[0..nstamps)). Partitions of
  * topics the cluster lacks keep leader -1. */
-static int fill_offsets(session_t *s, ga_partitions_t *ps, const int64_t *stamps, int nstamps)
+int cg_fill_offsets(cg_session_t *s, ga_partitions_t *ps, const int64_t *stamps, int nstamps)
 {
     int ntopics = 0;
     const char **topics = topics_of(ps, &ntopics);
@@ -493,7 +469,7 @@ static int fill_offsets(session_t *s, ga_partitions_t *ps, const int64_t *stamps
     if (!ntopics)
         return 0;
     if (rc < 0) {
-        error_line("%s%s", s->boot.err, "");
+        cg_error("%s%s", s->boot.err, "");
         return -1;
     }
     int *which = malloc(sizeof(int) * (size_t)ps->n);
@@ -503,7 +479,7 @@ static int fill_offsets(session_t *s, ga_partitions_t *ps, const int64_t *stamps
         which[i] = i;
     }
     for (int k = 0; which && k < nstamps; k++)
-        ga_list_offsets_leaders(&c, ps, which, ps->n, stamps[k], s->o->timeout_ms, CLIENT_ID);
+        ga_list_offsets_leaders(&c, ps, which, ps->n, stamps[k], s->o->timeout_ms, CG_CLIENT_ID);
     free(which);
     ga_cluster_free(&c);
     return 0;
@@ -513,14 +489,14 @@ static int fill_offsets(session_t *s, ga_partitions_t *ps, const int64_t *stamps
 
 /* One line of a table as kafka-consumer-groups.sh prints it: a newline
  * first, then each cell left-aligned in its width, one space between. */
-static void print_row(const int *widths, const char *const *cells, int n)
+void cg_print_row(const int *widths, const char *const *cells, int n)
 {
     putchar('\n');
     for (int i = 0; i < n; i++)
         printf(i ? " %-*s" : "%-*s", widths[i], cells[i]);
 }
 
-static const char *num(char *buf, size_t n, int64_t v)
+const char *cg_num(char *buf, size_t n, int64_t v)
 {
     if (v < 0)
         return "-";
@@ -536,11 +512,11 @@ static int widest(int at_least, const char *s)
 
 /* ---- --list ---- */
 
-static int do_list(session_t *s)
+static int do_list(cg_session_t *s)
 {
     ga_cluster_t c;
     if (ga_metadata(&s->boot, NULL, 0, &c) < 0) {
-        error_line("%s%s", s->boot.err, "");
+        cg_error("%s%s", s->boot.err, "");
         return EXIT_FAILED;
     }
     ga_listing_t all = {0};
@@ -548,12 +524,12 @@ static int do_list(session_t *s)
     for (int i = 0; i < c.nbrokers; i++) {
         kafka_client_t k;
         int16_t error = KERR_NONE;
-        if (kafka_client_open(&k, c.brokers[i].host, c.brokers[i].port, s->o->timeout_ms, CLIENT_ID) < 0 ||
+        if (kafka_client_open(&k, c.brokers[i].host, c.brokers[i].port, s->o->timeout_ms, CG_CLIENT_ID) < 0 ||
             ga_list_groups(&k, s->o->states, s->o->nstates, &all, &error) < 0) {
-            error_line("cannot list the groups of a broker: %s%s", k.err, "");
+            cg_error("cannot list the groups of a broker: %s%s", k.err, "");
             rc = EXIT_FAILED;
         } else if (error) {
-            error_line("cannot list the groups of a broker: %s%s", ga_error_text(error), "");
+            cg_error("cannot list the groups of a broker: %s%s", ga_error_text(error), "");
             rc = EXIT_FAILED;
         }
         kafka_client_close(&k);
@@ -575,24 +551,24 @@ static int do_list(session_t *s)
 }
 
 /* The groups --all-groups stands for: ListGroups of every broker. */
-static int all_group_ids(session_t *s, ga_listing_t *out)
+static int all_group_ids(cg_session_t *s, ga_listing_t *out)
 {
     ga_cluster_t c;
     *out = (ga_listing_t){0};
     if (ga_metadata(&s->boot, NULL, 0, &c) < 0) {
-        error_line("%s%s", s->boot.err, "");
+        cg_error("%s%s", s->boot.err, "");
         return -1;
     }
     int rc = 0;
     for (int i = 0; i < c.nbrokers && rc == 0; i++) {
         kafka_client_t k;
         int16_t error = KERR_NONE;
-        rc = kafka_client_open(&k, c.brokers[i].host, c.brokers[i].port, s->o->timeout_ms, CLIENT_ID) < 0 ||
+        rc = kafka_client_open(&k, c.brokers[i].host, c.brokers[i].port, s->o->timeout_ms, CG_CLIENT_ID) < 0 ||
                      ga_list_groups(&k, NULL, 0, out, &error) < 0 || error
                  ? -1
                  : 0;
         if (rc < 0)
-            error_line("cannot list the groups of a broker: %s%s", error ? ga_error_text(error) : k.err, "");
+            cg_error("cannot list the groups of a broker: %s%s", error ? ga_error_text(error) : k.err, "");
         kafka_client_close(&k);
     }
     ga_cluster_free(&c);
@@ -606,7 +582,7 @@ static int all_group_ids(session_t *s, ga_listing_t *out)
 static int state_notice(const char *group, const ga_group_t *g, int rows)
 {
     if (strcmp(g->state, "Dead") == 0 || (rows == 0 && strcmp(g->state, "Empty") == 0)) {
-        error_line("Consumer group '%s' does not exist.%s", group, "");
+        cg_error("Consumer group '%s' does not exist.%s", group, "");
         return -1;
     }
     if (strcmp(g->state, "Empty") == 0)
@@ -661,22 +637,22 @@ static void print_offsets(const char *group, const offset_row_t *rows, int n)
     }
     const char *head[9] = {"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                            "HOST", "CLIENT-ID"};
-    print_row(w, head, 9);
+    cg_print_row(w, head, 9);
     for (int i = 0; i < n; i++) {
         const ga_partition_t *p = rows[i].p;
         char part[16], cur[24], end[24], lag[24];
         int known = p && p->committed >= 0 && p->latest >= 0;
         const char *cells[9] = {group,
                                 p ? p->topic : "-",
-                                p ? num(part, sizeof(part), p->partition) : "-",
-                                p ? num(cur, sizeof(cur), p->committed) : "-",
-                                p ? num(end, sizeof(end), p->latest) : "-",
-                                known ? num(lag, sizeof(lag), p->latest > p->committed ? p->latest - p->committed : 0)
+                                p ? cg_num(part, sizeof(part), p->partition) : "-",
+                                p ? cg_num(cur, sizeof(cur), p->committed) : "-",
+                                p ? cg_num(end, sizeof(end), p->latest) : "-",
+                                known ? cg_num(lag, sizeof(lag), p->latest > p->committed ? p->latest - p->committed : 0)
                                       : "-",
                                 rows[i].m ? rows[i].m->member_id : "-",
                                 rows[i].m ? rows[i].m->host : "-",
                                 rows[i].m ? rows[i].m->client_id : "-"};
-        print_row(w, cells, 9);
+        cg_print_row(w, cells, 9);
     }
     putchar('\n');
 }
@@ -692,7 +668,7 @@ static void print_members(const char *group, const ga_group_t *g, int verbose)
     }
     const char *head[7] = {"GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
                            "ASSIGNMENT"};
-    print_row(w, head, verbose ? 7 : 6);
+    cg_print_row(w, head, verbose ? 7 : 6);
     for (int i = 0; i < g->nmembers; i++) {
         const ga_member_t *m = &g->members[i];
         char count[16], assignment[1024] = "-";
@@ -701,8 +677,8 @@ static void print_members(const char *group, const ga_group_t *g, int verbose)
             used += (size_t)snprintf(assignment + used, sizeof(assignment) - used, "%s%s(%d)", k ? "," : "",
                                      m->assigned.v[k].topic, (int)m->assigned.v[k].partition);
         const char *cells[7] = {group, m->member_id, m->instance_id ? m->instance_id : "-", m->host, m->client_id,
-                                num(count, sizeof(count), m->assigned.n), assignment};
-        print_row(w, cells, verbose ? 7 : 6);
+                                cg_num(count, sizeof(count), m->assigned.n), assignment};
+        cg_print_row(w, cells, verbose ? 7 : 6);
     }
     putchar('\n');
 }
@@ -714,19 +690,19 @@ static void print_state(const char *group, const ga_group_t *g, const ga_broker_
     int w[5] = {widest(15, group), widest(25, coordinator), 20, 15, 0};
     const char *head[5] = {"GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"};
     char members[16];
-    const char *cells[5] = {group, coordinator, g->protocol, g->state, num(members, sizeof(members), g->nmembers)};
-    print_row(w, head, 5);
-    print_row(w, cells, 5);
+    const char *cells[5] = {group, coordinator, g->protocol, g->state, cg_num(members, sizeof(members), g->nmembers)};
+    cg_print_row(w, head, 5);
+    cg_print_row(w, cells, 5);
     putchar('\n');
 }
 
 /* The group's committed offsets, and every assigned partition, in *all. */
-static int describe_offsets(session_t *s, kafka_client_t *k, const char *group, ga_group_t *g)
+static int describe_offsets(cg_session_t *s, kafka_client_t *k, const char *group, ga_group_t *g)
 {
     ga_partitions_t all = {0};
     int16_t error = KERR_NONE;
     if (ga_offset_fetch(k, group, &all, &error) < 0 || error) {
-        error_line("cannot read the offsets of group '%s': %s", group, error ? ga_error_text(error) : k->err);
+        cg_error("cannot read the offsets of group '%s': %s", group, error ? ga_error_text(error) : k->err);
         ga_partitions_free(&all);
         return EXIT_FAILED;
     }
@@ -738,7 +714,7 @@ static int describe_offsets(session_t *s, kafka_client_t *k, const char *group, 
     }
     const int64_t latest = GA_LATEST;
     offset_row_t *rows = malloc(sizeof(*rows) * (size_t)(nrows ? nrows : 1));
-    int rc = rows && fill_offsets(s, &all, &latest, 1) == 0 ? EXIT_OK : EXIT_FAILED;
+    int rc = rows && cg_fill_offsets(s, &all, &latest, 1) == 0 ? EXIT_OK : EXIT_FAILED;
     int n = rc == EXIT_OK ? offset_rows(g, &all, rows) : 0;
     if (rc == EXIT_OK && state_notice(group, g, n) < 0)
         rc = EXIT_FAILED;
@@ -749,20 +725,20 @@ static int describe_offsets(session_t *s, kafka_client_t *k, const char *group, 
     return rc;
 }
 
-static int describe_one(session_t *s, const char *group)
+static int describe_one(cg_session_t *s, const char *group)
 {
     kafka_client_t k;
     ga_broker_t node = {0};
     ga_group_t g = {0};
-    if (open_coordinator(s, group, &k, &node) < 0) {
+    if (cg_open_coordinator(s, group, &k, &node) < 0) {
         free(node.host);
         return EXIT_FAILED;
     }
     int rc = EXIT_FAILED;
     if (ga_describe_group(&k, group, &g) < 0)
-        error_line("%s%s", k.err, "");
+        cg_error("%s%s", k.err, "");
     else if (g.error)
-        error_line("cannot describe group '%s': %s", group, ga_error_text(g.error));
+        cg_error("cannot describe group '%s': %s", group, ga_error_text(g.error));
     else if (s->o->show == CG_SHOW_OFFSETS)
         rc = describe_offsets(s, &k, group, &g);
     else if (state_notice(group, &g, s->o->show == CG_SHOW_STATE ? 1 : g.nmembers) < 0)
@@ -777,168 +753,20 @@ static int describe_one(session_t *s, const char *group)
     return rc;
 }
 
-/* ---- --reset-offsets ---- */
-
-/* The partitions --topic names (all of a topic's when none are listed),
- * or those the group has offsets for (--all-topics). */
-static int reset_partitions(session_t *s, kafka_client_t *k, const char *group, ga_partitions_t *ps)
-{
-    int16_t error = KERR_NONE;
-    ga_partitions_t committed = {0};
-    if (ga_offset_fetch(k, group, &committed, &error) < 0 || error) {
-        error_line("cannot read the offsets of group '%s': %s", group, error ? ga_error_text(error) : k->err);
-        ga_partitions_free(&committed);
-        return -1;
-    }
-    if (s->o->all_topics) {
-        *ps = committed;
-        return 0;
-    }
-    const char *names[CG_NAMES_MAX];
-    char topics[CG_NAMES_MAX][256];
-    int nparts[CG_NAMES_MAX];
-    int32_t listed[CG_PARTITIONS_MAX];
-    for (int i = 0; i < s->o->ntopics; i++) {
-        cg_parse_topic(s->o->topics[i], topics[i], sizeof(topics[i]), listed, CG_PARTITIONS_MAX, &nparts[i]);
-        names[i] = topics[i];
-    }
-    ga_cluster_t c;
-    if (ga_metadata(&s->boot, names, s->o->ntopics, &c) < 0) {
-        error_line("%s%s", s->boot.err, "");
-        ga_partitions_free(&committed);
-        return -1;
-    }
-    int rc = 0;
-    if (c.nmissing) {
-        error_line("Topic '%s' does not exist%s", c.missing[0], "");
-        rc = -1;
-    }
-    for (int i = 0; rc == 0 && i < s->o->ntopics; i++) {
-        cg_parse_topic(s->o->topics[i], topics[i], sizeof(topics[i]), listed, CG_PARTITIONS_MAX, &nparts[i]);
-        for (int p = 0; p < c.parts.n; p++)
-            if (strcmp(c.parts.v[p].topic, topics[i]) == 0 && nparts[i] == 0)
-                ga_partitions_get(ps, topics[i], c.parts.v[p].partition);
-        for (int p = 0; rc == 0 && p < nparts[i]; p++) {
-            if (!ga_partitions_find(&c.parts, topics[i], listed[p])) {
-                char tp[300];
-                snprintf(tp, sizeof(tp), "%s-%d", topics[i], (int)listed[p]);
-                error_line("Partition %s does not exist%s", tp, "");
-                rc = -1;
-            }
-            ga_partitions_get(ps, topics[i], listed[p]);
-        }
-    }
-    for (int i = 0; i < ps->n; i++) {
-        const ga_partition_t *was = ga_partitions_find(&committed, ps->v[i].topic, ps->v[i].partition);
-        ps->v[i].committed = was ? was->committed : -1;
-    }
-    ga_cluster_free(&c);
-    ga_partitions_free(&committed);
-    return rc;
-}
-
-static void print_reset(const char *group, const ga_partitions_t *ps, const int64_t *offsets)
-{
-    int w[4] = {30, 30, 10, 15};
-    const char *head[4] = {"GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"};
-    if (ps->n)
-        print_row(w, head, 4);
-    for (int i = 0; i < ps->n; i++) {
-        char part[16], off[24];
-        const char *cells[4] = {group, ps->v[i].topic, num(part, sizeof(part), ps->v[i].partition),
-                                num(off, sizeof(off), offsets[i])};
-        print_row(w, cells, 4);
-    }
-    putchar('\n');
-}
-
-static int reset_compute(const cg_opts_t *o, const ga_partitions_t *ps, int64_t *offsets)
-{
-    for (int i = 0; i < ps->n; i++) {
-        char note[400];
-        if (cg_new_offset(o, &ps->v[i], &offsets[i], note, sizeof(note)) < 0) {
-            error_line("%s%s", note, "");
-            return -1;
-        }
-        if (note[0])
-            printf("%s\n", note);
-    }
-    return 0;
-}
-
-static int reset_execute(kafka_client_t *k, const char *group, const ga_partitions_t *ps, const int64_t *offsets)
-{
-    int16_t error = KERR_NONE;
-    char where[300] = "";
-    if (ga_offset_commit(k, group, ps, offsets, &error, where, sizeof(where)) < 0) {
-        error_line("%s%s", k->err, "");
-        return -1;
-    }
-    if (error) {
-        char what[600];
-        snprintf(what, sizeof(what), "%s (partition %s)", ga_error_text(error), where);
-        error_line("cannot commit the new offsets of group '%s': %s", group, what);
-        return -1;
-    }
-    return 0;
-}
-
-static int do_reset(session_t *s)
-{
-    const cg_opts_t *o = s->o;
-    const char *group = o->groups[0];
-    kafka_client_t k;
-    ga_broker_t node = {0};
-    ga_group_t g = {0};
-    ga_partitions_t ps = {0};
-    int64_t *offsets = NULL;
-    if (open_coordinator(s, group, &k, &node) < 0) {
-        free(node.host);
-        return EXIT_FAILED;
-    }
-    int rc = EXIT_FAILED;
-    if (ga_describe_group(&k, group, &g) < 0) {
-        error_line("%s%s", k.err, "");
-    } else if (g.error) {
-        error_line("cannot describe group '%s': %s", group, ga_error_text(g.error));
-    } else if (strcmp(g.state, "Empty") != 0 && strcmp(g.state, "Dead") != 0) {
-        fprintf(stderr, "Error: Assignments can only be reset if the group '%s' is inactive, but the current state "
-                        "is %s.\n",
-                group, g.state);
-    } else if (reset_partitions(s, &k, group, &ps) == 0) {
-        int64_t stamps[3] = {GA_EARLIEST, GA_LATEST, o->value};
-        offsets = malloc(sizeof(*offsets) * (size_t)(ps.n ? ps.n : 1));
-        if (offsets && fill_offsets(s, &ps, stamps, o->reset == CG_TO_DATETIME ? 3 : 2) == 0 &&
-            reset_compute(o, &ps, offsets) == 0 && (!o->execute || reset_execute(&k, group, &ps, offsets) == 0)) {
-            if (!o->execute && !o->dry_run)
-                printf("WARN: No action will be performed as the --execute option is missing. Add --execute to "
-                       "reset the offsets, or --dry-run to say this is only a look.\n");
-            print_reset(group, &ps, offsets);
-            rc = EXIT_OK;
-        }
-    }
-    free(offsets);
-    ga_partitions_free(&ps);
-    ga_group_free(&g);
-    free(node.host);
-    kafka_client_close(&k);
-    return rc;
-}
-
 /* ---- --delete ---- */
 
-static int do_delete(session_t *s, const char *const *groups, int n)
+static int do_delete(cg_session_t *s, const char *const *groups, int n)
 {
     int16_t *errors = calloc((size_t)(n ? n : 1), sizeof(*errors));
     int failed = 0;
     for (int i = 0; errors && i < n; i++) {
         kafka_client_t k;
         ga_broker_t node = {0};
-        int opened = open_coordinator(s, groups[i], &k, &node) == 0;
+        int opened = cg_open_coordinator(s, groups[i], &k, &node) == 0;
         if (!opened) {
             errors[i] = KERR_COORDINATOR_NOT_AVAILABLE;
         } else if (ga_delete_group(&k, groups[i], &errors[i]) < 0) {
-            error_line("%s%s", k.err, "");
+            cg_error("%s%s", k.err, "");
             errors[i] = KERR_COORDINATOR_NOT_AVAILABLE;
         }
         if (opened)
@@ -970,8 +798,133 @@ static int do_delete(session_t *s, const char *const *groups, int n)
     return failed ? EXIT_FAILED : EXIT_OK;
 }
 
+/* ---- --delete-offsets ---- */
+
+/* The partitions the --topic options name into ps: those listed, or every
+ * partition of the topic; a topic the cluster lacks goes into rows as
+ * partition -1 with UNKNOWN_TOPIC_OR_PARTITION, as Kafka's tool reports it. */
+static int delete_offsets_partitions(cg_session_t *s, ga_partitions_t *ps, ga_partitions_t *rows)
+{
+    const char *whole[CG_NAMES_MAX];
+    char topics[CG_NAMES_MAX][256];
+    int32_t listed[CG_PARTITIONS_MAX];
+    int nwhole = 0, nparts;
+    for (int i = 0; i < s->o->ntopics; i++) {
+        cg_parse_topic(s->o->topics[i], topics[i], sizeof(topics[i]), listed, CG_PARTITIONS_MAX, &nparts);
+        for (int p = 0; p < nparts; p++)
+            ga_partitions_get(ps, topics[i], listed[p]);
+        if (nparts == 0)
+            whole[nwhole++] = topics[i];
+    }
+    ga_cluster_t c;
+    if (nwhole == 0)
+        return 0;
+    if (ga_metadata(&s->boot, whole, nwhole, &c) < 0) {
+        cg_error("%s%s", s->boot.err, "");
+        return -1;
+    }
+    for (int i = 0; i < c.parts.n; i++)
+        ga_partitions_get(ps, c.parts.v[i].topic, c.parts.v[i].partition);
+    for (int i = 0; i < c.nmissing; i++) {
+        ga_partition_t *p = ga_partitions_get(rows, c.missing[i], -1);
+        if (p)
+            p->error = KERR_UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    ga_cluster_free(&c);
+    return 0;
+}
+
+/* kafka-consumer-groups.sh's line on the request as a whole. */
+static void delete_offsets_verdict(const cg_opts_t *o, int16_t top)
+{
+    const char *group = o->groups[0];
+    if (top == KERR_NONE) {
+        printf("Request succeed for deleting offsets with topic ");
+        for (int i = 0; i < o->ntopics; i++)
+            printf("%s%s", i ? ", " : "", o->topics[i]);
+        printf(" group %s\n", group);
+    } else if (top == KERR_INVALID_GROUP_ID) {
+        cg_error("'%s' is not valid.%s", group, "");
+    } else if (top == KERR_GROUP_ID_NOT_FOUND) {
+        cg_error("'%s' does not exist.%s", group, "");
+    } else if (top == KERR_NON_EMPTY_GROUP) {
+        cg_error("Deleting offsets of a consumer group '%s' is forbidden if the group is not empty.%s", group, "");
+    } else if (top == KERR_GROUP_SUBSCRIBED_TO_TOPIC || top == KERR_UNKNOWN_TOPIC_OR_PARTITION) {
+        cg_error("Encounter some partition level error, see the follow-up details:%s%s", "", "");
+    } else {
+        cg_error("Encounter some unknown error: %s%s", ga_error_text(top), "");
+    }
+}
+
+/* Kafka's tool orders the rows by topic and partition joined as one string
+ * ("t10" before "t2"). */
+static int by_joined_name(const void *a, const void *b)
+{
+    const ga_partition_t *x = *(const ga_partition_t *const *)a, *y = *(const ga_partition_t *const *)b;
+    char nx[300], ny[300];
+    snprintf(nx, sizeof(nx), "%s%d", x->topic, (int)x->partition);
+    snprintf(ny, sizeof(ny), "%s%d", y->topic, (int)y->partition);
+    return strcmp(nx, ny);
+}
+
+static void print_delete_offsets(const ga_partitions_t *rows)
+{
+    int w[3] = {30, 15, 15};
+    const char *head[3] = {"TOPIC", "PARTITION", "STATUS"};
+    const ga_partition_t **order = malloc(sizeof(*order) * (size_t)(rows->n ? rows->n : 1));
+    for (int i = 0; order && i < rows->n; i++)
+        order[i] = &rows->v[i];
+    if (order)
+        qsort(order, (size_t)rows->n, sizeof(*order), by_joined_name);
+    cg_print_row(w, head, 3);
+    for (int i = 0; i < rows->n; i++) {
+        const ga_partition_t *p = order ? order[i] : &rows->v[i];
+        char part[16], status[300];
+        snprintf(status, sizeof(status), "Error: %s", ga_error_text(p->error));
+        const char *cells[3] = {p->topic, p->partition >= 0 ? cg_num(part, sizeof(part), p->partition) : "Not Provided",
+                                p->error ? status : "Successful"};
+        cg_print_row(w, cells, 3);
+    }
+    putchar('\n');
+    free(order);
+}
+
+static int do_delete_offsets(cg_session_t *s)
+{
+    const char *group = s->o->groups[0];
+    ga_partitions_t ps = {0}, rows = {0};
+    kafka_client_t k;
+    ga_broker_t node = {0};
+    int16_t top = KERR_NONE;
+    int rc = EXIT_FAILED;
+    if (delete_offsets_partitions(s, &ps, &rows) < 0 || cg_open_coordinator(s, group, &k, &node) < 0)
+        goto out;
+    if (ga_offset_delete(&k, group, &ps, &top) < 0) {
+        cg_error("%s%s", k.err, "");
+    } else {
+        rc = EXIT_OK;
+        for (int i = 0; i < ps.n; i++) {
+            ga_partition_t *p = ga_partitions_get(&rows, ps.v[i].topic, ps.v[i].partition);
+            if (p)
+                p->error = ps.v[i].error;
+            if (!top && ps.v[i].error)
+                top = ps.v[i].error;   /* the admin client fails the whole call with it */
+        }
+        for (int i = 0; i < rows.n; i++)
+            rc = rows.v[i].error ? EXIT_FAILED : rc;
+        delete_offsets_verdict(s->o, top);
+        print_delete_offsets(&rows);
+    }
+    kafka_client_close(&k);
+out:
+    free(node.host);
+    ga_partitions_free(&ps);
+    ga_partitions_free(&rows);
+    return rc;
+}
+
 /* --describe and --delete of the groups named, or of every group. */
-static int for_groups(session_t *s)
+static int for_groups(cg_session_t *s)
 {
     ga_listing_t all = {0};
     const char **names = (const char **)s->o->groups;
@@ -1003,7 +956,7 @@ int consumer_groups_main(int argc, char **argv)
     int rc = cli_usage_exit(cg_parse_args(argc, argv, &o, err, sizeof(err)), "consumer-groups", err, usage);
     if (rc >= 0)
         return rc;
-    session_t s;
+    cg_session_t s;
     if (session_open(&s, &o) < 0)
         return EXIT_FAILED;
     switch (o.action) {
@@ -1011,7 +964,10 @@ int consumer_groups_main(int argc, char **argv)
         rc = do_list(&s);
         break;
     case CG_RESET:
-        rc = do_reset(&s);
+        rc = cg_do_reset(&s);
+        break;
+    case CG_DELETE_OFFSETS:
+        rc = do_delete_offsets(&s);
         break;
     default:
         rc = for_groups(&s);

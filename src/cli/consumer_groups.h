@@ -1,6 +1,6 @@
 /* consumer_groups.h -- `kipper consumer-groups`, kafka-consumer-groups.sh of
  * Kafka 3.x: --list, --describe (offsets and lag, --members, --state),
- * --reset-offsets and --delete, over the Kafka protocol (group_admin.h).
+ * --reset-offsets, --delete and --delete-offsets, over the Kafka protocol (group_admin.h).
  * The command-line parsing and the choice of each partition's new offset
  * are pure and declared here for the unit tests. */
 #ifndef KIPPER_CLI_CONSUMER_GROUPS_H
@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "group_admin.h"
 
@@ -15,7 +16,7 @@
 #define CG_PARTITIONS_MAX 1024   /* partitions named in one --topic T:p,... */
 #define CG_DEFAULT_TIMEOUT_MS 5000   /* kafka-consumer-groups.sh's --timeout default */
 
-typedef enum { CG_NO_ACTION, CG_LIST, CG_DESCRIBE, CG_RESET, CG_DELETE } cg_action_t;
+typedef enum { CG_NO_ACTION, CG_LIST, CG_DESCRIBE, CG_RESET, CG_DELETE, CG_DELETE_OFFSETS } cg_action_t;
 typedef enum { CG_SHOW_OFFSETS, CG_SHOW_MEMBERS, CG_SHOW_STATE } cg_show_t;
 typedef enum {
     CG_TO_NONE,
@@ -25,6 +26,8 @@ typedef enum {
     CG_TO_OFFSET,
     CG_TO_DATETIME,
     CG_SHIFT_BY,
+    CG_BY_DURATION,   /* resolved to a time (value) like CG_TO_DATETIME */
+    CG_FROM_FILE,
 } cg_reset_t;
 
 typedef struct {
@@ -39,8 +42,9 @@ typedef struct {
     const char *states[8];              /* Kafka's names of the states listed */
     int nstates;
     cg_reset_t reset;
-    int64_t value;                      /* --to-offset, --shift-by, --to-datetime (ms) */
-    int dry_run, execute, verbose;
+    int64_t value;                      /* --to-offset, --shift-by, --to-datetime and --by-duration (ms) */
+    const char *from_file;              /* --from-file's path */
+    int dry_run, execute, verbose, export_csv;
     int timeout_ms;
 } cg_opts_t;
 
@@ -59,11 +63,26 @@ int cg_parse_datetime(const char *s, int64_t *ms);
  * parts (*nparts 0 for "T": all of them). 0 or -1. */
 int cg_parse_topic(const char *arg, char *topic, size_t n, int32_t *parts, int maxparts, int *nparts);
 
+/* --by-duration's ISO-8601 duration as Java's Duration.parse takes it
+ * without signs: P[nD][T[nH][nM][n[.fff]S]], letters in either case, at
+ * least one part, into milliseconds. 0 or -1. (reset_plan.c) */
+int cg_parse_duration(const char *s, int64_t *ms);
+
+/* --from-file's plan: lines of topic,partition,offset (blank lines
+ * skipped, "\r\n" taken) into ps, each partition's planned offset set.
+ * 0, or -1 with err naming the first bad line ("line 3: ..."); then ps
+ * holds part of the plan, to be freed, never applied. */
+int cg_parse_reset_plan(const char *text, size_t len, ga_partitions_t *ps, char *err, size_t errlen);
+
+/* --export: the plan as the CSV --from-file reads, then a blank line. */
+void cg_export_plan(FILE *f, const ga_partitions_t *ps, const int64_t *offsets);
+
 /* The new offset of p under o's reset: kafka-consumer-groups.sh's rules
  * (to-offset and shift-by held within [earliest, latest], a time with no
  * record at or after it goes to the end, to-current keeps the committed
  * offset or takes the end). 0 with *out (and note, when the offset was held
- * in range, saying so), or -1 with note saying why there is none. */
+ * in range, saying so), or -1 with note saying why there is none.
+ * --from-file takes p->planned, held in range the same way. */
 int cg_new_offset(const cg_opts_t *o, const ga_partition_t *p, int64_t *out, char *note, size_t notelen);
 
 #endif

@@ -57,6 +57,8 @@ const char *ga_error_text(int16_t error)
         {KERR_UNSUPPORTED_VERSION, "UNSUPPORTED_VERSION (the version of API is not supported)"},
         {KERR_NON_EMPTY_GROUP, "NON_EMPTY_GROUP (the group is not empty)"},
         {KERR_GROUP_ID_NOT_FOUND, "GROUP_ID_NOT_FOUND (the group id does not exist)"},
+        {KERR_GROUP_SUBSCRIBED_TO_TOPIC, "GROUP_SUBSCRIBED_TO_TOPIC (the consumer group is actively subscribed to "
+                                         "the topic)"},
         {KERR_OFFSET_OUT_OF_RANGE, "OFFSET_OUT_OF_RANGE (the requested offset is not within the range of offsets "
                                    "maintained by the server)"},
         {KERR_CORRUPT_MESSAGE, "CORRUPT_MESSAGE (this message has failed its CRC checksum, exceeds the valid size, "
@@ -137,7 +139,7 @@ ga_partition_t *ga_partitions_get(ga_partitions_t *ps, const char *topic, int32_
     }
     memmove(&ps->v[at + 1], &ps->v[at], sizeof(*ps->v) * (size_t)(ps->n - at));
     ps->v[at] = (ga_partition_t){.topic = dup_or_empty(topic), .partition = partition, .leader = -1,
-                                 .committed = -1, .earliest = -1, .latest = -1, .by_time = -1};
+                                 .committed = -1, .earliest = -1, .latest = -1, .by_time = -1, .planned = -1};
     ps->n++;
     return &ps->v[at];
 }
@@ -621,6 +623,54 @@ int16_t ga_delete_groups_answer(const kafka_value_t *answer, const char *group)
     return KERR_UNKNOWN_SERVER_ERROR;   /* the group is not in the answer */
 }
 
+/* ---- OffsetDelete ---- */
+
+kafka_value_t *ga_offset_delete_request(kafka_arena_t *a, const char *group, const ga_partitions_t *ps)
+{
+    int *which = kafka_arena_alloc(a, sizeof(int) * (size_t)(ps->n ? ps->n : 1));
+    kafka_value_t *body = which ? KV_NEW(a, OffsetDeleteRequest) : NULL;
+    if (!body)
+        return NULL;
+    for (int i = 0; i < ps->n; i++)
+        which[i] = i;
+    KV_SET_STR(a, body, OffsetDeleteRequest, GroupId, group);
+    kafka_value_t *topics = KV_SET_ARRAY(a, body, OffsetDeleteRequest, Topics,
+                                         (uint32_t)count_topics(ps, which, ps->n));
+    for (int i = 0, t = 0; topics && i < ps->n; t++) {
+        int run = topic_run(ps, which, ps->n, i);
+        kafka_value_t *topic = kv_at(topics, (uint32_t)t);
+        KV_SET_STR(a, topic, OffsetDeleteRequestTopic, Name, ps->v[i].topic);
+        kafka_value_t *parts = KV_SET_ARRAY(a, topic, OffsetDeleteRequestTopic, Partitions, (uint32_t)run);
+        if (!parts)
+            return NULL;
+        for (int k = 0; k < run; k++)
+            KV_SET_INT(kv_at(parts, (uint32_t)k), OffsetDeleteRequestPartition, PartitionIndex,
+                       ps->v[i + k].partition);
+        i += run;
+    }
+    return topics ? body : NULL;
+}
+
+int16_t ga_offset_delete_answer(const kafka_value_t *answer, ga_partitions_t *ps)
+{
+    int16_t group_error = (int16_t)KV_INT(answer, OffsetDeleteResponse, ErrorCode);
+    for (int i = 0; i < ps->n; i++)
+        ps->v[i].error = group_error ? group_error : KERR_UNKNOWN_SERVER_ERROR;   /* until answered */
+    const kafka_value_t *topics = KV_GET(answer, OffsetDeleteResponse, Topics);
+    for (uint32_t t = 0; !group_error && t < topics->n; t++) {
+        const char *name = KV_STR(kv_at(topics, t), OffsetDeleteResponseTopic, Name);
+        const kafka_value_t *parts = KV_GET(kv_at(topics, t), OffsetDeleteResponseTopic, Partitions);
+        for (uint32_t i = 0; name && i < parts->n; i++) {
+            const kafka_value_t *p = kv_at(parts, i);
+            ga_partition_t *mine =
+                ga_partitions_find(ps, name, (int32_t)KV_INT(p, OffsetDeleteResponsePartition, PartitionIndex));
+            if (mine)
+                mine->error = (int16_t)KV_INT(p, OffsetDeleteResponsePartition, ErrorCode);
+        }
+    }
+    return group_error;
+}
+
 /* ---- blocking ---- */
 
 /* Each builds its request in the client's request arena (kafka_client.h),
@@ -706,6 +756,15 @@ int ga_delete_group(kafka_client_t *k, const char *group, int16_t *error)
     int rc = kafka_client_call(k, KAFKA_API_DELETE_GROUPS, GA_DELETE_GROUPS_VERSION,
                                ga_delete_groups_request(&k->request, group), &ans);
     *error = rc == 0 ? ga_delete_groups_answer(ans, group) : KERR_NONE;
+    return rc;
+}
+
+int ga_offset_delete(kafka_client_t *k, const char *group, ga_partitions_t *ps, int16_t *error)
+{
+    const kafka_value_t *ans;
+    int rc = kafka_client_call(k, KAFKA_API_OFFSET_DELETE, GA_OFFSET_DELETE_VERSION,
+                               ga_offset_delete_request(&k->request, group, ps), &ans);
+    *error = rc == 0 ? ga_offset_delete_answer(ans, ps) : KERR_NONE;
     return rc;
 }
 

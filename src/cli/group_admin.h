@@ -3,7 +3,7 @@
  * a group's coordinator (FindCoordinator), its members (DescribeGroups), its
  * committed offsets (OffsetFetch, and OffsetCommit with no generation, as a
  * tool outside the group commits), the partitions' offsets (ListOffsets),
- * the groups of each broker (ListGroups), and DeleteGroups.
+ * the groups of each broker (ListGroups), DeleteGroups and OffsetDelete.
  *
  * Each request is built and each answer read by a pure function
  * (ga_*_request, ga_*_answer) over the broker's codec values, so the unit
@@ -33,6 +33,7 @@
 #define GA_DESCRIBE_GROUPS_VERSION 4
 #define GA_LIST_GROUPS_VERSION 4
 #define GA_DELETE_GROUPS_VERSION 1
+#define GA_OFFSET_DELETE_VERSION 0   /* its only version (Kafka 2.4+) */
 
 #define GA_EARLIEST (-2)   /* ListOffsets' timestamps: the log start, the log end */
 #define GA_LATEST (-1)
@@ -50,6 +51,7 @@ typedef struct {
     int32_t leader;
     int64_t committed;       /* the group's offset, -1: none */
     int64_t earliest, latest, by_time;
+    int64_t planned;         /* the offset a reset plan (--from-file) asks for */
     int16_t error;           /* of the last request about it that failed */
 } ga_partition_t;
 
@@ -150,6 +152,12 @@ int16_t ga_list_groups_answer(const kafka_value_t *answer, ga_listing_t *out);
 kafka_value_t *ga_delete_groups_request(kafka_arena_t *a, const char *group);
 int16_t ga_delete_groups_answer(const kafka_value_t *answer, const char *group);
 
+/* Deletes the committed offsets of every partition of ps. */
+kafka_value_t *ga_offset_delete_request(kafka_arena_t *a, const char *group, const ga_partitions_t *ps);
+/* Each partition's error into its error field (the group's error, when
+ * there is one, into all of them). The group's error. */
+int16_t ga_offset_delete_answer(const kafka_value_t *answer, ga_partitions_t *ps);
+
 /* ---- blocking: over one client ---- */
 
 /* Each: 0, or -1 with k->err (a request-level failure); Kafka errors in the
@@ -169,5 +177,6 @@ int ga_offset_commit(kafka_client_t *k, const char *group, const ga_partitions_t
 int ga_describe_group(kafka_client_t *k, const char *group, ga_group_t *out);
 int ga_list_groups(kafka_client_t *k, const char *const *states, int nstates, ga_listing_t *out, int16_t *error);
 int ga_delete_group(kafka_client_t *k, const char *group, int16_t *error);
+int ga_offset_delete(kafka_client_t *k, const char *group, ga_partitions_t *ps, int16_t *error);
 
 #endif

@@ -335,6 +335,7 @@ def parse_record_batches(data):
 API_PRODUCE, API_FETCH, API_LIST_OFFSETS, API_METADATA = 0, 1, 2, 3
 API_API_VERSIONS, API_CREATE_TOPICS, API_DELETE_TOPICS, API_INIT_PRODUCER_ID = 18, 19, 20, 22
 API_ELECT_LEADERS, API_ALTER_PARTITION_REASSIGNMENTS, API_LIST_PARTITION_REASSIGNMENTS = 43, 45, 46
+API_OFFSET_DELETE = 47
 
 ProducePartition = namedtuple("ProducePartition", "index error base_offset log_append_time log_start_offset "
                                                   "record_errors error_message")
@@ -378,6 +379,21 @@ class KafkaConn:
         if flexible:
             r.skip_tags()
         return r
+
+    # -- OffsetDelete --
+    def offset_delete(self, group, partitions):
+        """OffsetDelete v0 of {topic: [partition, ...]}: (group error, throttle ms,
+        [(topic, partition, error), ...] in answer order)."""
+        body = kstring(group) + karray([kstring(t) + karray([struct.pack(">i", p) for p in ps])
+                                        for t, ps in partitions.items()])
+        r = self.call(API_OFFSET_DELETE, 0, body)
+        error, throttle = r.take(">h"), r.take(">i")
+        rows = []
+        for _ in range(r.take(">i")):
+            topic = r.string()
+            rows += [(topic, r.take(">i"), r.take(">h")) for _ in range(r.take(">i"))]
+        assert r.done(), "trailing bytes in an OffsetDelete answer"
+        return error, throttle, rows
 
     # -- Metadata --
     def metadata(self, topics=None, version=4, allow_auto_create=True):

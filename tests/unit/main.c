@@ -52,6 +52,7 @@ int main(int argc, char **argv)
     suite_partition_log();
     suite_kafka_codec();
     suite_broker_config();
+    suite_broker_config_defs();
     suite_coord_data();
     suite_coord_moves();
     suite_coord_config();

@@ -16,6 +16,7 @@ void suite_election(void); /* test_election.c: vote order, election codecs, elec
 void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, history */
 void suite_partition_log(void); /* test_partition_log.c: segments, indexes, recovery, checkpoints */
 void suite_broker_config(void); /* test_broker_config.c: server.properties parsing */
+void suite_broker_config_defs(void); /* test_broker_config_defs.c: Kafka's broker configs as data */
 void suite_kafka_codec(void); /* test_kafka_codec.c: Kafka wire codec, every API and version */
 void suite_coord_moves(void); /* test_coord_moves.c: move plans, a move's sets, election lists */
 void suite_coord_data(void);  /* test_coord_data.c: coordinator paths, JSON documents, assignment */

@@ -2,7 +2,9 @@
  * (src/cli/consumer_groups.c, group_admin.c): the command line and its
  * refusals, --to-datetime, --topic T:P,..., each reset scenario's new offset,
  * requests read back by the broker's codec, answers made with it read, and
- * a consumer protocol assignment parsed (and refused when cut short). The
+ * a consumer protocol assignment parsed (and refused when cut short),
+ * --by-duration, --from-file's CSV and --export (src/cli/reset_plan.c), and
+ * OffsetDelete's request and answer. The
  * tool against a real broker is tests/integration/test_consumer_groups_cli.py. */
 #include "suites.h"
 #include "unit.h"
@@ -339,6 +341,136 @@ static void test_ga_answers(void)
     kafka_arena_free(&a);
 }
 
+static void test_cg_duration(void)
+{
+    static const struct {
+        const char *s;
+        int64_t ms;
+    } good[] = {{"P1D", 86400000},        {"PT1H", 3600000},     {"pt30m", 1800000},  {"PT0.5S", 500},
+                {"P2DT3H4M5.006S", 183845006}, {"PT90S", 90000}, {"PT0,25S", 250},   {"PT1.999999999S", 1999},
+                {"P0D", 0},           {"PT10M1S", 601000}};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        int64_t ms = -1;
+        CHECK_EQ(cg_parse_duration(good[i].s, &ms), 0);
+        CHECK(ms == good[i].ms);
+    }
+    static const char *const bad[] = {"", "P", "PT", "1D", "P1H", "PT1D", "PT1M1H", "P-1D", "PT1.S2", "P1DT",
+                                      "PT1.0000000001S", "P99999999999999999D", "PT1H ", "P1W", "PT.5S"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int64_t ms;
+        if (cg_parse_duration(bad[i], &ms) != -1)
+            fprintf(stderr, "accepted duration '%s'\n", bad[i]);
+        CHECK_EQ(cg_parse_duration(bad[i], &ms), -1);
+    }
+    cg_opts_t o;
+    char err[400];
+    CHECK_EQ(parse(&o, "--bootstrap-server h:1 --reset-offsets --group g --topic t --by-duration PT1M --execute", err,
+                   sizeof(err)),
+             0);
+    CHECK(o.reset == CG_BY_DURATION && o.value == 60000);
+    CHECK_EQ(parse(&o, "--bootstrap-server h:1 --reset-offsets --group g --from-file f.csv --dry-run --export", err,
+                   sizeof(err)),
+             0);
+    CHECK(o.reset == CG_FROM_FILE && strcmp(o.from_file, "f.csv") == 0 && o.export_csv && o.dry_run);
+    CHECK_EQ(parse(&o, "--bootstrap-server h:1 --delete-offsets --group g --topic t:0,1 --topic u", err, sizeof(err)),
+             0);
+    CHECK(o.action == CG_DELETE_OFFSETS && o.ntopics == 2);
+    CHECK_EQ(parse(&o, "--bootstrap-server h:1 --delete-offsets --group g", err, sizeof(err)), -1);
+    CHECK(strstr(err, "--delete-offsets needs exactly one --group and at least one --topic") != NULL);
+    CHECK_EQ(parse(&o, "--bootstrap-server h:1 --list --export", err, sizeof(err)), -1);
+}
+
+static void test_cg_reset_plan(void)
+{
+    ga_partitions_t ps = {0};
+    char err[400];
+    const char *text = "b,1,7\r\n\na,0,0\nb,0,9223372036854775807";
+    CHECK_EQ(cg_parse_reset_plan(text, strlen(text), &ps, err, sizeof(err)), 0);
+    CHECK(ps.n == 3 && strcmp(ps.v[0].topic, "a") == 0 && ps.v[0].planned == 0);
+    CHECK(ps.v[1].partition == 0 && ps.v[1].planned == INT64_MAX && ps.v[2].planned == 7);
+    /* --export writes what --from-file reads */
+    int64_t offsets[] = {0, 5, 7};
+    char out[256] = "";
+    FILE *f = fmemopen(out, sizeof(out), "w");
+    cg_export_plan(f, &ps, offsets);
+    fclose(f);
+    CHECK_STR(out, "a,0,0\nb,0,5\nb,1,7\n\n");
+    ga_partitions_free(&ps);
+    ga_partitions_t back = {0};
+    CHECK_EQ(cg_parse_reset_plan(out, strlen(out), &back, err, sizeof(err)), 0);
+    CHECK(back.n == 3 && back.v[1].planned == 5);
+    ga_partitions_free(&back);
+    static const struct {
+        const char *text, *says;
+    } bad[] = {{"t,0,1\nt,x,2\n", "line 2: the partition"},
+               {"t,0,1\n\nt,1\n", "line 3: expected topic,partition,offset"},
+               {"t,0,1,2", "line 1: expected"},
+               {",0,1", "line 1: the topic"},
+               {"t,0,-1", "line 1: the offset"},
+               {"t,2147483648,1", "line 1: the partition"},
+               {"t,0,9223372036854775808", "line 1: the offset"},
+               {"t,0,1\nt,0,2", "line 2: t-0 is listed twice"},
+               {"t,0, 1", "line 1: the offset"},
+               {"\n\n", "no partition in the file"},
+               {"", "no partition in the file"}};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ga_partitions_t p = {0};
+        CHECK_EQ(cg_parse_reset_plan(bad[i].text, strlen(bad[i].text), &p, err, sizeof(err)), -1);
+        if (!strstr(err, bad[i].says))
+            fprintf(stderr, "'%s': %s\n", bad[i].text, err);
+        CHECK(strstr(err, bad[i].says) != NULL);
+        ga_partitions_free(&p);
+    }
+    /* a NUL inside a line is refused, not read past */
+    ga_partitions_t p = {0};
+    CHECK_EQ(cg_parse_reset_plan("t,0\0,1", 7, &p, err, sizeof(err)), -1);
+    ga_partitions_free(&p);
+    /* --from-file's offsets are held in the log's range like --to-offset */
+    cg_opts_t o = {.reset = CG_FROM_FILE};
+    ga_partition_t part = {.topic = "t", .partition = 0, .earliest = 2, .latest = 8, .planned = 20};
+    int64_t v;
+    char note[400];
+    CHECK_EQ(cg_new_offset(&o, &part, &v, note, sizeof(note)), 0);
+    CHECK(v == 8 && strstr(note, "New offset (20) is higher than latest offset") != NULL);
+}
+
+static void test_ga_offset_delete(void)
+{
+    kafka_arena_t a, d;
+    buf_t b;
+    kafka_arena_init(&a, 0);
+    ga_partitions_t ps = {0};
+    ga_partitions_get(&ps, "u", 0);
+    ga_partitions_get(&ps, "t", 1);
+    ga_partitions_get(&ps, "t", 0);
+    kafka_value_t *r = as_broker_reads(ga_offset_delete_request(&a, "g", &ps), KAFKA_API_OFFSET_DELETE,
+                                       GA_OFFSET_DELETE_VERSION, &b, &d);
+    CHECK_STR(KV_STR(r, OffsetDeleteRequest, GroupId), "g");
+    const kafka_value_t *topics = KV_GET(r, OffsetDeleteRequest, Topics);
+    CHECK(topics->n == 2 && KV_GET(kv_at(topics, 0), OffsetDeleteRequestTopic, Partitions)->n == 2);
+    CHECK_STR(KV_STR(kv_at(topics, 1), OffsetDeleteRequestTopic, Name), "u");
+    kafka_arena_free(&d);
+    buf_free(&b);
+    /* per partition; one the answer leaves out is not taken as deleted */
+    kafka_value_t *ans = KV_NEW(&a, OffsetDeleteResponse);
+    kafka_value_t *t = kv_at(KV_SET_ARRAY(&a, ans, OffsetDeleteResponse, Topics, 1), 0);
+    KV_SET_STR(&a, t, OffsetDeleteResponseTopic, Name, "t");
+    kafka_value_t *parts = KV_SET_ARRAY(&a, t, OffsetDeleteResponseTopic, Partitions, 2);
+    KV_SET_INT(kv_at(parts, 0), OffsetDeleteResponsePartition, PartitionIndex, 1);
+    KV_SET_INT(kv_at(parts, 0), OffsetDeleteResponsePartition, ErrorCode, KERR_GROUP_SUBSCRIBED_TO_TOPIC);
+    KV_SET_INT(kv_at(parts, 1), OffsetDeleteResponsePartition, PartitionIndex, 0);
+    CHECK_EQ(ga_offset_delete_answer(ans, &ps), KERR_NONE);
+    CHECK(ps.v[0].error == KERR_NONE && ps.v[1].error == KERR_GROUP_SUBSCRIBED_TO_TOPIC &&
+          ps.v[2].error == KERR_UNKNOWN_SERVER_ERROR);
+    /* a group error is every partition's */
+    KV_SET_INT(ans, OffsetDeleteResponse, ErrorCode, KERR_GROUP_ID_NOT_FOUND);
+    CHECK_EQ(ga_offset_delete_answer(ans, &ps), KERR_GROUP_ID_NOT_FOUND);
+    CHECK(ps.v[0].error == KERR_GROUP_ID_NOT_FOUND && ps.v[2].error == KERR_GROUP_ID_NOT_FOUND);
+    CHECK(strstr(ga_error_text(KERR_GROUP_SUBSCRIBED_TO_TOPIC), "actively subscribed") != NULL);
+    ga_partitions_free(&ps);
+    kafka_arena_free(&a);
+}
+
 void suite_cli_consumer_groups(void)
 {
     RUN(test_cg_args);
@@ -346,4 +478,7 @@ void suite_cli_consumer_groups(void)
     RUN(test_cg_new_offset);
     RUN(test_ga_requests);
     RUN(test_ga_answers);
+    RUN(test_cg_duration);
+    RUN(test_cg_reset_plan);
+    RUN(test_ga_offset_delete);
 }

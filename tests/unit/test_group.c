@@ -754,6 +754,26 @@ static void test_group_assignment_bounds(void)
     groups_free(gs);
 }
 
+/* OffsetDelete's GROUP_SUBSCRIBED_TO_TOPIC: a ConsumerProtocolSubscription's
+ * topics (int16 version, int32 count, int16-length names, then fields that
+ * are not read). */
+static void test_group_subscription(void)
+{
+    static const uint8_t sub[] = {0, 1, 0, 0, 0, 2, 0, 1, 't', 0, 3, 'a', 'b', 'c', 0xff, 0xff, 0xff, 0xff};
+    CHECK_EQ(group_subscription_names(sub, sizeof(sub), "t"), 1);
+    CHECK_EQ(group_subscription_names(sub, sizeof(sub), "abc"), 1);
+    CHECK_EQ(group_subscription_names(sub, sizeof(sub), "ab"), 0);
+    CHECK_EQ(group_subscription_names(sub, sizeof(sub), "u"), 0);
+    /* cut anywhere inside the names: refused, never read past */
+    for (uint32_t len = 0; len < 14; len++)
+        CHECK_EQ(group_subscription_names(sub, len, "zz"), -1);
+    static const uint8_t huge[] = {0, 0, 0x7f, 0xff, 0xff, 0xff, 0, 1, 't'};
+    CHECK_EQ(group_subscription_names(huge, sizeof(huge), "t"), -1);
+    static const uint8_t negative[] = {0, 0, 0, 0, 0, 1, 0xff, 0xfe};
+    CHECK_EQ(group_subscription_names(negative, sizeof(negative), "t"), -1);
+    CHECK_EQ(group_subscription_names(NULL, 0, "t"), -1);
+}
+
 void suite_group(void)
 {
     RUN(test_group_placement_moves_only_what_it_must);
@@ -774,4 +794,5 @@ void suite_group(void)
     RUN(test_group_offsets_cache);
     RUN(test_group_memory_budget);
     RUN(test_group_assignment_bounds);
+    RUN(test_group_subscription);
 }

@@ -573,7 +573,7 @@ static void test_kafka_schema_tables(void)
         CHECK(struct_ok(kafka_apis[i].response));
         CHECK(kafka_api_find(kafka_apis[i].key) == &kafka_apis[i]);
     }
-    CHECK_EQ(kafka_napis, 29);
+    CHECK_EQ(kafka_napis, 30);
     CHECK(kafka_api_find(12345) == NULL);
     const kafka_api_t *fetch = kafka_api_find(KAFKA_API_FETCH);
     CHECK_EQ(kafka_request_header_version(fetch, 11), 1);

@@ -13,6 +13,7 @@
 #include "api_util.h"
 #include "base/alloc.h"
 #include "broker/coord/coord_config.h"
+#include "broker/core/broker_config_defs.h"
 #include "broker/core/dynamic_config.h"
 #include "broker/core/log_dirs.h"
 
@@ -26,7 +27,7 @@
 /* ConfigSource; the levels are tried in this order. */
 enum { SRC_TOPIC = 1, SRC_DYNAMIC_BROKER = 2, SRC_DYNAMIC_DEFAULT = 3, SRC_STATIC = 4, SRC_DEFAULT = 5 };
 #define SYNONYMS_MAX 16
-#define ENTRIES_MAX 64
+#define ENTRIES_MAX 320   /* every broker config of broker_config_defs.c */
 
 typedef struct {
     const char *name, *value;   /* both outlive the handler's run */
@@ -40,15 +41,17 @@ typedef struct {
     int value_null;
     int type;                   /* COORD_CFG_* */
     int read_only;
+    int sensitive;              /* a password: no value, here or in the synonyms */
     synonym_t syn[SYNONYMS_MAX];
     int nsyn;
 } entry_t;
 
 /* ---- where each setting comes from ---- */
 
-/* name's value at one broker level; fallback is a default Kafka has for it
- * that kipper's broker table does not list (log.cleanup.policy ...). */
-static const char *level_value(const broker_t *b, int source, const char *name, const char *fallback)
+/* name's value at one broker level; at the last, Kafka's default, which
+ * the table has for every broker config behind a topic config (a NULL
+ * default is none, as Kafka leaves it out). */
+static const char *level_value(const broker_t *b, int source, const char *name)
 {
     const coord_config_def_t *d;
     switch (source) {
@@ -56,21 +59,20 @@ static const char *level_value(const broker_t *b, int source, const char *name, 
     case SRC_DYNAMIC_DEFAULT: return dynamic_config_value(b, DYNAMIC_DEFAULT, name);
     case SRC_STATIC: return broker_config_static_value(&b->cfg, name);
     default:
-        d = coord_config_def(COORD_ENTITY_BROKER, name);
-        return d ? d->dflt : fallback;
+        d = broker_config_def(name);
+        return d ? d->dflt : NULL;
     }
 }
 
 /* Kafka's configSynonyms: every name of the setting at each level, highest
  * level first, from the first entry that carries the setting's own name
  * (names[0]) on. levels: bits of the sources looked at. */
-static void broker_synonyms(const broker_t *b, const char *const *names, unsigned levels, const char *fallback,
-                            entry_t *e)
+static void broker_synonyms(const broker_t *b, const char *const *names, unsigned levels, entry_t *e)
 {
     int start = e->nsyn;
     for (int src = SRC_DYNAMIC_BROKER; src <= SRC_DEFAULT; src++) {
         for (int k = 0; (levels & (1u << src)) && k < COORD_SYNONYMS_MAX && names[k]; k++) {
-            const char *v = level_value(b, src, names[k], k == 0 ? fallback : NULL);
+            const char *v = level_value(b, src, names[k]);
             if (v && e->nsyn < SYNONYMS_MAX)
                 e->syn[e->nsyn++] = (synonym_t){names[k], v, src};
         }
@@ -125,57 +127,81 @@ static int topic_entries(const broker_t *b, const topic_t *t, entry_t *out)
         if (v) {
             snprintf(e->value, sizeof(e->value), "%s", v);
             e->syn[e->nsyn++] = (synonym_t){d->name, v, SRC_TOPIC};
-        } else {
-            broker_side_value(b, d, e->value, sizeof(e->value));
         }
         if (d->synonyms[0])
-            broker_synonyms(b, d->synonyms, ALL_BROKER_LEVELS, d->dflt, e);
+            broker_synonyms(b, d->synonyms, ALL_BROKER_LEVELS, e);
+        /* Without an override a config kipper acts on has the value the
+         * broker applies; any other the broker setting's, as Kafka has it. */
+        if (!v && (d->acted_on || e->nsyn == 0))
+            broker_side_value(b, d, e->value, sizeof(e->value));
+        else if (!v)
+            snprintf(e->value, sizeof(e->value), "%s", e->syn[0].value);
     }
     return n;
 }
 
 /* ---- brokers ---- */
 
-/* What the broker was started with and cannot change while it runs. */
-static int static_entries(const broker_t *b, entry_t *out)
+/* The keys whose default is kipper's own (README.md): what is in force,
+ * reported as the default. 0 for every other key. */
+static int own_default(const broker_t *b, const char *name, char *out, size_t n)
 {
-    const broker_config_t *c = &b->cfg;
+    if (strcmp(name, "log.flush.interval.ms") == 0)
+        snprintf(out, n, "%" PRId64, b->cfg.log_flush_interval_ms);
+    else if (strcmp(name, "queued.max.request.bytes") == 0)
+        snprintf(out, n, "%" PRId64, b->cfg.queued_max_request_bytes);
+    else
+        return 0;
+    return 1;
+}
+
+/* Every broker config of Kafka (broker_config_defs.c): where kipper applies
+ * it on a running broker (coord_config.h's broker table) from every level,
+ * otherwise from server.properties or Kafka's default; a password is
+ * reported set or not, never with its value. */
+static int broker_entries(const broker_t *b, entry_t *out)
+{
+    const coord_config_def_t *d;
     int n = 0;
-    out[n] = (entry_t){.name = "broker.id", .type = COORD_CFG_INT};
-    snprintf(out[n++].value, sizeof(out[0].value), "%d", (int)c->broker_id);
-    out[n] = (entry_t){.name = "num.partitions", .type = COORD_CFG_INT};
-    snprintf(out[n++].value, sizeof(out[0].value), "%d", c->num_partitions);
-    out[n] = (entry_t){.name = "default.replication.factor", .type = COORD_CFG_INT};
-    snprintf(out[n++].value, sizeof(out[0].value), "%d", c->default_replication_factor);
-    out[n] = (entry_t){.name = "auto.create.topics.enable", .type = COORD_CFG_BOOLEAN};
-    snprintf(out[n++].value, sizeof(out[0].value), "%s", c->auto_create_topics ? "true" : "false");
-    out[n] = (entry_t){.name = "log.retention.check.interval.ms", .type = COORD_CFG_LONG};
-    snprintf(out[n++].value, sizeof(out[0].value), "%" PRId64, c->log_retention_check_ms);
-    out[n] = (entry_t){.name = "zookeeper.connect", .type = COORD_CFG_STRING};
-    snprintf(out[n++].value, sizeof(out[0].value), "%s", c->zk_connect);
-    for (int i = 0; i < n; i++) {
-        out[i].read_only = 1;
-        out[i].syn[out[i].nsyn++] = (synonym_t){out[i].name, out[i].value, SRC_STATIC};
+    for (size_t i = 0; (d = broker_config_def_at(i)) != NULL && n < ENTRIES_MAX; i++) {
+        entry_t *e = &out[n++];
+        e->name = d->name;
+        e->type = d->type;
+        e->read_only = d->update_mode == COORD_MODE_READ_ONLY;
+        e->sensitive = d->type == COORD_CFG_PASSWORD;
+        const char *self[] = {d->name, NULL};
+        unsigned levels = coord_config_def(COORD_ENTITY_BROKER, d->name)
+                              ? ALL_BROKER_LEVELS
+                              : (1u << SRC_STATIC) | (1u << SRC_DEFAULT);
+        broker_synonyms(b, d->synonyms[0] ? d->synonyms : self, levels, e);
+        int defaulted = e->nsyn == 0 || e->syn[0].source == SRC_DEFAULT;
+        if (defaulted && own_default(b, d->name, e->value, sizeof(e->value))) {
+            e->nsyn = 0;
+            e->syn[e->nsyn++] = (synonym_t){d->name, e->value, SRC_DEFAULT};
+            continue;
+        }
+        e->value_null = e->nsyn == 0 || e->sensitive;
+        snprintf(e->value, sizeof(e->value), "%s", e->value_null ? "" : e->syn[0].value);
     }
     return n;
 }
 
-/* The dynamic configs: for this broker every level, for the shared default
- * (levels = DYNAMIC_DEFAULT alone) only those set there. */
-static int dynamic_entries(const broker_t *b, unsigned levels, entry_t *out, int n)
+/* The dynamic defaults every broker shares (resource name ""): only the
+ * configs set there, each with its lower-priority names set there too. */
+static int default_entries(const broker_t *b, entry_t *out)
 {
     const coord_config_def_t *d;
-    int only_set = levels == (1u << SRC_DYNAMIC_DEFAULT);
+    unsigned levels = 1u << SRC_DYNAMIC_DEFAULT;
+    int n = 0;
     for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_BROKER, i)) != NULL && n < ENTRIES_MAX; i++) {
         entry_t *e = &out[n];
         memset(e, 0, sizeof(*e));
         e->name = d->name;
         e->type = d->type;
-        broker_synonyms(b, d->synonyms, levels, NULL, e);
-        if (only_set && (e->nsyn == 0 || e->syn[0].source != SRC_DYNAMIC_DEFAULT))
+        broker_synonyms(b, d->synonyms, levels, e);
+        if (e->nsyn == 0 || e->syn[0].source != SRC_DYNAMIC_DEFAULT)
             continue;
-        e->value_null = e->nsyn == 0;
-        snprintf(e->value, sizeof(e->value), "%s", e->nsyn ? e->syn[0].value : "");
+        snprintf(e->value, sizeof(e->value), "%s", e->syn[0].value);
         n++;
     }
     return n;
@@ -200,6 +226,7 @@ static int put_entry(const broker_request_t *req, const entry_t *e, kafka_value_
     KV_SET_STR(ra, o, DescribeConfigsResourceResult, Name, e->name);
     KV_SET_STR(ra, o, DescribeConfigsResourceResult, Value, e->value_null ? NULL : e->value);
     KV_SET_INT(o, DescribeConfigsResourceResult, ReadOnly, e->read_only);
+    KV_SET_INT(o, DescribeConfigsResourceResult, IsSensitive, e->sensitive);
     KV_SET_INT(o, DescribeConfigsResourceResult, IsDefault, source == SRC_DEFAULT);
     KV_SET_INT(o, DescribeConfigsResourceResult, ConfigSource, source);
     KV_SET_INT(o, DescribeConfigsResourceResult, ConfigType, e->type);
@@ -211,7 +238,7 @@ static int put_entry(const broker_request_t *req, const entry_t *e, kafka_value_
     for (int i = 0; with_synonyms && i < e->nsyn; i++) {
         kafka_value_t *s = kv_at(syn, (uint32_t)i);
         KV_SET_STR(ra, s, DescribeConfigsSynonym, Name, e->syn[i].name);
-        KV_SET_STR(ra, s, DescribeConfigsSynonym, Value, e->syn[i].value);
+        KV_SET_STR(ra, s, DescribeConfigsSynonym, Value, e->sensitive ? NULL : e->syn[i].value);
         KV_SET_INT(s, DescribeConfigsSynonym, Source, e->syn[i].source);
     }
     return 0;
@@ -239,9 +266,9 @@ static int resource_entries(broker_t *b, int type, const char *name, entry_t *va
         return topic_entries(b, t, vals);
     }
     if (type == RESOURCE_BROKER && name && !name[0])
-        return dynamic_entries(b, 1u << SRC_DYNAMIC_DEFAULT, vals, 0);
+        return default_entries(b, vals);
     if (type == RESOURCE_BROKER && name && strcmp(name, id) == 0)
-        return dynamic_entries(b, ALL_BROKER_LEVELS, vals, static_entries(b, vals));
+        return broker_entries(b, vals);
     if (type == RESOURCE_BROKER)
         snprintf(message, sizeof(message), "Unexpected broker id, expected %s or empty string, but received %.200s", id,
                  name ? name : "null");

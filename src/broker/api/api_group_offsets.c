@@ -1,5 +1,5 @@
-/* api_group_offsets.c -- OffsetCommit and OffsetFetch, over the group
- * service's committed-offsets store (broker/group/group_offsets.h).
+/* api_group_offsets.c -- OffsetCommit, OffsetFetch and OffsetDelete, over
+ * the group service's committed-offsets store (broker/group/group_offsets.h).
  *
  * A commit checks the group (membership, as Kafka's validateOffsetCommit;
  * none for v0, Kafka's ZooKeeper commit) and each partition, starts one
@@ -7,7 +7,9 @@
  * back, or offsets.commit.timeout.ms. A fetch of a group whose offsets were
  * not read yet waits for the read, then answers from the cache; null topics
  * ask for every committed offset; RequireStable gets UNSTABLE_OFFSET_COMMIT
- * while a commit is in flight. */
+ * while a commit is in flight. OffsetDelete reads the group's offsets
+ * like a fetch, then removes each partition's from the coordinator and
+ * waits for the removals like a commit. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
@@ -409,4 +411,169 @@ req_status_t api_offset_fetch(broker_t *b, conn_t *c, broker_request_t *req, kaf
         return REQ_WAIT;
     }
     return fetch_answer(b, c, req, ra, errors);
+}
+
+/* ---- OffsetDelete ---- */
+
+/* As Kafka's GroupCoordinator.handleDeleteOffsets: a group error answers
+ * the whole request (no topics); otherwise each partition is deleted or
+ * gets its error. The group's offsets are read first, as for a fetch, so
+ * that whether it exists is known and the cache stays what the coordinator
+ * holds. */
+typedef struct {
+    int waited;             /* a read of the group's offsets was asked for */
+    int failures_seen;      /* g->load_failures then */
+    int16_t group_error;
+    group_commit_t *cm;     /* the deletions, once started */
+} offset_delete_t;
+
+typedef struct {
+    broker_t *b;
+    group_t *g;
+    group_commit_t *cm;
+    int index;
+} delete_ctx_t;
+
+static void offset_delete_free(void *arg)
+{
+    offset_delete_t *d = arg;
+    if (d->cm)
+        group_commit_release(d->cm);
+    free(d);
+}
+
+static const api_tree_t delete_tree = {
+    KV_REF(OffsetDeleteRequest, Topics), KV_REF(OffsetDeleteRequestTopic, Name),
+    KV_REF(OffsetDeleteRequestTopic, Partitions), KV_REF(OffsetDeleteResponse, Topics),
+    KV_REF(OffsetDeleteResponseTopic, Name), KV_REF(OffsetDeleteResponseTopic, Partitions),
+};
+
+/* 1 while the request waits for the group's offsets to be read. */
+static int delete_needs_read(broker_t *b, const conn_t *c, const broker_request_t *req, offset_delete_t *d,
+                             group_t *g)
+{
+    if (g->offsets_state == 2)
+        return 0;
+    if (req->timed_out) {
+        d->group_error = KERR_COORDINATOR_LOAD_IN_PROGRESS;
+        return 0;
+    }
+    if (!d->waited) {
+        d->waited = 1;
+        d->failures_seen = g->load_failures;
+    } else if (g->load_failures != d->failures_seen) {
+        d->group_error = KERR_COORDINATOR_NOT_AVAILABLE;
+        return 0;
+    }
+    group_offsets_load(b, g, c->id, req->id);
+    if (g->load_failures != d->failures_seen) {
+        d->group_error = KERR_COORDINATOR_NOT_AVAILABLE;
+        return 0;
+    }
+    return g->offsets_state != 2;
+}
+
+/* The group's own error: unknown (or being deleted) groups, and groups
+ * with members that are not consumer groups, whose subscriptions cannot be
+ * told. */
+static int16_t delete_group_error(const group_t *g)
+{
+    if (!group_exists(g) || g->state == GROUP_DEAD)
+        return KERR_GROUP_ID_NOT_FOUND;
+    if (g->state == GROUP_EMPTY || (g->protocol_type && strcmp(g->protocol_type, "consumer") == 0))
+        return KERR_NONE;
+    return KERR_NON_EMPTY_GROUP;
+}
+
+static void delete_partition(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
+{
+    (void)out;
+    delete_ctx_t *x = arg;
+    int index = x->index++;
+    int32_t p = (int32_t)KV_INT(in, OffsetDeleteRequestPartition, PartitionIndex);
+    const partition_t *part = cluster_partition(x->b, topic, p);
+    int16_t error;
+    if (!part || !part->have_replicas)
+        error = KERR_UNKNOWN_TOPIC_OR_PARTITION;   /* KafkaApis keeps these from the coordinator */
+    else if (group_subscribes_to(x->g, topic))
+        error = KERR_GROUP_SUBSCRIBED_TO_TOPIC;
+    else
+        error = group_offset_remove(x->cm, index, x->g, topic, p);
+    if (error)
+        x->cm->errors[index] = error;
+}
+
+static void delete_fill(void *arg, const char *topic, const kafka_value_t *in, kafka_value_t *out)
+{
+    (void)topic;
+    delete_ctx_t *x = arg;
+    int16_t e = x->cm->errors[x->index++];
+    KV_SET_INT(out, OffsetDeleteResponsePartition, PartitionIndex,
+               KV_INT(in, OffsetDeleteRequestPartition, PartitionIndex));
+    /* A deletion still out at the deadline: the client asks again. */
+    KV_SET_INT(out, OffsetDeleteResponsePartition, ErrorCode,
+               e == GROUP_COMMIT_PENDING ? KERR_COORDINATOR_NOT_AVAILABLE : e);
+}
+
+static req_status_t delete_answer(conn_t *c, const broker_request_t *req, kafka_arena_t *ra, offset_delete_t *d)
+{
+    kafka_value_t *resp = kv_new_struct(ra, req->api->response);
+    if (!resp)
+        return REQ_CLOSE;
+    KV_SET_INT(resp, OffsetDeleteResponse, ErrorCode, d->group_error);
+    delete_ctx_t x = {.cm = d->cm};
+    if (d->group_error || !d->cm)
+        return KV_SET_ARRAY(ra, resp, OffsetDeleteResponse, Topics, 0) ? api_answer(c, req, resp) : REQ_CLOSE;
+    if (api_each_partition(ra, req->body, resp, &delete_tree, delete_fill, &x) < 0)
+        return REQ_CLOSE;
+    return api_answer(c, req, resp);
+}
+
+/* The deletions of every partition the request names. */
+static int delete_start(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra, offset_delete_t *d,
+                        group_t *g)
+{
+    const kafka_value_t *topics = KV_GET(req->body, OffsetDeleteRequest, Topics);
+    int n = 0;
+    for (uint32_t i = 0; i < topics->n; i++)
+        n += (int)KV_GET(kv_at(topics, i), OffsetDeleteRequestTopic, Partitions)->n;
+    d->cm = group_commit_new(b, n, c->id, req->id);
+    kafka_value_t *scratch = d->cm ? kv_new_struct(ra, req->api->response) : NULL;
+    delete_ctx_t x = {.b = b, .g = g, .cm = d->cm};
+    return scratch ? api_each_partition(ra, req->body, scratch, &delete_tree, delete_partition, &x) : -1;
+}
+
+req_status_t api_offset_delete(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
+{
+    offset_delete_t *d = req->state;
+    if (!d) {
+        if (!(d = calloc(1, sizeof(*d))))
+            return REQ_CLOSE;
+        req->state = d;
+        req->state_free = offset_delete_free;
+    }
+    if (d->cm)
+        return d->cm->outstanding > 0 && !req->timed_out ? REQ_WAIT : delete_answer(c, req, ra, d);
+    const kafka_value_t *id = KV_GET(req->body, OffsetDeleteRequest, GroupId);
+    /* Unlike offsets' other requests, OffsetDelete wants a non-empty id. */
+    d->group_error = group_request_check(b, id, 0);
+    groups_t *gs = group_service_groups(b);
+    group_t *g = d->group_error ? NULL : groups_find(gs, id->u.s, id->n);
+    if (!d->group_error && !g && !(g = groups_create(gs, id->u.s, id->n, loop_now_ms(b->loop))))
+        d->group_error = KERR_COORDINATOR_NOT_AVAILABLE;
+    if (!d->group_error && delete_needs_read(b, c, req, d, g)) {
+        if (!req->deadline_ms)
+            req->deadline_ms = loop_now_ms(b->loop) + FETCH_TIMEOUT_MS;
+        return REQ_WAIT;
+    }
+    if (!d->group_error)
+        d->group_error = delete_group_error(g);
+    if (d->group_error)
+        return delete_answer(c, req, ra, d);
+    if (delete_start(b, c, req, ra, d, g) < 0)
+        return REQ_CLOSE;
+    if (d->cm->outstanding == 0)
+        return delete_answer(c, req, ra, d);
+    req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)b->cfg.offsets_commit_timeout_ms;
+    return REQ_WAIT;
 }

@@ -45,5 +45,6 @@ req_status_t api_delete_groups(broker_t *b, conn_t *c, broker_request_t *r, kafk
 /* api_group_offsets.c */
 req_status_t api_offset_commit(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 req_status_t api_offset_fetch(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
+req_status_t api_offset_delete(broker_t *b, conn_t *c, broker_request_t *r, kafka_arena_t *ra);
 
 #endif

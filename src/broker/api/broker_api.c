@@ -64,6 +64,7 @@ static const struct {
     {KAFKA_API_DESCRIBE_GROUPS, 0, 5, api_describe_groups},
     {KAFKA_API_LIST_GROUPS, 0, 5, api_list_groups},
     {KAFKA_API_DELETE_GROUPS, 0, 2, api_delete_groups},
+    {KAFKA_API_OFFSET_DELETE, 0, 0, api_offset_delete},
 };
 #define N_ADVERTISED ((int)(sizeof(advertised) / sizeof(advertised[0])))
 

@@ -71,10 +71,13 @@ static int out_of_range(const coord_config_def_t *d, const char *value, int belo
 static int check_number(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
 {
     long long v;
-    int is_int = d->type == COORD_CFG_INT;
-    if (parse_java_long(value, &v) < 0 || (is_int && (v < INT32_MIN || v > INT32_MAX)))
+    long long lo = d->type == COORD_CFG_SHORT ? INT16_MIN : d->type == COORD_CFG_INT ? INT32_MIN : INT64_MIN;
+    long long hi = d->type == COORD_CFG_SHORT ? INT16_MAX : d->type == COORD_CFG_INT ? INT32_MAX : INT64_MAX;
+    if (parse_java_long(value, &v) < 0 || v < lo || v > hi)
         return invalid_value(d->name, value, err, errlen,
-                             is_int ? "Not a number of type INT" : "Not a number of type LONG");
+                             d->type == COORD_CFG_SHORT ? "Not a number of type SHORT"
+                             : d->type == COORD_CFG_INT ? "Not a number of type INT"
+                                                        : "Not a number of type LONG");
     if (v < d->min || v > d->max)
         return out_of_range(d, value, v < d->min, err, errlen);
     return 0;
@@ -90,8 +93,39 @@ static int check_double(const coord_config_def_t *d, const char *value, char *er
     double v = strchr(s, 'x') || strchr(s, 'X') ? NAN : strtod(s, &end);
     if (isnan(v) || isinf(v) || end == s || end[strspn(end, " \t")] != 0)
         return invalid_value(d->name, value, err, errlen, "Not a number of type DOUBLE");
-    if (v < (double)d->min || v > (double)d->max)
-        return out_of_range(d, value, v < (double)d->min, err, errlen);
+    int above = d->max != COORD_CFG_NO_MAX && v > (double)d->max;
+    if (v < (double)d->min || above)
+        return out_of_range(d, value, !above, err, errlen);
+    return 0;
+}
+
+/* Java's class names: dot-separated identifiers ('$' for nested classes).
+ * Kafka loads the class and refuses one it cannot find; kipper runs no Java,
+ * so it checks the form only. */
+static int check_class(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
+{
+    const char *s = value + strspn(value, " \t");
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    int at_start = 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '.' && !at_start) {
+            at_start = 1;
+            continue;
+        }
+        if (!(isalpha(c) || c == '_' || c == '$' || (!at_start && isdigit(c)))) {
+            at_start = -1;
+            break;
+        }
+        at_start = 0;
+    }
+    if (n == 0 || at_start != 0) {
+        char why[320];
+        snprintf(why, sizeof(why), "Class %.250s could not be found (not a Java class name)", value);
+        return invalid_value(d->name, value, err, errlen, why);
+    }
     return 0;
 }
 
@@ -139,9 +173,10 @@ static int check_version(const coord_config_def_t *d, const char *value, char *e
     return invalid_value(d->name, value, err, errlen, why);
 }
 
-/* Kafka's LIST of ValidList.in(compact, delete): comma-separated, each item
- * trimmed and one of the choices (an empty list is valid). */
-static int check_cleanup_policy(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
+/* Kafka's LIST with ValidList.in(choices) (cleanup.policy, process.roles):
+ * comma-separated, each item trimmed and one of the choices (an empty list
+ * is valid). */
+static int check_choice_list(const coord_config_def_t *d, const char *value, char *err, size_t errlen)
 {
     for (const char *p = value + strspn(value, " \t"); *p;) {
         size_t n = strcspn(p, ","), len = n;
@@ -234,12 +269,16 @@ int coord_config_check(const coord_config_def_t *d, const char *value, char *err
         snprintf(why, sizeof(why), "String must be one of: %s", d->choices);
         return invalid_value(d->name, value, err, errlen, why);
     }
-    case COORD_CHECK_CLEANUP_POLICY:
-        return check_cleanup_policy(d, value, err, errlen);
+    case COORD_CHECK_CHOICE_LIST:
+        return check_choice_list(d, value, err, errlen);
     case COORD_CHECK_GZIP_LEVEL:
         return check_gzip_level(d, value, err, errlen);
     case COORD_CHECK_VERSION:
         return check_version(d, value, err, errlen);
+    case COORD_CHECK_ANY:
+        return 0;
+    case COORD_CHECK_CLASS:
+        return check_class(d, value, err, errlen);
     default:
         return check_throttled(d, value, err, errlen);
     }

@@ -26,22 +26,31 @@ enum {
     COORD_CFG_BOOLEAN = 1,
     COORD_CFG_STRING = 2,
     COORD_CFG_INT = 3,
+    COORD_CFG_SHORT = 4,
     COORD_CFG_LONG = 5,
     COORD_CFG_DOUBLE = 6,
-    COORD_CFG_LIST = 7
+    COORD_CFG_LIST = 7,
+    COORD_CFG_CLASS = 8,
+    COORD_CFG_PASSWORD = 9   /* sensitive: its value is never printed nor reported */
 };
 
 /* How a value is checked (coord_config_check). */
 enum {
-    COORD_CHECK_NUMBER,          /* an INT or LONG within [min, max] */
-    COORD_CHECK_DOUBLE,          /* a DOUBLE within [min, max] */
+    COORD_CHECK_NUMBER,          /* a SHORT, INT or LONG within [min, max] */
+    COORD_CHECK_DOUBLE,          /* a DOUBLE within [min, max] (max COORD_CFG_NO_MAX: none) */
     COORD_CHECK_BOOLEAN,         /* true or false, in any case */
     COORD_CHECK_CHOICE,          /* one of choices */
-    COORD_CHECK_CLEANUP_POLICY,  /* a list of choices' items */
+    COORD_CHECK_CHOICE_LIST,     /* a list of choices' items */
     COORD_CHECK_THROTTLED,       /* "*" or partition:broker pairs */
     COORD_CHECK_GZIP_LEVEL,      /* within [min, max] or -1 (gzip's default level) */
     COORD_CHECK_VERSION,         /* a Kafka release or inter-broker protocol version */
+    COORD_CHECK_ANY,             /* any text (a STRING, LIST or PASSWORD Kafka does not check) */
+    COORD_CHECK_CLASS,           /* a Java class name (Kafka loads it; kipper checks its form) */
 };
+
+/* How Kafka lets a broker config change (its DynamicBrokerConfig): only in
+ * server.properties, per broker, or for every broker at once. */
+enum { COORD_MODE_READ_ONLY = 0, COORD_MODE_PER_BROKER = 1, COORD_MODE_CLUSTER_WIDE = 2 };
 
 typedef enum { COORD_ENTITY_TOPIC, COORD_ENTITY_BROKER } coord_entity_t;
 
@@ -60,6 +69,7 @@ typedef struct {
      * TopicConfigSynonyms). A broker config: itself, then the lower-priority
      * names of the same setting (log.retention.ms, .minutes, .hours). */
     const char *synonyms[COORD_SYNONYMS_MAX];
+    int update_mode;          /* a broker config: COORD_MODE_*; topic configs leave it 0 */
 } coord_config_def_t;
 
 /* The definitions (coord_config_defs.c), in name order: NULL past the end. */

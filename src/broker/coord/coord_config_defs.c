@@ -19,7 +19,7 @@
  * goes (only "delete" deletes by time and size, as in Kafka); kipper never
  * compacts, so a compacted topic keeps every record. */
 static const coord_config_def_t TOPIC_DEFS[] = {
-    {"cleanup.policy", COORD_CFG_LIST, COORD_CHECK_CLEANUP_POLICY, 0, NO_MAX, "compact, delete", "delete", ACTED,
+    {"cleanup.policy", COORD_CFG_LIST, COORD_CHECK_CHOICE_LIST, 0, NO_MAX, "compact, delete", "delete", ACTED,
      {"log.cleanup.policy"}},
     {"compression.gzip.level", COORD_CFG_INT, COORD_CHECK_GZIP_LEVEL, 1, 9, NULL, "-1", STORED,
      {"compression.gzip.level"}},

@@ -3,6 +3,7 @@
  * for a bad value. */
 #define _GNU_SOURCE
 #include "broker_config.h"
+#include "broker_config_defs.h"
 #include "broker/coord/coord_config.h"
 #include "broker/coord/coord_connect.h"
 #include "base/logging.h"
@@ -14,21 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Kafka keys that kipper accepts but does not act on (yet): accepted so a
- * stock server.properties starts, and named in an info line so nobody thinks
- * they took effect. */
-static const char *const accepted_without_effect[] = {
-    "num.network.threads", "num.io.threads", "socket.send.buffer.bytes", "socket.receive.buffer.bytes",
-    "num.recovery.threads.per.data.dir", "offsets.topic.replication.factor", "offsets.topic.num.partitions",
-    "transaction.state.log.replication.factor", "transaction.state.log.min.isr",
-    "log.flush.interval.messages", "log.cleaner.enable", "log.cleanup.policy", "log.message.format.version",
-    "compression.type",
-    "delete.topic.enable", "listener.security.protocol.map",
-    "inter.broker.listener.name", "security.inter.broker.protocol", "inter.broker.protocol.version",
-    "num.replica.fetchers", /* one fetch connection per leader broker instead */
-    "controlled.shutdown.max.retries", "controlled.shutdown.retry.backoff.ms",
-};
 
 static int get_num(config_t *cfg, const char *key, long def, long min, long max, long *out, char *err,
                    size_t errlen)
@@ -327,44 +313,71 @@ static int read_connection_limits(config_t *cfg, broker_config_t *bc, char *err,
     return 0;
 }
 
-/* Keeps the text of every key that may also change dynamically. The readers
- * above checked theirs; the throttle rates, read by nobody else, are checked
- * here with Kafka's rules. 0, or -1 with err. */
-static int keep_static_dynamic(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
+/* Keeps the text of one Kafka key the file sets (a password's as ""). */
+static int keep_static(config_t *cfg, broker_config_t *bc, const coord_config_def_t *d, const char *v, char *err,
+                       size_t errlen)
+{
+    const char *text = d->type == COORD_CFG_PASSWORD ? "" : v;
+    size_t len = strlen(text) + 1;
+    if (bc->nstatics == BROKER_STATICS_MAX || len > sizeof(bc->static_text) - bc->static_used) {
+        snprintf(err, errlen, "%s: the Kafka keys it sets hold more than %zu bytes together (at %s)", cfg->path,
+                 sizeof(bc->static_text), d->name);
+        return -1;
+    }
+    bc->statics[bc->nstatics].name = d->name;
+    bc->statics[bc->nstatics].at = bc->static_used;
+    memcpy(bc->static_text + bc->static_used, text, len);
+    bc->static_used += (uint32_t)len;
+    bc->nstatics++;
+    return 0;
+}
+
+/* Appends "key=value" to the list of keys kipper does not act on (a
+ * password as [hidden], as Kafka logs it). */
+static void note_unacted(const coord_config_def_t *d, const char *v, char *list, size_t cap)
+{
+    size_t used = strlen(list);
+    if (used < cap)
+        snprintf(list + used, cap - used, "%s%s=%.200s", used ? ", " : "", d->name,
+                 d->type == COORD_CFG_PASSWORD ? "[hidden]" : v);
+}
+
+/* Every Kafka broker key the file sets: the keys kipper reads were checked
+ * by the readers above with kipper's rules (the throttle rates also with
+ * Kafka's here, as before); the others are checked here with Kafka's type and
+ * range (coord_config_check never prints a password: only ANY checks them),
+ * kept, and named in one info line. 0, or -1 with err. */
+static int keep_statics(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
     const coord_config_def_t *d;
-    char why[256];
-    bc->nstatic_dynamic = 0;
-    for (size_t i = 0; (d = coord_config_def_at(COORD_ENTITY_BROKER, i)) != NULL; i++) {
+    char why[512], unacted[2048] = "";
+    bc->nstatics = 0;
+    bc->static_used = 0;
+    for (size_t i = 0; (d = broker_config_def_at(i)) != NULL; i++) {
         const char *v = config_get(cfg, d->name);
-        if (!v || bc->nstatic_dynamic == BROKER_STATIC_DYNAMIC_MAX)
+        if (!v)
             continue;
-        if (strstr(d->name, ".throttled.rate") && coord_config_check(d, v, why, sizeof(why)) < 0) {
+        int check = !d->acted_on || strstr(d->name, ".throttled.rate") != NULL;
+        if (check && coord_config_check(d, v, why, sizeof(why)) < 0) {
             snprintf(err, errlen, "%s: %s", cfg->path, why);
             return -1;
         }
-        bc->static_dynamic[bc->nstatic_dynamic].name = d->name;
-        snprintf(bc->static_dynamic[bc->nstatic_dynamic].value, sizeof(bc->static_dynamic[0].value), "%s", v);
-        bc->nstatic_dynamic++;
+        if (keep_static(cfg, bc, d, v, err, errlen) < 0)
+            return -1;
+        if (!d->acted_on)
+            note_unacted(d, v, unacted, sizeof(unacted));
     }
+    if (unacted[0])
+        log_info("%s: accepted, not acted on: %s", cfg->path, unacted);
     return 0;
 }
 
 const char *broker_config_static_value(const broker_config_t *bc, const char *name)
 {
-    for (int i = 0; i < bc->nstatic_dynamic; i++)
-        if (strcmp(bc->static_dynamic[i].name, name) == 0)
-            return bc->static_dynamic[i].value;
+    for (int i = 0; i < bc->nstatics; i++)
+        if (strcmp(bc->statics[i].name, name) == 0)
+            return bc->static_text + bc->statics[i].at;
     return NULL;
-}
-
-static void note_accepted(config_t *cfg)
-{
-    for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++) {
-        const char *v = config_get(cfg, accepted_without_effect[i]);
-        if (v)
-            log_info("%s: %s=%s accepted, not acted on yet", cfg->path, accepted_without_effect[i], v);
-    }
 }
 
 int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
@@ -391,9 +404,8 @@ int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t err
         read_replication_settings(cfg, bc, err, errlen) < 0 || read_group_settings(cfg, bc, err, errlen) < 0 ||
         read_connection_limits(cfg, bc, err, errlen) < 0)
         return -1;
-    if (keep_static_dynamic(cfg, bc, err, errlen) < 0)
+    if (keep_statics(cfg, bc, err, errlen) < 0)
         return -1;
-    note_accepted(cfg);
     config_warn_unknown(cfg);
     return 0;
 }

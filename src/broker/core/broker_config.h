@@ -11,7 +11,8 @@
 #define BROKER_MAX_LOG_DIRS 16
 #define BROKER_PATH_MAX 1024
 #define BROKER_HOST_MAX 256
-#define BROKER_STATIC_DYNAMIC_MAX 16
+#define BROKER_STATICS_MAX 320            /* every key of broker_config_defs.c */
+#define BROKER_STATIC_TEXT_MAX (32 * 1024) /* their values together */
 
 typedef struct {
     char host[BROKER_HOST_MAX];   /* "" = every address */
@@ -73,24 +74,28 @@ typedef struct {
     int64_t group_max_memory_bytes;          /* group.max.memory.bytes (kipper's key) */
     int32_t offset_metadata_max_bytes;       /* offset.metadata.max.bytes */
     int32_t offsets_commit_timeout_ms;       /* offsets.commit.timeout.ms */
-    /* server.properties' own text of the keys that may also change while the
-     * broker runs (coord_config.h's broker names): DescribeConfigs reports
-     * them as STATIC_BROKER_CONFIG, and a dynamic value of one name of a
-     * setting is weighed against them as Kafka merges its properties. */
+    /* server.properties' own text of every Kafka broker key it sets
+     * (broker_config_defs.h; a password's text is not kept, only that it is
+     * set): DescribeConfigs reports them as STATIC_BROKER_CONFIG, and a
+     * dynamic value of one name of a setting is weighed against them as
+     * Kafka merges its properties. */
     struct {
         const char *name;         /* the definition's, static storage */
-        char value[64];
-    } static_dynamic[BROKER_STATIC_DYNAMIC_MAX];
-    int nstatic_dynamic;
+        uint32_t at;              /* the value's offset in static_text */
+    } statics[BROKER_STATICS_MAX];
+    int nstatics;
+    char static_text[BROKER_STATIC_TEXT_MAX];
+    uint32_t static_used;
 } broker_config_t;
 
-/* server.properties' text of a key that may change dynamically; NULL when
- * the file does not set it. */
+/* server.properties' text of a Kafka broker key (broker_config_defs.h; ""
+ * for a password); NULL when the file does not set it. */
 const char *broker_config_static_value(const broker_config_t *bc, const char *name);
 
-/* Read server.properties from cfg (already loaded or parsed). Unknown keys
- * are warned about; Kafka keys kipper does not act on yet get an info line.
- * 0, or -1 with err naming the key. */
+/* Read server.properties from cfg (already loaded or parsed). Every Kafka
+ * broker key is checked with Kafka's type and range; those kipper does not
+ * act on are named together in one info line; unknown keys are warned
+ * about. 0, or -1 with err naming the key, the value and what is allowed. */
 int broker_config_read(config_t *cfg, broker_config_t *bc, char *err, size_t errlen);
 /* config_load + broker_config_read. */
 int broker_config_load(broker_config_t *bc, const char *path, char *err, size_t errlen);

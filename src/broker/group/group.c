@@ -1653,6 +1653,15 @@ void group_offset_store(group_offset_t *o, int64_t offset, int32_t leader_epoch,
     o->metadata = dup_str(metadata ? metadata : "");
 }
 
+void group_offset_forget(group_offset_t *o)
+{
+    o->present = 0;
+    o->offset = -1;
+    o->leader_epoch = -1;
+    free(o->metadata);
+    o->metadata = NULL;
+}
+
 int group_add_load_waiter(group_t *g, uint64_t conn_id, uint64_t request_id)
 {
     for (int i = 0; i < g->nload_waiters; i++)

@@ -290,12 +290,26 @@ int16_t group_commit_check(groups_t *gs, const char *group_id, size_t len, int32
  * unloaded it (groups_unload). */
 int16_t group_delete_begin(groups_t *gs, group_t *g, uint64_t now);
 
+/* Whether the members of an active "consumer" group subscribe to topic, as
+ * Kafka's GroupMetadata.isSubscribedToTopic decides it for OffsetDelete:
+ * from each member's metadata of the selected protocol (a
+ * ConsumerProtocolSubscription). No protocol selected yet, or a member's
+ * metadata that does not parse, and no topic counts as subscribed (Kafka's
+ * subscribedTopics is None then). group_subscription.c. */
+int group_subscribes_to(const group_t *g, const char *topic);
+/* One ConsumerProtocolSubscription (version, then an array of topic
+ * strings; never flexible): 1 if it names topic, 0 if not, -1 if it does
+ * not parse within len bytes. */
+int group_subscription_names(const uint8_t *p, uint32_t len, const char *topic);
+
 /* ---- committed offsets cache ---- */
 
 group_offset_t *group_offset_find(const group_t *g, const char *topic, int32_t partition);
 /* Finds or adds (absent) the entry; NULL past GROUP_OFFSETS_MAX. */
 group_offset_t *group_offset_get(group_t *g, const char *topic, int32_t partition);
 void group_offset_store(group_offset_t *o, int64_t offset, int32_t leader_epoch, const char *metadata);
+/* The offset is no longer committed (OffsetDelete removed it). */
+void group_offset_forget(group_offset_t *o);
 /* Adds a request to wake when the group's offsets are read. 0 or -1. */
 int group_add_load_waiter(group_t *g, uint64_t conn_id, uint64_t request_id);
 void group_wake_load_waiters(groups_t *gs, group_t *g);

@@ -446,6 +446,83 @@ int16_t group_offsets_delete(group_commit_t *cm, int index, group_t *g)
     return KERR_NONE;
 }
 
+/* ---- OffsetDelete: one partition's offset removed ---- */
+
+typedef struct {
+    group_commit_t *batch;
+    int index;
+    char *group_id;
+    size_t len;
+    uint64_t epoch;
+    char topic[COORD_TOPIC_NAME_MAX + 1];
+    int32_t partition;
+} offset_remove_t;
+
+/* After a partition's offset is gone: its topic's node, the offsets node
+ * and the group's node go too when nothing is left in them (ZNOTEMPTY
+ * otherwise, ignored), so that a group whose last offset was deleted is
+ * not listed again after a restart -- Kafka drops an Empty group with no
+ * offsets. A commit that creates them again runs its creates back to back
+ * on the same session, so it never finds a parent missing halfway. */
+static void prune_parents(coord_t *co, const offset_remove_t *r)
+{
+    char path[PATH_MAX_LEN];
+    if (coord_path_group_topic(path, sizeof(path), r->group_id, r->len, r->topic) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+    if (coord_path_group_offsets(path, sizeof(path), r->group_id, r->len) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+    if (coord_path_group(path, sizeof(path), r->group_id, r->len) >= 0)
+        coord_delete(co, path, -1, ignore_result, NULL);
+}
+
+static void offset_removed(coord_t *co, const coord_result_t *res, void *arg)
+{
+    offset_remove_t *r = arg;
+    /* Nothing there is as good as removed: it stays absent after a restart. */
+    int rc = res->rc == ZNONODE ? ZOK : res->rc;
+    if (rc == ZOK)
+        prune_parents(co, r);
+    group_t *g = groups_find(group_service_groups(r->batch->b), r->group_id, r->len);
+    if (g && g->epoch == r->epoch) {
+        group_offset_t *o = group_offset_find(g, r->topic, r->partition);
+        if (o && rc == ZOK)
+            group_offset_forget(o);
+        g->io_refs--;
+    }
+    if (rc != ZOK && rc != ZCLOSING)
+        log_warn("cannot delete the offset of group %s for %s-%d: %s", r->group_id, r->topic, (int)r->partition,
+                 zerror(rc));
+    batch_item_done(r->batch, r->index, write_error(rc));
+    free(r->group_id);
+    free(r);
+}
+
+int16_t group_offset_remove(group_commit_t *cm, int index, group_t *g, const char *topic, int32_t partition)
+{
+    broker_t *b = cm->b;
+    char path[PATH_MAX_LEN];
+    offset_remove_t *r = calloc(1, sizeof(*r));
+    char *id = r ? malloc(g->id_len + 1) : NULL;
+    int started = id && b->coord &&
+                  coord_path_group_offset(path, sizeof(path), g->id, g->id_len, topic, partition) >= 0;
+    if (started) {
+        memcpy(id, g->id, g->id_len + 1);
+        *r = (offset_remove_t){.batch = cm, .index = index, .group_id = id, .len = g->id_len, .epoch = g->epoch,
+                               .partition = partition};
+        snprintf(r->topic, sizeof(r->topic), "%s", topic);
+        started = coord_delete(b->coord, path, -1, offset_removed, r) == 0;
+    }
+    if (!started) {
+        free(id);
+        free(r);
+        return KERR_COORDINATOR_NOT_AVAILABLE;
+    }
+    g->io_refs++;
+    cm->outstanding++;
+    cm->errors[index] = GROUP_COMMIT_PENDING;
+    return KERR_NONE;
+}
+
 /* ---- the groups named under /consumers ---- */
 
 static void names_free(group_names_t *gn)

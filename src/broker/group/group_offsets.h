@@ -20,7 +20,7 @@
 void group_offsets_load(broker_t *b, group_t *g, uint64_t conn_id, uint64_t request_id);
 
 /* ---- one request's coordinator writes: an OffsetCommit's partitions, a
- * DeleteGroups' groups ---- */
+ * DeleteGroups' groups, an OffsetDelete's partitions ---- */
 
 #define GROUP_COMMIT_PENDING INT16_MIN   /* an item's error while its write is out */
 
@@ -51,6 +51,13 @@ int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char
  * reads what is left). KERR_NONE when under way, else the group's error
  * (g unloaded). */
 int16_t group_offsets_delete(group_commit_t *cm, int index, group_t *g);
+
+/* Starts removing the committed offset of (topic, partition) of g from the
+ * coordinator (OffsetDelete) as the batch's index-th item: errors[index]
+ * is GROUP_COMMIT_PENDING until it is back, then KERR_NONE (also when
+ * there was none) or COORDINATOR_NOT_AVAILABLE; the cache forgets the
+ * offset once it is gone. KERR_NONE when under way, else the error. */
+int16_t group_offset_remove(group_commit_t *cm, int index, group_t *g, const char *topic, int32_t partition);
 
 /* ---- the groups the coordinator has offsets of ---- */
 

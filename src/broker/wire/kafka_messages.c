@@ -61,5 +61,7 @@ const kafka_api_t kafka_apis[] = {
     API(KAFKA_API_DESCRIBE_GROUPS, DescribeGroups, 0, 5, 5),
     API(KAFKA_API_LIST_GROUPS, ListGroups, 0, 5, 3),
     API(KAFKA_API_DELETE_GROUPS, DeleteGroups, 0, 2, 2),
+    /* flex 1: no version is flexible (its flexibleVersions are "none") */
+    API(KAFKA_API_OFFSET_DELETE, OffsetDelete, 0, 0, 1),
 };
 const int kafka_napis = (int)(sizeof(kafka_apis) / sizeof(kafka_apis[0]));

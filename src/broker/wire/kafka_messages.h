@@ -933,6 +933,32 @@
     F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
     F(S, Results, KT_ARRAY, ARR(DeletableGroupResult), V(0, ANY))
 
+/* ---- OffsetDelete (key 47; v0 only, never flexible) ---- */
+
+#define KAFKA_FIELDS_OffsetDeleteRequestPartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY))
+
+#define KAFKA_FIELDS_OffsetDeleteRequestTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(OffsetDeleteRequestPartition), V(0, ANY))
+
+#define KAFKA_FIELDS_OffsetDeleteRequest(F, S) \
+    F(S, GroupId, KT_STRING, V(0, ANY)) \
+    F(S, Topics, KT_ARRAY, ARR(OffsetDeleteRequestTopic), V(0, ANY))
+
+#define KAFKA_FIELDS_OffsetDeleteResponsePartition(F, S) \
+    F(S, PartitionIndex, KT_INT32, V(0, ANY)) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY))
+
+#define KAFKA_FIELDS_OffsetDeleteResponseTopic(F, S) \
+    F(S, Name, KT_STRING, V(0, ANY)) \
+    F(S, Partitions, KT_ARRAY, ARR(OffsetDeleteResponsePartition), V(0, ANY))
+
+#define KAFKA_FIELDS_OffsetDeleteResponse(F, S) \
+    F(S, ErrorCode, KT_INT16, V(0, ANY)) \
+    F(S, ThrottleTimeMs, KT_INT32, V(0, ANY)) \
+    F(S, Topics, KT_ARRAY, ARR(OffsetDeleteResponseTopic), V(0, ANY))
+
 /* ---- every struct ---- */
 
 #define KAFKA_STRUCTS(X) \
@@ -984,7 +1010,9 @@
     X(OffsetFetchResponseTopics) X(OffsetFetchResponseGroup) X(OffsetFetchResponse) \
     X(DescribeGroupsRequest) X(DescribedGroupMember) X(DescribedGroup) X(DescribeGroupsResponse) \
     X(ListGroupsRequest) X(ListedGroup) X(ListGroupsResponse) \
-    X(DeleteGroupsRequest) X(DeletableGroupResult) X(DeleteGroupsResponse)
+    X(DeleteGroupsRequest) X(DeletableGroupResult) X(DeleteGroupsResponse) \
+    X(OffsetDeleteRequestPartition) X(OffsetDeleteRequestTopic) X(OffsetDeleteRequest) \
+    X(OffsetDeleteResponsePartition) X(OffsetDeleteResponseTopic) X(OffsetDeleteResponse)
 
 /* ---- what the lists declare ---- */
 
