@@ -407,8 +407,6 @@ static int check_mode(const topics_opts_t *o)
     if (o->action == ALTER && (o->given & (OPT_CONFIG | OPT_DELETE_CONFIG)))
         return usage_error("%s", "--alter with --bootstrap-server changes partitions only; change configs "
                                  "with kipper configs --alter (kafka-configs.sh)");
-    if (o->action == ALTER && !(o->given & OPT_PARTITIONS))
-        return usage_error("%s", "--alter needs --partitions");
     if (count_bits(o->given & DESCRIBE_REPORTS) > 1)
         return usage_error("%s", "give only one of --under-replicated-partitions, --unavailable-partitions, "
                                  "--under-min-isr-partitions, --at-min-isr-partitions, --topics-with-overrides");
