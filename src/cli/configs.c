@@ -1,19 +1,22 @@
-/* configs.c -- `kipper configs`, in the manner of kafka-configs.sh's
- * ZooKeeper mode: it reads and writes /config/topics and /config/brokers in
- * the coordinator directly (coord_admin.h), so it works with no broker
- * running; running brokers apply a change when their watches fire.
+/* configs.c -- `kipper configs`, in the manner of kafka-configs.sh. With
+ * --zookeeper, as its ZooKeeper mode, it reads and writes /config/topics and
+ * /config/brokers in the coordinator directly (coord_admin.h), so it works
+ * with no broker running; running brokers apply a change when their watches
+ * fire. With --bootstrap-server, as Kafka 3.x's, it asks a broker
+ * (configs_kafka.c).
  *
- *   kipper configs --zookeeper Z --entity-type topics|brokers
+ *   kipper configs (--bootstrap-server B | --zookeeper Z) --entity-type topics|brokers
  *                  (--entity-name N | --entity-default) --describe
  *   kipper configs ... --alter --add-config k=v,k2=[a,b] --delete-config k,k2
  *
- * Output follows kafka-configs.sh ("Configs for topic 't' are k=v,...",
- * "Completed Updating config for entity: topic 't'."). Exit codes: 0 done,
- * 1 the operation failed, 2 the command line is wrong. */
+ * Output follows kafka-configs.sh (with --zookeeper: "Configs for topic 't'
+ * are k=v,...", "Completed Updating config for entity: topic 't'."). Exit
+ * codes: 0 done, 1 the operation failed, 2 the command line is wrong. */
 #define _GNU_SOURCE
 #include "configs.h"
 #include "broker/coord/coord_admin.h"
 #include "broker/coord/coord_connect.h"
+#include "configs_kafka.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +27,9 @@
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 typedef struct {
-    int describe, alter, entity_default;
-    const char *zookeeper, *entity_type, *entity_name, *add, *del;
+    int describe, alter, entity_default, all, broker_defaults;
+    const char *zookeeper, *bootstrap, *entity_type, *entity_name, *add, *del;
+    const char *topic, *broker;      /* the shorthands --topic T, --broker B */
     coord_entity_t type;
     coord_config_op_t ops[COORD_MAX_TOPIC_CONFIGS];
     int nops;
@@ -35,11 +39,17 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kipper configs [--zookeeper host:port[,host:port...][/chroot]]\n"
+            "usage: kipper configs (--bootstrap-server host:port[,host:port...] |\n"
+            "                       --zookeeper host:port[,host:port...][/chroot])\n"
             "                      --entity-type topics|brokers [--entity-name N | --entity-default]\n"
-            "                      (--describe | --alter [--add-config k=v,...] [--delete-config k,...])\n"
+            "                      (--describe [--all] | --alter [--add-config k=v,...] [--delete-config k,...])\n"
+            "       --topic T, --broker B and --broker-defaults stand for the --entity-type forms\n"
             "\n"
-            "  --zookeeper      the coordinator, as zookeeper.connect in server.properties (default 127.0.0.1:2181)\n"
+            "  --bootstrap-server  brokers to ask, as Kafka 3.x's kafka-configs.sh (DescribeConfigs,\n"
+            "                   IncrementalAlterConfigs): --describe prints each config the entity sets with\n"
+            "                   its synonyms, --all every config\n"
+            "  --zookeeper      the coordinator, as zookeeper.connect in server.properties: configs are read\n"
+            "                   and written there, with no broker needed\n"
             "  --entity-name    a topic, or a broker id; --entity-default: every broker's dynamic default\n"
             "                   (/config/brokers/<default>); --describe without either lists every entity\n"
             "  --add-config     configs to set, k=v separated by commas; a list value in square brackets:\n"
@@ -115,13 +125,24 @@ static int parse_delete(configs_opts_t *o, const char *s)
 
 static int parse_arg(configs_opts_t *o, int argc, char **argv, int *i)
 {
-    static const char *const valued[] = {"--zookeeper", "--entity-type", "--entity-name", "--add-config",
-                                         "--delete-config"};
-    const char **slots[] = {&o->zookeeper, &o->entity_type, &o->entity_name, &o->add, &o->del};
+    static const char *const valued[] = {"--zookeeper",  "--bootstrap-server", "--entity-type", "--entity-name",
+                                         "--add-config", "--delete-config",    "--topic",       "--broker"};
+    const char **slots[] = {&o->zookeeper, &o->bootstrap, &o->entity_type, &o->entity_name,
+                            &o->add,       &o->del,       &o->topic,       &o->broker};
+    const struct {
+        const char *name;
+        int *flag;
+    } flags[] = {{"--describe", &o->describe},
+                 {"--alter", &o->alter},
+                 {"--entity-default", &o->entity_default},
+                 {"--all", &o->all},
+                 {"--broker-defaults", &o->broker_defaults}};
     const char *arg = argv[*i];
-    if (strcmp(arg, "--describe") == 0 || strcmp(arg, "--alter") == 0 || strcmp(arg, "--entity-default") == 0) {
-        *(arg[2] == 'd' ? &o->describe : arg[2] == 'a' ? &o->alter : &o->entity_default) = 1;
-        return 0;
+    for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+        if (strcmp(arg, flags[k].name) == 0) {
+            *flags[k].flag = 1;
+            return 0;
+        }
     }
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         size_t n = strlen(valued[k]);
@@ -135,10 +156,48 @@ static int parse_arg(configs_opts_t *o, int argc, char **argv, int *i)
     return usage_error("unknown option '%s'", arg);
 }
 
+/* kafka-configs.sh's shorthands: --topic T is --entity-type topics
+ * --entity-name T, --broker B and --broker-defaults the same for brokers. */
+static int apply_shorthands(configs_opts_t *o)
+{
+    int shorthands = !!o->topic + !!o->broker + o->broker_defaults;
+    if (shorthands == 0)
+        return 0;
+    if (shorthands > 1 || o->entity_type || o->entity_name || o->entity_default)
+        return usage_error("%s", "give one of --topic, --broker, --broker-defaults, or --entity-type with "
+                                 "--entity-name or --entity-default");
+    o->entity_type = o->topic ? "topics" : "brokers";
+    o->entity_name = o->topic ? o->topic : o->broker;
+    o->entity_default = o->broker_defaults;
+    return 0;
+}
+
+/* Exactly one of --bootstrap-server and --zookeeper; --all and the broker
+ * ids Kafka checks go with the first. */
+static int check_mode(const configs_opts_t *o)
+{
+    if (!o->bootstrap == !o->zookeeper)
+        return usage_error("%s", "give exactly one of --bootstrap-server (the brokers) and --zookeeper "
+                                 "(the coordinator)");
+    if (o->all && (!o->bootstrap || !o->describe))
+        return usage_error("%s", "--all goes with --bootstrap-server and --describe");
+    if (o->bootstrap && o->type == COORD_ENTITY_BROKER && o->entity_name) {
+        const char *p = o->entity_name;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (!o->entity_name[0] || *p || p - o->entity_name > 9)
+            return usage_error("The entity name for brokers must be a valid integer broker id, but it is: %s",
+                               o->entity_name);
+    }
+    return 0;
+}
+
 static int check_options(configs_opts_t *o)
 {
     if (o->describe == o->alter)
         return usage_error("%s", "give one of --describe, --alter");
+    if (apply_shorthands(o) != 0)
+        return EXIT_USAGE;
     if (!o->entity_type)
         return usage_error("%s", "--entity-type is required (topics or brokers)");
     if (strcmp(o->entity_type, "topics") != 0 && strcmp(o->entity_type, "brokers") != 0)
@@ -152,10 +211,10 @@ static int check_options(configs_opts_t *o)
         return usage_error("%s", "--alter needs --add-config or --delete-config");
     if (o->describe && (o->add || o->del))
         return usage_error("%s", "--add-config and --delete-config go with --alter");
-    if ((o->add && parse_add(o, o->add)) || (o->del && parse_delete(o, o->del)))
+    if ((o->add && parse_add(o, o->add)) || (o->del && parse_delete(o, o->del)) || check_mode(o))
         return EXIT_USAGE;
     char chroot[COORD_CHROOT_MAX], err[300];
-    if (coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0)
+    if (o->zookeeper && coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0)
         return usage_error("--zookeeper: %s", err);
     return 0;
 }
@@ -268,13 +327,26 @@ static void keep_args(configs_opts_t *o, int argc, char **argv)
         at += (size_t)snprintf(o->args + at, sizeof(o->args) - at, "%s%s", i > 1 ? " " : "", argv[i]);
 }
 
+/* --bootstrap-server: the request handed to configs_kafka.c. */
+static int run_through_broker(const configs_opts_t *o)
+{
+    ta_alter_op_t ops[COORD_MAX_TOPIC_CONFIGS];
+    for (int i = 0; i < o->nops; i++)
+        ops[i] = (ta_alter_op_t){o->ops[i].key, o->ops[i].value,
+                                 o->ops[i].op == COORD_CFG_DELETE ? TA_OP_DELETE : TA_OP_SET};
+    configs_kafka_t c = {.servers = o->bootstrap, .alter = o->alter, .all = o->all,
+                         .type = o->type == COORD_ENTITY_TOPIC ? TA_RESOURCE_TOPIC : TA_RESOURCE_BROKER,
+                         .name = o->entity_default ? "" : o->entity_name, .ops = ops, .nops = o->nops,
+                         .args = o->args};
+    return configs_kafka_run(&c);
+}
+
 int configs_main(int argc, char **argv)
 {
     configs_opts_t *o = calloc(1, sizeof(*o));   /* 64 operations: about 74 KiB */
     char err[512];
     if (!o)
         return EXIT_FAILED;
-    o->zookeeper = "127.0.0.1:2181";
     keep_args(o, argc, argv);
     int rc = EXIT_OK;
     for (int i = 1; i < argc && rc == EXIT_OK; i++) {
@@ -287,6 +359,11 @@ int configs_main(int argc, char **argv)
     }
     if (rc == EXIT_OK)
         rc = check_options(o);
+    if (rc == EXIT_OK && o->bootstrap) {
+        rc = run_through_broker(o);
+        free(o);
+        return rc;
+    }
     zhandle_t *zh = rc == EXIT_OK ? coord_admin_connect(o->zookeeper, CONNECT_TIMEOUT_MS, err, sizeof(err)) : NULL;
     if (rc == EXIT_OK && !zh)
         rc = failed(o, err);

@@ -14,8 +14,9 @@
  * from then; kafka_client_exchange runs under the current one.
  *
  * Used by `kipper reassign --verify` (log_dirs_client.c, DescribeLogDirs),
- * `kipper consumer-groups` (group_admin.c) and the console tools
- * (console_producer.c, console_consumer.c). */
+ * `kipper consumer-groups` (group_admin.c), the console tools
+ * (console_producer.c, console_consumer.c), and `kipper topics` and
+ * `kipper configs` with --bootstrap-server (topic_admin.c). */
 #ifndef KIPPER_CLI_KAFKA_CLIENT_H
 #define KIPPER_CLI_KAFKA_CLIENT_H
 

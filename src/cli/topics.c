@@ -1,7 +1,9 @@
-/* topics.c -- `kipper topics`, in the manner of the ZooKeeper-based
- * kafka-topics.sh: it talks to the coordinator directly (coord_admin.h), so
- * it works with no broker running, and the brokers pick the changes up from
- * their watches.
+/* topics.c -- `kipper topics`, in the manner of kafka-topics.sh. With
+ * --zookeeper, as the ZooKeeper-based kafka-topics.sh, it talks to the
+ * coordinator directly (coord_admin.h), so it works with no broker running,
+ * and the brokers pick the changes up from their watches. With
+ * --bootstrap-server, as Kafka 3.x's kafka-topics.sh (which has no
+ * --zookeeper), every action goes through a broker (topics_kafka.c).
  *
  * Output follows kafka-topics.sh ("Created topic T.", its describe lines,
  * "Error while executing topic command : ..." on failure). Exit codes: 0 done,
@@ -11,6 +13,7 @@
 #include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
 #include "broker/coord/coord_reassign.h"
+#include "topics_kafka.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,16 +40,27 @@ enum {
     OPT_UNDER_REPLICATED = 1 << 7,
     OPT_UNAVAILABLE = 1 << 8,
     OPT_DELETE_CONFIG = 1 << 9,
-    OPT_LAST = OPT_DELETE_CONFIG,
+    OPT_EXCLUDE_INTERNAL = 1 << 10,
+    OPT_UNDER_MIN_ISR = 1 << 11,
+    OPT_AT_MIN_ISR = 1 << 12,
+    OPT_WITH_OVERRIDES = 1 << 13,
+    OPT_LAST = OPT_WITH_OVERRIDES,
 };
+
+/* What only --bootstrap-server takes (kafka-topics.sh's options that its
+ * ZooKeeper form lacked in kipper). */
+#define BOOTSTRAP_ONLY (OPT_EXCLUDE_INTERNAL | OPT_UNDER_MIN_ISR | OPT_AT_MIN_ISR | OPT_WITH_OVERRIDES)
 
 /* --describe's filters: only the partitions that match either one given. */
 #define DESCRIBE_FILTERS (OPT_UNDER_REPLICATED | OPT_UNAVAILABLE)
+/* --describe's reports of kafka-topics.sh, one at a time with --bootstrap-server. */
+#define DESCRIBE_REPORTS (DESCRIBE_FILTERS | OPT_UNDER_MIN_ISR | OPT_AT_MIN_ISR | OPT_WITH_OVERRIDES)
 
 typedef struct {
     action_t action;
     unsigned given;                  /* OPT_* bits seen */
-    const char *zookeeper;
+    const char *zookeeper;           /* exactly one of these two */
+    const char *bootstrap;
     const char *topic;
     int partitions;                  /* -1: not given */
     int replication_factor;          /* -1: not given */
@@ -62,22 +76,30 @@ typedef struct {
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: kipper topics [--zookeeper host:port[,host:port...][/chroot]]\n"
+            "usage: kipper topics (--bootstrap-server host:port[,host:port...] |\n"
+            "                      --zookeeper host:port[,host:port...][/chroot])\n"
             "                     (--create | --list | --describe | --delete | --alter) [options]\n"
             "\n"
             "  --create --topic T [--partitions N] [--replication-factor R] [--config k=v]... [--if-not-exists]\n"
             "  --create --topic T --replica-assignment 1:2,2:3,... [--config k=v]... [--if-not-exists]\n"
-            "  --list [--topic T]\n"
-            "  --describe [--topic T] [--if-exists] [--under-replicated-partitions] [--unavailable-partitions]\n"
+            "  --list [--topic T] [--exclude-internal]\n"
+            "  --describe [--topic T] [--if-exists] [--exclude-internal] [--under-replicated-partitions]\n"
+            "             [--unavailable-partitions] [--under-min-isr-partitions] [--at-min-isr-partitions]\n"
+            "             [--topics-with-overrides]\n"
             "  --alter --topic T --partitions N [--replica-assignment ...] [--if-exists]\n"
-            "  --alter --topic T [--config k=v]... [--delete-config k]... (kafka-topics.sh's old form;\n"
-            "                    kipper configs does the same)\n"
+            "  --alter --topic T [--config k=v]... [--delete-config k]... (kafka-topics.sh's old form, with\n"
+            "                    --zookeeper only; kipper configs does the same with either)\n"
             "  --delete --topic T [--if-exists]\n"
             "\n"
-            "  --zookeeper           the coordinator, as zookeeper.connect in server.properties\n"
-            "                        (default 127.0.0.1:2181)\n"
-            "  --partitions          partitions of a new topic (default %d), or the new total for --alter\n"
-            "  --replication-factor  replicas of each partition (default %d)\n"
+            "  --bootstrap-server    brokers to ask, as Kafka 3.x's kafka-topics.sh: every action goes\n"
+            "                        through the Kafka protocol; --topic is then a regular expression\n"
+            "                        (but for --create) and --delete and --alter print nothing\n"
+            "  --zookeeper           the coordinator, as zookeeper.connect in server.properties: the\n"
+            "                        topics are read and written there, with no broker needed\n"
+            "  --partitions          partitions of a new topic (default %d, or the broker's\n"
+            "                        num.partitions with --bootstrap-server), or the new total for --alter\n"
+            "  --replication-factor  replicas of each partition (default %d, or the broker's\n"
+            "                        default.replication.factor with --bootstrap-server)\n"
             "  --replica-assignment  broker ids: partitions separated by commas, replicas by colons, the\n"
             "                        first replica preferred; with --alter it lists every partition and\n"
             "                        the existing ones are skipped, as in kafka-topics.sh\n"
@@ -85,12 +107,19 @@ static void usage(FILE *f)
             "                        on are stored and named in a log line); repeatable\n"
             "  --if-not-exists       --create does nothing if the topic exists\n"
             "  --if-exists           --alter, --delete and --describe do nothing if it does not\n"
+            "  --exclude-internal    --list and --describe leave out __consumer_offsets and the like\n"
             "  --under-replicated-partitions\n"
             "                        --describe shows only the partitions whose ISR is smaller than their\n"
             "                        replica list (and no topic line), as kafka-topics.sh\n"
             "  --unavailable-partitions\n"
             "                        --describe shows only the partitions without a leader, or whose\n"
-            "                        leader is not registered under /brokers/ids; with both, either kind\n"
+            "                        leader is not a live broker; with --zookeeper and both, either kind\n"
+            "  --under-min-isr-partitions, --at-min-isr-partitions\n"
+            "                        (--bootstrap-server) only the partitions whose ISR is smaller than,\n"
+            "                        or equal to, the topic's min.insync.replicas\n"
+            "  --topics-with-overrides\n"
+            "                        (--bootstrap-server) only the topic lines of topics with configs\n"
+            "                        that are not the defaults\n"
             "\n"
             "KIPPER_ZK_DEBUG=1 shows the ZooKeeper client's own log.\n",
             DEFAULT_PARTITIONS, DEFAULT_REPLICATION_FACTOR);
@@ -267,6 +296,8 @@ static int apply_valued(topics_opts_t *o, const char *name, const char *v)
 {
     if (strcmp(name, "--zookeeper") == 0) {
         o->zookeeper = v;
+    } else if (strcmp(name, "--bootstrap-server") == 0) {
+        o->bootstrap = v;
     } else if (strcmp(name, "--topic") == 0) {
         o->topic = v;
         o->given |= OPT_TOPIC;
@@ -298,27 +329,29 @@ static int parse_arg(topics_opts_t *o, int argc, char **argv, int *i)
         action_t action;
     } actions[] = {{"--create", CREATE}, {"--list", LIST}, {"--describe", DESCRIBE}, {"--delete", DELETE},
                    {"--alter", ALTER}};
-    static const char *const valued[] = {"--zookeeper",          "--topic",  "--partitions", "--replication-factor",
-                                         "--replica-assignment", "--config", "--delete-config"};
+    static const char *const valued[] = {"--zookeeper",          "--bootstrap-server", "--topic",
+                                         "--partitions",         "--replication-factor", "--replica-assignment",
+                                         "--config",             "--delete-config"};
+    static const struct {
+        const char *name;
+        unsigned bit;
+    } flags[] = {{"--if-not-exists", OPT_IF_NOT_EXISTS},
+                 {"--if-exists", OPT_IF_EXISTS},
+                 {"--under-replicated-partitions", OPT_UNDER_REPLICATED},
+                 {"--unavailable-partitions", OPT_UNAVAILABLE},
+                 {"--exclude-internal", OPT_EXCLUDE_INTERNAL},
+                 {"--under-min-isr-partitions", OPT_UNDER_MIN_ISR},
+                 {"--at-min-isr-partitions", OPT_AT_MIN_ISR},
+                 {"--topics-with-overrides", OPT_WITH_OVERRIDES}};
     const char *arg = argv[*i];
     for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]); k++)
         if (strcmp(arg, actions[k].name) == 0)
             return set_action(o, actions[k].action, arg);
-    if (strcmp(arg, "--if-not-exists") == 0) {
-        o->given |= OPT_IF_NOT_EXISTS;
-        return 0;
-    }
-    if (strcmp(arg, "--if-exists") == 0) {
-        o->given |= OPT_IF_EXISTS;
-        return 0;
-    }
-    if (strcmp(arg, "--under-replicated-partitions") == 0) {
-        o->given |= OPT_UNDER_REPLICATED;
-        return 0;
-    }
-    if (strcmp(arg, "--unavailable-partitions") == 0) {
-        o->given |= OPT_UNAVAILABLE;
-        return 0;
+    for (size_t k = 0; k < sizeof(flags) / sizeof(flags[0]); k++) {
+        if (strcmp(arg, flags[k].name) == 0) {
+            o->given |= flags[k].bit;
+            return 0;
+        }
     }
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         const char *v;
@@ -341,8 +374,43 @@ static const char *option_name(unsigned bit)
     case OPT_IF_EXISTS: return "--if-exists";
     case OPT_UNDER_REPLICATED: return "--under-replicated-partitions";
     case OPT_DELETE_CONFIG: return "--delete-config";
+    case OPT_EXCLUDE_INTERNAL: return "--exclude-internal";
+    case OPT_UNDER_MIN_ISR: return "--under-min-isr-partitions";
+    case OPT_AT_MIN_ISR: return "--at-min-isr-partitions";
+    case OPT_WITH_OVERRIDES: return "--topics-with-overrides";
     default: return "--unavailable-partitions";
     }
+}
+
+static int count_bits(unsigned v)
+{
+    int n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* --bootstrap-server or --zookeeper, and what each form takes: Kafka 3.x's
+ * kafka-topics.sh changes configs only with --create (kafka-configs.sh does
+ * the rest) and takes one --describe report at a time. */
+static int check_mode(const topics_opts_t *o)
+{
+    if (!o->bootstrap == !o->zookeeper)
+        return usage_error("%s", "give exactly one of --bootstrap-server (the brokers) and --zookeeper "
+                                 "(the coordinator)");
+    if (!o->bootstrap) {
+        for (unsigned bit = 1; bit <= OPT_LAST; bit <<= 1)
+            if (o->given & bit & BOOTSTRAP_ONLY)
+                return usage_error("%s goes with --bootstrap-server", option_name(bit));
+        return 0;
+    }
+    if (o->action == ALTER && (o->given & (OPT_CONFIG | OPT_DELETE_CONFIG)))
+        return usage_error("%s", "--alter with --bootstrap-server changes partitions only; change configs "
+                                 "with kipper configs --alter (kafka-configs.sh)");
+    if (count_bits(o->given & DESCRIBE_REPORTS) > 1)
+        return usage_error("%s", "give only one of --under-replicated-partitions, --unavailable-partitions, "
+                                 "--under-min-isr-partitions, --at-min-isr-partitions, --topics-with-overrides");
+    return 0;
 }
 
 /* Which options each action takes and needs, as kafka-topics.sh checks them. */
@@ -356,8 +424,8 @@ static int check_combination(const topics_opts_t *o)
         {CREATE, "--create",
          OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICATION_FACTOR | OPT_REPLICA_ASSIGNMENT | OPT_CONFIG | OPT_IF_NOT_EXISTS,
          OPT_TOPIC},
-        {LIST, "--list", OPT_TOPIC, 0},
-        {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS | DESCRIBE_FILTERS, 0},
+        {LIST, "--list", OPT_TOPIC | OPT_EXCLUDE_INTERNAL, 0},
+        {DESCRIBE, "--describe", OPT_TOPIC | OPT_IF_EXISTS | OPT_EXCLUDE_INTERNAL | DESCRIBE_REPORTS, 0},
         {DELETE, "--delete", OPT_TOPIC | OPT_IF_EXISTS, OPT_TOPIC},
         {ALTER, "--alter",
          OPT_TOPIC | OPT_PARTITIONS | OPT_REPLICA_ASSIGNMENT | OPT_IF_EXISTS | OPT_CONFIG | OPT_DELETE_CONFIG,
@@ -385,13 +453,12 @@ static int check_combination(const topics_opts_t *o)
         (o->given & (OPT_PARTITIONS | OPT_REPLICATION_FACTOR)))
         return usage_error("%s", "--replica-assignment gives the partitions and replicas; "
                                  "leave out --partitions and --replication-factor");
-    return 0;
+    return check_mode(o);
 }
 
 /* 0 to go on, -1 after --help, or the exit code to return. */
 static int parse_command_line(topics_opts_t *o, int argc, char **argv)
 {
-    o->zookeeper = "127.0.0.1:2181";
     o->partitions = -1;
     o->replication_factor = -1;
     for (int i = 1; i < argc; i++) {
@@ -405,7 +472,7 @@ static int parse_command_line(topics_opts_t *o, int argc, char **argv)
     if (check_combination(o) < 0)
         return EXIT_USAGE;
     char chroot[COORD_CHROOT_MAX], err[300];
-    if (coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
+    if (o->zookeeper && coord_parse_connect(o->zookeeper, chroot, sizeof(chroot), err, sizeof(err)) < 0) {
         usage_error("--zookeeper: %s", err);
         return EXIT_USAGE;
     }
@@ -686,11 +753,41 @@ static int check_counts(const topics_opts_t *o)
     return EXIT_OK;
 }
 
+/* --bootstrap-server: the request handed to topics_kafka.c. */
+static int run_through_broker(const topics_opts_t *o)
+{
+    static const struct {
+        unsigned opt, report;
+    } reports[] = {{OPT_UNDER_REPLICATED, TK_UNDER_REPLICATED},
+                   {OPT_UNAVAILABLE, TK_UNAVAILABLE},
+                   {OPT_UNDER_MIN_ISR, TK_UNDER_MIN_ISR},
+                   {OPT_AT_MIN_ISR, TK_AT_MIN_ISR},
+                   {OPT_WITH_OVERRIDES, TK_WITH_OVERRIDES}};
+    static const topics_kafka_action_t actions[] = {[CREATE] = TK_CREATE, [LIST] = TK_LIST,
+                                                    [DESCRIBE] = TK_DESCRIBE, [DELETE] = TK_DELETE,
+                                                    [ALTER] = TK_ALTER};
+    ta_kv_t configs[COORD_MAX_TOPIC_CONFIGS];
+    for (int i = 0; i < o->nconfigs; i++)
+        configs[i] = (ta_kv_t){o->configs[i].key, o->configs[i].value};
+    topics_kafka_t t = {.servers = o->bootstrap, .action = actions[o->action], .topic = o->topic,
+                        .partitions = o->partitions, .rf = o->replication_factor, .assignment = o->assignment,
+                        .nassigned = o->npartitions_assigned, .assigned_rf = o->assigned_rf, .configs = configs,
+                        .nconfigs = o->nconfigs, .if_not_exists = (o->given & OPT_IF_NOT_EXISTS) != 0,
+                        .if_exists = (o->given & OPT_IF_EXISTS) != 0,
+                        .exclude_internal = (o->given & OPT_EXCLUDE_INTERNAL) != 0};
+    for (size_t k = 0; k < sizeof(reports) / sizeof(reports[0]); k++)
+        if (o->given & reports[k].opt)
+            t.reports |= reports[k].report;
+    return topics_kafka_run(&t);
+}
+
 static int run_action(const topics_opts_t *o)
 {
     char err[512];
     if (check_counts(o) != EXIT_OK)
         return EXIT_FAILED;
+    if (o->bootstrap)
+        return run_through_broker(o);
     zhandle_t *zh = coord_admin_connect(o->zookeeper, CONNECT_TIMEOUT_MS, err, sizeof(err));
     if (!zh)
         return failed(err);

@@ -1,5 +1,6 @@
-/* topics.h -- `kipper topics`: create, list, describe, grow and delete topics
- * in the coordinator, in the manner of the ZooKeeper-based kafka-topics.sh. */
+/* topics.h -- `kipper topics`: create, list, describe, grow and delete topics,
+ * through a broker as Kafka 3.x's kafka-topics.sh (--bootstrap-server), or in
+ * the coordinator as the ZooKeeper-based one (--zookeeper). */
 #ifndef KIPPER_CLI_TOPICS_H
 #define KIPPER_CLI_TOPICS_H
 

@@ -66,6 +66,7 @@ int main(int argc, char **argv)
     suite_cli_consumer_groups();
     suite_cli_console();
     suite_cli_partitioner();
+    suite_cli_topic_admin();
     printf("unit: %d passed, %d failed\n", tests_passed, tests_failed);
     return tests_failed ? 1 : 0;
 }

@@ -31,5 +31,6 @@ void suite_cli_reassign(void); /* test_cli_reassign.c: --throttle's rate, progre
 void suite_cli_consumer_groups(void); /* test_cli_consumer_groups.c: arguments, resets, the group requests */
 void suite_cli_console(void); /* test_cli_console.c: console tools' arguments, lines read, batches built and read, printing */
 void suite_cli_partitioner(void); /* test_cli_partitioner.c: murmur2 vectors, keyed and sticky partitions */
+void suite_cli_topic_admin(void); /* test_cli_topic_admin.c: the topics and configs requests, answers read */
 
 #endif
