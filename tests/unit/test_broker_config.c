@@ -7,11 +7,11 @@
 
 #include "broker/coord/coord_connect.h"
 #include "broker/core/broker_config.h"
+#include "broker_config_text.h"
 #include "suites.h"
 #include "unit.h"
 
-/* Parses text; 0 or -1 with err filled. */
-static int parse(const char *text, broker_config_t *bc, char *err, size_t errlen)
+int unit_broker_config_parse(const char *text, broker_config_t *bc, char *err, size_t errlen)
 {
     config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
@@ -23,6 +23,8 @@ static int parse(const char *text, broker_config_t *bc, char *err, size_t errlen
     config_free(&cfg);
     return rc;
 }
+
+#define parse unit_broker_config_parse
 
 static void test_defaults(void)
 {

@@ -7,6 +7,7 @@
 
 #include "broker/core/broker_config.h"
 #include "broker/core/broker_config_defs.h"
+#include "broker_config_text.h"
 #include "suites.h"
 #include "unit.h"
 
@@ -97,18 +98,7 @@ static void test_bad_values(void)
     CHECK_EQ(coord_config_check(d, "1e9", err, sizeof(err)), 0);
 }
 
-static int parse(const char *text, broker_config_t *bc, char *err, size_t errlen)
-{
-    config_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    if (config_parse(&cfg, text) < 0) {
-        snprintf(err, errlen, "%s", cfg.error);
-        return -1;
-    }
-    int rc = broker_config_read(&cfg, bc, err, errlen);
-    config_free(&cfg);
-    return rc;
-}
+#define parse unit_broker_config_parse
 
 static void test_server_properties_keeps_every_key(void)
 {
