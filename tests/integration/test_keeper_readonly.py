@@ -19,7 +19,10 @@ import pytest
 
 from ensemble import Ensemble
 from harness import four_letter_word, wait_until
-from zkwire import ConnectionClosed, WireClient
+from zkwire import (OP, OPEN_ACL, ConnectionClosed, WireClient, enc_check, enc_create, enc_delete, enc_multi,
+                    enc_path, enc_set_acl)
+
+NOTREADONLY = -119
 
 GRACE_S = 2.0   # ZooKeeper's grace period: max(2000 ms, tickTime); the ensemble's tick is 200 ms
 
@@ -112,6 +115,39 @@ def test_survivor_serves_read_only_clients_then_hands_them_back(ro_ensemble):
     assert client.client_state == KeeperState.CONNECTED
     assert client.client_id[0] != ro_session, "the read-only session was local and cannot survive"
     assert writer.get("/ro/data")[0] == b"after"
+
+
+def test_zookeeper_prefixed_key_turns_it_on_too():
+    """zoo.cfg's zookeeper.readonlymode.enabled (the system property ZooKeeper makes of a
+    zoo.cfg key) works as readonlymode.enabled does; a read-only client is served."""
+    ens = Ensemble(3, extra={"zookeeper.readonlymode.enabled": "true"})
+    try:
+        ens.start()
+        survivor = ens.members[0]
+        for m in ens.members[1:]:
+            ens.stop(m)
+        wait_until(lambda: _isro(survivor) == "ro", timeout=30.0, what="the survivor answering isro with ro")
+        with WireClient(survivor.port, timeout=5.0) as c:
+            s = c.connect(timeout_ms=4000, read_only=True)
+            assert s.read_only is True and s.timeout > 0 and s.session_id != 0
+            # every write type and sync, ReadOnlyRequestProcessor's list, is refused
+            writes = {OP.CHECK: enc_check("/", 0), OP.MULTI: enc_multi([]), OP.SET_ACL: enc_set_acl("/", OPEN_ACL),
+                      OP.SYNC: enc_path("/"), OP.CREATE: enc_create("/x"), OP.DELETE: enc_delete("/zookeeper")}
+            for op, body in writes.items():
+                assert c.err_of(op, body) == NOTREADONLY, "op %d was not refused" % op
+            # a local session ends here: answered, then the connection closes
+            assert c.close_session().err == 0
+            c.wait_closed()
+        with WireClient(survivor.port, timeout=5.0) as idle:
+            # a local session that is not pinged expires here (the shortest timeout: 2 ticks)
+            s2 = idle.connect(timeout_ms=1, read_only=True)
+            assert s2.read_only is True and s2.timeout == 2 * ens.tick_time
+            idle.wait_closed(timeout=10.0)
+        with WireClient(survivor.port, timeout=5.0) as c:
+            with pytest.raises(ConnectionClosed):   # gone, so not reopened
+                c.connect(timeout_ms=4000, session_id=s.session_id, passwd=s.passwd, read_only=True)
+    finally:
+        ens.close()
 
 
 def test_without_read_only_mode_the_survivor_serves_nobody():
