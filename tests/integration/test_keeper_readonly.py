@@ -5,7 +5,8 @@ off from its quorum serves clients that allow read-only from its last state.
   grace period, answers `isro` with `ro` and `srvr` with Mode: read-only; a kazoo client with
   read_only=True connects (CONNECTED_RO), reads what was written before, sets a watch (seen in
   `wchc`), and gets NotReadOnlyCallError on create, set, delete and sync; a client that does
-  not allow read-only is refused (the connection closes, no ConnectResponse). When the two
+  not allow read-only is refused (the connection closes, no ConnectResponse); the C client's
+  shell (cli_mt -r) reads too and gets -119 on create. When the two
   members return, `isro` says `rw` and the same kazoo client moves to a read-write member by
   itself (it polls with `isro`) and its writes succeed; its read-only session was local to
   the survivor, so it gets a new one.
@@ -19,6 +20,7 @@ import pytest
 
 from ensemble import Ensemble
 from harness import four_letter_word, wait_until
+from zk_clients import CliMt
 from zkwire import (OP, OPEN_ACL, ConnectionClosed, WireClient, enc_check, enc_create, enc_delete, enc_multi,
                     enc_path, enc_set_acl)
 
@@ -99,6 +101,13 @@ def test_survivor_serves_read_only_clients_then_hands_them_back(ro_ensemble):
         client.sync("/ro")
     assert client.get("/ro/data")[0] == b"before", "a refused write changed the data"
     assert client.exists("/ro/gone") is not None
+
+    cli = CliMt("127.0.0.1:%d" % survivor.port, read_only=True)   # the C client, ZOO_READONLY
+    try:
+        assert "before" in cli.run("get /ro/data")
+        assert "rc = -119" in cli.run("create /ro/from-c x")
+    finally:
+        cli.close()
 
     for m in others:
         ens.start(m, wait=False)
