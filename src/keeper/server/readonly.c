@@ -74,7 +74,7 @@ static void collect_local(session_t *s, void *arg)
         collect(arg, s->id);
 }
 
-/* Closes the session's connection and forgets the session. */
+/* Close each session's connection and forget the session. */
 static void drop_local_sessions(keeper_t *k, const id_list_t *l, const char *why)
 {
     for (size_t i = 0; i < l->count; i++) {
@@ -136,15 +136,10 @@ void readonly_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int pas
     keeper_send_connect_response(c, timeout, session_id, 1);
 }
 
-static void expire_local(session_t *s, void *arg)
-{
-    collect_local(s, arg);
-}
-
 void readonly_tick(keeper_t *k, uint64_t now_ms)
 {
     id_list_t expired = {NULL, 0, 0};
-    session_each_expired(k->sessions, now_ms, expire_local, &expired);
+    session_each_expired(k->sessions, now_ms, collect_local, &expired);   /* the ensemble's own are not ours to expire */
     drop_local_sessions(k, &expired, "read-only session expired");
     free(expired.ids);
 }
