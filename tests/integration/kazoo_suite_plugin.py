@@ -7,7 +7,19 @@ Use (test_kazoo_suite.py does this):
     KAZOO_SUITE_HOSTS=127.0.0.1:2181 PYTHONPATH=tests/integration \
         python3 -m pytest -p kazoo_suite_plugin --pyargs kazoo.tests
 
-What it does:
+or, for the tests that stop and restart members, against a 3-member kipper ensemble that
+the plugin starts and owns itself (ensemble.py), with kazoo's harness settings (tickTime
+2000, initLimit 4, syncLimit 2, maxClientCnxns 0) and readonlymode.enabled, as kazoo's
+harness starts ZooKeeper with -Dreadonlymode.enabled=true:
+
+    KAZOO_SUITE_ENSEMBLE=3 PYTHONPATH=tests/integration \
+        python3 -m pytest -p kazoo_suite_plugin --pyargs kazoo.tests -k TestReadOnlyMode
+
+What it does with KAZOO_SUITE_ENSEMBLE: cluster[i] is member i+1; stop() stops it (SIGTERM,
+data kept), run() starts it again and waits for its client port; the tests in
+ENSEMBLE_TESTS are not skipped. Only those have been run this way so far.
+
+What it does with KAZOO_SUITE_HOSTS:
 - replaces kazoo.testing.harness.get_global_cluster with a fake one-member "cluster" whose
   member is the server at KAZOO_SUITE_HOSTS. kazoo's harness only needs `.address`,
   `.running`, `start()`; tests that stop or restart members (cluster[0..2].stop()/run())
@@ -61,7 +73,7 @@ SKIPS = {
     "test_client.py::TestClient::test_request_queuing_session_expired": NEEDS_OWN_SERVER,
     "test_connection.py::TestReadOnlyMode::test_read_only":
         "stops cluster[1] and cluster[2] so cluster[0] goes read-only: needs a 3-node ensemble "
-        "with readonlymode.enabled",
+        "with readonlymode.enabled, which KAZOO_SUITE_ENSEMBLE=3 gives it (test_kazoo_suite.py runs it so)",
     "test_client.py::TestReconfig::":
         "dynamic reconfiguration needs a quorum ensemble with reconfigEnabled=true and the harness's "
         "superDigest. A standalone ZooKeeper 3.8 answers every reconfig with error -123 "
@@ -76,6 +88,8 @@ SKIPS = {
         "harness sets up via ZOOKEEPER_JAAS_AUTH; SASL is not among the keeper's auth schemes "
         "(world, auth, digest, ip). The test_invalid_sasl_auth tests still run",
 }
+# Skipped against one external server, run against the plugin's own ensemble.
+ENSEMBLE_TESTS = ("test_connection.py::TestReadOnlyMode::test_read_only",)
 # Tests that skip themselves here (not listed above): test_build.py (runs only on Travis),
 # test_sasl.py TestGSSAPISASLAuthentication (needs a Kerberos KDC), gevent/eventlet handler
 # tests when those packages are missing.
@@ -136,20 +150,95 @@ class _ExternalCluster:
         pass
 
 
+class _OwnedMember:
+    """An ensemble.py member, as kazoo's ManagedZooKeeper is seen by the tests."""
+
+    def __init__(self, ensemble, member):
+        self._ensemble = ensemble
+        self._member = member
+        self.host = member.placement.host
+        self.client_port = member.port
+        self.address = "%s:%d" % (self.host, self.client_port)
+
+    @property
+    def running(self):
+        return self._member.running()
+
+    def run(self):
+        if not self.running:
+            self._ensemble.start(self._member, wait=False)
+
+    def stop(self):
+        if self.running:
+            self._ensemble.stop(self._member)
+
+
+class _OwnedCluster:
+    """Looks like kazoo.testing.common.ZookeeperCluster over a kipper ensemble started here."""
+
+    def __init__(self, n):
+        from ensemble import Ensemble
+        self._ensemble = Ensemble(n, tick_time=2000, init_limit=4, sync_limit=2,
+                                  extra={"maxClientCnxns": "0", "readonlymode.enabled": "true"},
+                                  target="kipper")
+        self._members = [_OwnedMember(self._ensemble, m) for m in self._ensemble.members]
+        self._ensemble.start()
+
+    def __getitem__(self, k):
+        return self._members[k]
+
+    def __iter__(self):
+        return iter(self._members)
+
+    def __len__(self):
+        return len(self._members)
+
+    def start(self):
+        for m in self._members:
+            m.run()
+        self._ensemble.wait_ready()
+
+    def stop(self):
+        pass   # kept running between tests, as kazoo's own cluster is
+
+    def terminate(self):
+        self._ensemble.close()
+
+    def reset(self):
+        pass
+
+
+_OWNED = []
+
+
 def pytest_configure(config):
     hosts = os.environ.get("KAZOO_SUITE_HOSTS")
-    if not hosts:
-        raise pytest.UsageError("kazoo_suite_plugin: set KAZOO_SUITE_HOSTS=host:port of the server to test")
+    members = os.environ.get("KAZOO_SUITE_ENSEMBLE")
+    if not hosts and not members:
+        raise pytest.UsageError("kazoo_suite_plugin: set KAZOO_SUITE_HOSTS=host:port of the server to test, "
+                                "or KAZOO_SUITE_ENSEMBLE=<members> for an ensemble of its own")
     import kazoo.testing.harness as harness
 
-    cluster = _ExternalCluster(hosts)
+    if members:
+        cluster = _OwnedCluster(int(members))
+        _OWNED.append(cluster)
+    else:
+        cluster = _ExternalCluster(hosts)
     harness.get_global_cluster = lambda: cluster
     harness.CLUSTER = cluster
 
 
+def pytest_unconfigure(config):
+    while _OWNED:
+        _OWNED.pop().terminate()
+
+
 def pytest_collection_modifyitems(config, items):
+    owned = bool(os.environ.get("KAZOO_SUITE_ENSEMBLE"))
     for item in items:
         nodeid = item.nodeid
+        if owned and any(nodeid.endswith(t) for t in ENSEMBLE_TESTS):
+            continue
         # --pyargs gives node ids relative to rootdir or absolute; match on the tail
         for key, reason in SKIPS.items():
             if nodeid.endswith(key) or (key.endswith("::") and key in nodeid):

@@ -6,7 +6,12 @@ and holds the list of skipped tests, each with its reason. This test runs the su
 first against a real standalone Apache ZooKeeper 3.8 (the baseline, which tells which tests
 fail there too), then against a standalone kipper keeper, both with kazoo's harness
 settings (tickTime=2000, maxClientCnxns=0, all four-letter words), and fails when kipper
-fails a test that ZooKeeper passes. Each run takes about 1.5 minutes.
+fails a test that ZooKeeper passes. Each run takes about 1.5 minutes. A second test runs
+kazoo's TestReadOnlyMode, which stops members, against a 3-member kipper ensemble with
+readonlymode.enabled that the plugin starts itself (KAZOO_SUITE_ENSEMBLE=3; about 20 s). It has
+no ZooKeeper baseline: ZooKeeper 3.8 fails it under kazoo's harness settings, since without
+localSessionsEnabled it answers a new read-only session with a bare NOTREADONLY reply header and
+disconnects a session of the ensemble reconnecting read-only (docs/migrating-from-zookeeper.md).
 
 Run by hand against any server:
     /usr/bin/python3 tests/integration/test_kazoo_suite.py zookeeper|kipper|HOST:PORT [pytest args]
@@ -47,12 +52,18 @@ def kazoo_suite_available():
     return True
 
 
-def run_kazoo_suite(hosts, workdir, extra_args=(), timeout=SUITE_TIMEOUT):
-    """Run kazoo.tests against hosts; returns ({test id: (outcome, message)}, output path)."""
+def run_kazoo_suite(hosts, workdir, extra_args=(), timeout=SUITE_TIMEOUT, ensemble_members=None):
+    """Run kazoo.tests against hosts, or (ensemble_members=N) against an N-member kipper
+    ensemble the plugin starts itself; returns ({test id: (outcome, message)}, output path)."""
     junit = os.path.join(workdir, "kazoo-suite.xml")
     out_path = os.path.join(workdir, "kazoo-suite.out")
-    env = dict(os.environ, KAZOO_SUITE_HOSTS=hosts, PYTHONPATH=HERE, PYTHONDONTWRITEBYTECODE="1",
+    env = dict(os.environ, PYTHONPATH=HERE, PYTHONDONTWRITEBYTECODE="1",
                KAZOO_SUITE_TEST_TIMEOUT=str(TEST_TIMEOUT))
+    if ensemble_members:
+        env["KAZOO_SUITE_ENSEMBLE"] = str(ensemble_members)
+        env.pop("KAZOO_SUITE_HOSTS", None)
+    else:
+        env["KAZOO_SUITE_HOSTS"] = hosts
     env.pop("ZOOKEEPER_PATH", None)
     cmd = [PYTHON, "-m", "pytest", "-p", "kazoo_suite_plugin", "-p", "no:cacheprovider",
            "--rootdir", workdir, "-o", "junit_family=xunit1", "--junitxml", junit,
@@ -140,6 +151,21 @@ def test_kazoo_suite_no_failure_that_zookeeper_does_not_have(workdirs):
     assert not new and not missing, "%s\n%d kazoo tests fail on %s but pass on ZooKeeper:\n  %s%s" % (
         summary, len(new), TARGET, "\n  ".join("%s: %s" % kv for kv in sorted(new.items())),
         ("\nnot run on %s: %s" % (TARGET, missing)) if missing else "")
+
+
+READ_ONLY_TEST = "test_connection.TestReadOnlyMode::test_read_only"
+
+
+@pytest.mark.skipif(not kazoo_suite_available(), reason="python3-kazoo's test suite not installed")
+@pytest.mark.skipif(TARGET != "kipper", reason="the plugin's own ensemble is made of kipper keepers")
+def test_kazoo_read_only_mode_on_a_kipper_ensemble(workdirs):
+    """kazoo's TestReadOnlyMode, skipped against one server, passes against a 3-member kipper
+    ensemble with readonlymode.enabled that the plugin owns (it stops two members)."""
+    workdir = tempfile.mkdtemp(prefix="kazoo-suite-ensemble-")
+    workdirs.append(workdir)
+    results, out = run_kazoo_suite(None, workdir, ["-k", "TestReadOnlyMode"], timeout=180, ensemble_members=3)
+    outcome = results.get(READ_ONLY_TEST, ("not run", ""))
+    assert outcome[0] == "passed", "%s: %s %s (output in %s)" % (READ_ONLY_TEST, outcome[0], outcome[1], out)
 
 
 if __name__ == "__main__":

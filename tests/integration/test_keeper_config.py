@@ -19,7 +19,8 @@ def test_unknown_key_is_warned_about(make_keeper):
 
 @pytest.mark.kipper_only(reason="kipper's promise: a bad value is a clear error at start-up with the key named")
 @pytest.mark.parametrize("key,value", [("tickTime", "abc"), ("maxClientCnxns", "-3"),
-                                       ("clientPort", "99999")])
+                                       ("clientPort", "99999"), ("readonlymode.enabled", "sometimes"),
+                                       ("zookeeper.readonlymode.enabled", "2")])
 def test_bad_value_stops_startup_naming_the_key(key, value):
     """A bad value for a known key makes the keeper exit non-zero at once, naming the key."""
     k = Keeper(extra={key: value})

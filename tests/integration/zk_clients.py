@@ -103,13 +103,20 @@ class CliMt:
     SENTINEL = "sync /zookeeper"
     SENTINEL_OUT = "[/zookeeper]: rc = 0\n\tname = /zookeeper\n"
 
-    def __init__(self, hosts, timeout=10.0):
+    # A read-only server refuses sync with NOTREADONLY, in order too: that answer is the sentinel.
+    SENTINEL_OUT_READ_ONLY = "[/zookeeper]: rc = -119\n"
+
+    def __init__(self, hosts, timeout=10.0, read_only=False):
+        """read_only: cli_mt -r (the C client's ZOO_READONLY), waiting for READONLY_STATE."""
         self.timeout = timeout
         self.buf = ""
         self.transcript = []
-        self.proc = subprocess.Popen([CLI_MT, hosts], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        args = [CLI_MT, "-h", hosts, "-r"] if read_only else [CLI_MT, hosts]
+        if read_only:
+            self.SENTINEL_OUT = self.SENTINEL_OUT_READ_ONLY
+        self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, env=CLIENT_ENV)
-        self._wait_for("Got a new session id: ", 0)
+        self._wait_for("state = READONLY_STATE" if read_only else "Got a new session id: ", 0)
         self.transcript.extend(self.buf.rstrip("\n").split("\n"))
         self.pos = len(self.buf)
 

@@ -45,6 +45,7 @@ int main(int argc, char **argv)
     suite_acl();
     suite_watch();
     suite_session();
+    suite_readonly();
     suite_snapshot();
     suite_txnlog();
     suite_election();

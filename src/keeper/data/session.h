@@ -21,6 +21,7 @@ struct session {
     int32_t timeout_ms;
     uint64_t expires_at_ms;  /* monotonic clock, on a tick boundary */
     int closing;             /* closeSession prepared; no more requests */
+    int local;               /* made by a read-only keeper: never logged, known here alone */
     void *owner;             /* the connection serving it, or NULL */
     hmap_node_t node;        /* in the tracker's table, by id */
 };

@@ -34,6 +34,8 @@ static void out_printf(buf_t *out, const char *fmt, ...)
  * node count is one more than the znodes there are; report it the same way. */
 static const char *server_state(const keeper_t *k)
 {
+    if (k->read_only)
+        return "read-only";
     switch (k->role) {
     case ROLE_LEADING: return "leader";
     case ROLE_FOLLOWING: return "follower";
@@ -254,7 +256,7 @@ int fourlw_run(keeper_t *k, client_conn_t *c, const uint8_t word_bytes[4], buf_t
         out_printf(out, "%s is not executed because it is not in the whitelist.\n", word);
         return 1;
     }
-    if (!k->serving && strcmp(word, "ruok") && strcmp(word, "envi") && strcmp(word, "gtmk") && strcmp(word, "stmk")) {
+    if (!k->serving && !k->read_only && strcmp(word, "ruok") && strcmp(word, "envi") && strcmp(word, "gtmk") && strcmp(word, "stmk")) {
         /* electing a leader or syncing with one, as ZooKeeper says it */
         out_printf(out, strcmp(word, "isro") ? "This ZooKeeper instance is not currently serving requests\n" : "null");
         return 1;
@@ -280,7 +282,7 @@ int fourlw_run(keeper_t *k, client_conn_t *c, const uint8_t word_bytes[4], buf_t
     } else if (!strcmp(word, "envi")) {
         environment(k, out);
     } else if (!strcmp(word, "isro")) {
-        out_printf(out, "rw");
+        out_printf(out, k->read_only ? "ro" : "rw");
     } else if (!strcmp(word, "srst")) {
         memset(&k->stats, 0, sizeof(k->stats));
         k->stats.latency_min_ms = UINT64_MAX;

@@ -194,6 +194,19 @@ static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
     return -1;
 }
 
+/* ZooKeeper reads the Java system property readonlymode.enabled; a zoo.cfg
+ * line becomes the property "zookeeper." + key, so both spellings are taken
+ * here (either one true turns the mode on). */
+static int get_read_only_mode(config_t *cfg, int *out)
+{
+    int plain = 0, prefixed = 0;
+    if (config_get_bool(cfg, "readonlymode.enabled", 0, &plain) < 0 ||
+        config_get_bool(cfg, "zookeeper.readonlymode.enabled", 0, &prefixed) < 0)
+        return -1;
+    *out = plain || prefixed;
+    return 0;
+}
+
 static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t errlen)
 {
     if (get_int(cfg, "tickTime", 2000, 1, 600000, &kc->tick_time, err, errlen) < 0 ||
@@ -249,7 +262,8 @@ static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t err
         copy_string(cfg, "DigestAuthenticationProvider.superDigest", "", kc->super_digest,
                     sizeof(kc->super_digest), err, errlen) < 0)
         return -1;
-    if (config_get_bool(cfg, "extendedTypesEnabled", 1, &kc->extended_types_enabled) < 0) {
+    if (config_get_bool(cfg, "extendedTypesEnabled", 1, &kc->extended_types_enabled) < 0 ||
+        get_read_only_mode(cfg, &kc->read_only_mode_enabled) < 0) {
         snprintf(err, errlen, "%s", cfg->error);
         return -1;
     }

@@ -43,6 +43,7 @@ typedef struct {
     int autopurge_snap_retain_count;
     int autopurge_purge_interval; /* hours */
     char super_digest[256];       /* DigestAuthenticationProvider.superDigest: "super:<hash>" */
+    int read_only_mode_enabled;   /* readonlymode.enabled: serve read-only clients while looking */
     int extended_types_enabled;   /* extendedTypesEnabled: TTL nodes (default on in kipper) */
     int container_check_interval_ms;
     int container_max_per_minute;

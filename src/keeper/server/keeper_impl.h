@@ -159,6 +159,8 @@ struct keeper {
     /* the ensemble (quorum.c, peer.c, leader.c, follower.c) */
     keeper_role_t role;
     int serving;                   /* clients are accepted */
+    int read_only;                 /* looking, and serving read-only clients (readonly.c) */
+    loop_timer_t *read_only_timer; /* the grace period before read_only */
     election_t *election;
     vote_t vote;                   /* the last election's outcome */
     int64_t accepted_epoch, current_epoch;
@@ -231,6 +233,11 @@ void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, in
 /* server.c: the leader answered whether the session c reopens is valid
  * (follower); answer its ConnectRequest. */
 void keeper_finish_reopen(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int valid);
+/* server.c: give c the session s (closing a connection that held it). */
+void keeper_attach_session(client_conn_t *c, session_t *s, int32_t timeout);
+/* server.c: the ConnectResponse; readOnly (for clients that sent the byte)
+ * says whether this keeper is read-only. */
+void keeper_send_connect_response(client_conn_t *c, int32_t timeout, int64_t session_id, int valid);
 
 /* persist.c: restore at start, snapshots, purging. */
 int persist_recover(keeper_t *k, char *err, size_t errlen);
@@ -292,6 +299,23 @@ void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t ti
  * this keeper its owner there) before answering c's ConnectRequest. */
 void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout);
 void follower_touch(keeper_t *k, int64_t session_id);
+
+/* readonly.c: ZooKeeper's read-only mode (readonlymode.enabled). A keeper
+ * that is LOOKING for longer than the grace period serves clients that allow
+ * read-only from its last state, until it joins a quorum again. */
+void readonly_on_looking(keeper_t *k);     /* the keeper started looking */
+void readonly_stop(keeper_t *k);           /* it leaves LOOKING, or stops */
+/* The grace period: ZooKeeper's max(2000, tickTime). */
+uint64_t readonly_grace_ms(int tick_ms);
+/* Does read-only mode refuse this request type with NOTREADONLY? A
+ * closeSession is refused unless its session is local. */
+int readonly_refuses(int32_t type, int local_session);
+/* A ConnectRequest while read-only: sessions made here are local. */
+void readonly_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int passwd_ok, int32_t timeout);
+/* A request of a connected client while read-only. */
+void readonly_request(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
+/* The tick while read-only: local sessions expire here. */
+void readonly_tick(keeper_t *k, uint64_t now_ms);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,
  * write its answer into out and return 1; else 0. */

@@ -566,6 +566,10 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
         client_close(c, "request on an expired session");
         return;
     }
+    if (k->read_only) {
+        readonly_request(k, c, xid, type, &in);
+        return;
+    }
     if (k->role == ROLE_FOLLOWING) {
         follower_touch(k, c->session_id);
         if (request_is_write(type) || type == OP_SYNC) {

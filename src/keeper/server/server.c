@@ -216,9 +216,10 @@ void keeper_stats_record(keeper_t *k, client_conn_t *c, uint64_t latency_ms)
 
 /* ---- the connect handshake ---- */
 
-/* A client that sent the readOnly byte gets one back; an older client, whose
- * ConnectRequest ends before it, gets the older, shorter answer. */
-static void send_connect_response(client_conn_t *c, int32_t timeout, int64_t session_id, int valid, int with_read_only)
+/* A client that sent the readOnly byte gets one back, saying whether this
+ * keeper is read-only; an older client, whose ConnectRequest ends before
+ * it, gets the older, shorter answer. */
+void keeper_send_connect_response(client_conn_t *c, int32_t timeout, int64_t session_id, int valid)
 {
     uint8_t passwd[SESSION_PASSWORD_LEN] = {0};
     if (valid)
@@ -229,13 +230,13 @@ static void send_connect_response(client_conn_t *c, int32_t timeout, int64_t ses
     jute_put_int(&c->out, valid ? timeout : 0);
     jute_put_long(&c->out, valid ? session_id : 0);
     jute_put_buffer(&c->out, passwd, SESSION_PASSWORD_LEN);
-    if (with_read_only)
-        jute_put_bool(&c->out, 0);            /* readOnly: this server is read-write */
+    if (c->with_read_only)
+        jute_put_bool(&c->out, c->keeper->read_only);
     jute_patch_int(&c->out, start, (int32_t)(c->out.len - start - 4));
     client_queued(c);
 }
 
-static void attach_session(client_conn_t *c, session_t *s, int32_t timeout)
+void keeper_attach_session(client_conn_t *c, session_t *s, int32_t timeout)
 {
     client_conn_t *previous = s->owner;
     if (previous && previous != c)
@@ -262,10 +263,13 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         return;
     }
     (void)protocol_version;
-    int with_read_only = jute_remaining(&in) >= 1;
-    if (with_read_only)
-        (void)jute_get_bool(&in);   /* readOnly: accepted, this server is read-write */
-    if (!k->serving) {   /* electing a leader or syncing: ZooKeeper refuses sessions too */
+    c->with_read_only = jute_remaining(&in) >= 1;
+    int allows_read_only = c->with_read_only && jute_get_bool(&in);
+    if (k->read_only && !allows_read_only) {   /* ZooKeeper's words, and it hangs up too */
+        client_close(c, "Refusing session request for not-read-only client");
+        return;
+    }
+    if (!k->serving && !k->read_only) {   /* electing a leader or syncing: ZooKeeper refuses sessions too */
         client_close(c, "not serving clients until this keeper has a leader");
         return;
     }
@@ -283,7 +287,13 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         timeout = k->cfg.max_session_timeout;
     uint64_t now = loop_now_ms(k->loop);
 
-    c->with_read_only = with_read_only;
+    uint8_t expected[SESSION_PASSWORD_LEN];
+    session_password(session_id, expected);
+    int passwd_ok = passwd_len == SESSION_PASSWORD_LEN && memcmp(passwd, expected, SESSION_PASSWORD_LEN) == 0;
+    if (k->read_only) {
+        readonly_connect(k, c, session_id, passwd_ok, timeout);
+        return;
+    }
     if (session_id == 0 && k->role == ROLE_FOLLOWING) {
         /* The leader creates sessions; this keeper names them (its id is
          * in the top byte) and answers once the leader's commit arrives. */
@@ -309,9 +319,6 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         return;
     }
 
-    uint8_t expected[SESSION_PASSWORD_LEN];
-    session_password(session_id, expected);
-    int passwd_ok = passwd_len == SESSION_PASSWORD_LEN && memcmp(passwd, expected, SESSION_PASSWORD_LEN) == 0;
     if (passwd_ok && k->role == ROLE_FOLLOWING) {
         /* The leader alone knows whether the session lives, and must learn
          * that this keeper serves it now (ZooKeeper's leader refuses the
@@ -328,14 +335,14 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
     if (!valid) {
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
                  c->port, s ? "wrong password" : "expired or unknown");
-        send_connect_response(c, 0, 0, 0, with_read_only);
+        keeper_send_connect_response(c, 0, 0, 0);
         client_close_after_flush(c);
         return;
     }
     session_touch(k->sessions, session_id, now);
     follower_touch(k, session_id);
-    attach_session(c, s, timeout);
-    send_connect_response(c, timeout, session_id, 1, with_read_only);
+    keeper_attach_session(c, s, timeout);
+    keeper_send_connect_response(c, timeout, session_id, 1);
 }
 
 void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout, int ok)
@@ -346,8 +353,8 @@ void keeper_finish_connect(keeper_t *k, client_conn_t *c, int64_t session_id, in
         client_close(c, ok ? "its new session vanished" : "cannot create a session: the transaction log refused it");
         return;
     }
-    attach_session(c, s, timeout);
-    send_connect_response(c, timeout, s->id, 1, c->with_read_only);
+    keeper_attach_session(c, s, timeout);
+    keeper_send_connect_response(c, timeout, s->id, 1);
     log_debug("session 0x%llx established for %s:%d, timeout %d ms", (unsigned long long)s->id, c->ip, c->port,
               timeout);
     client_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
@@ -362,14 +369,14 @@ void keeper_finish_reopen(keeper_t *k, client_conn_t *c, int64_t session_id, int
     if (!s) {
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
                  c->port, valid ? "out of memory" : "the leader says it is expired or unknown");
-        send_connect_response(c, 0, 0, 0, c->with_read_only);
+        keeper_send_connect_response(c, 0, 0, 0);
         client_close_after_flush(c);
         return;
     }
     session_touch(k->sessions, session_id, loop_now_ms(k->loop));
     follower_touch(k, session_id);
-    attach_session(c, s, timeout);
-    send_connect_response(c, timeout, session_id, 1, c->with_read_only);
+    keeper_attach_session(c, s, timeout);
+    keeper_send_connect_response(c, timeout, session_id, 1);
     client_process_input(k, c);   /* requests that arrived behind the ConnectRequest */
 }
 
@@ -541,6 +548,8 @@ static void on_tick(loop_t *loop, void *arg)
     keeper_t *k = arg;
     if (keeper_owns_sessions(k))   /* followers learn of expiry from the leader */
         session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
+    else if (k->read_only)
+        readonly_tick(k, loop_now_ms(loop));
     persist_tick(k);
     k->tick_timer = loop_timer_add(loop, (uint64_t)k->cfg.tick_time, on_tick, k);
 }

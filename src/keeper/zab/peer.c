@@ -2,8 +2,10 @@
  * STANDALONE without server.N lines; otherwise LOOKING until the election
  * decides, then LEADING or FOLLOWING until the quorum is lost, and LOOKING
  * again. Clients are served only while FOLLOWING or LEADING is established
- * (or standalone); leaving a role closes every client connection, as
- * ZooKeeper does, and the clients reconnect with their sessions. */
+ * (or standalone), and with readonlymode.enabled read-only while LOOKING
+ * after a grace period (server/readonly.c); leaving a role closes every
+ * client connection, as ZooKeeper does, and the clients reconnect with
+ * their sessions. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
@@ -63,6 +65,7 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
     keeper_t *k = arg;
     char err[512];
     int rc;
+    readonly_stop(k);   /* a quorum again: read-only clients go elsewhere first */
     k->vote = *vote;
     if (state == PEER_LEADING) {
         log_info("elected: LEADING (epoch %" PRId64 ", zxid 0x%" PRIx64 ")", vote->peer_epoch, (uint64_t)vote->zxid);
@@ -96,6 +99,7 @@ void peer_look(keeper_t *k, const char *why)
     k->role = ROLE_LOOKING;
     election_set_state(k->election, PEER_LOOKING, NULL);
     election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
+    readonly_on_looking(k);
 }
 
 int peer_start(keeper_t *k, char *err, size_t errlen)
@@ -139,11 +143,13 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
     log_info("server %d of %d: LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
              k->cfg.npeers, (uint64_t)k->last_logged_zxid, k->current_epoch);
     election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
+    readonly_on_looking(k);
     return 0;
 }
 
 void peer_stop(keeper_t *k)
 {
+    readonly_stop(k);
     if (k->role == ROLE_LEADING)
         leader_stop(k);
     else if (k->role == ROLE_FOLLOWING)
