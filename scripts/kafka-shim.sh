@@ -5,8 +5,7 @@
 # it as the tool its own name names, with the same arguments, so scripts
 # written for Kafka's tools (KAFKA_PATH/bin/kafka-*.sh) run unchanged.
 # kafka-topics.sh and kafka-configs.sh take both Kafka 3.x's
-# --bootstrap-server form and the older --zookeeper one (README.md,
-# "Kafka's tools").
+# --bootstrap-server form and the older --zookeeper one (docs/tools.md).
 here=$(dirname "$0")
 case $(basename "$0") in
     kafka-consumer-groups.sh) tool=consumer-groups ;;

@@ -57,7 +57,7 @@ static void usage(FILE *f)
             "  --delete-config  names of configs to remove, separated by commas\n"
             "\n"
             "Topic configs: every one of Kafka 3.x (those kipper does not act on are stored and named in a\n"
-            "log line; README.md lists the ones it acts on).\n"
+            "log line; docs/configuration.md lists the ones it acts on).\n"
             "Broker configs: log.retention.ms (.minutes, .hours), log.retention.bytes, log.segment.bytes, log.roll.ms\n"
             "(.hours), message.max.bytes, log.message.timestamp.type, min.insync.replicas,\n"
             "unclean.leader.election.enable, leader.replication.throttled.rate, follower.replication.throttled.rate.\n");

@@ -71,7 +71,7 @@ def test_unacted_keys_start_logged_once_and_reported(make_broker):
             assert e.value == value and not e.is_sensitive, (key, e)
     for key, value in DEFAULTS.items():
         assert (entries[key].value, entries[key].source) == (value, DEFAULT), (key, entries[key])
-    # Keys whose default is kipper's own report the value in force (README.md).
+    # Keys whose default is kipper's own report the value in force (docs/configuration.md).
     assert (entries["queued.max.request.bytes"].value, entries["queued.max.request.bytes"].source) == \
         ("104857600", DEFAULT)
     unset_password = entries["ssl.truststore.password"]

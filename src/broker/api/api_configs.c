@@ -142,7 +142,7 @@ static int topic_entries(const broker_t *b, const topic_t *t, entry_t *out)
 
 /* ---- brokers ---- */
 
-/* The keys whose default is kipper's own (README.md): what is in force,
+/* The keys whose default is kipper's own (docs/configuration.md): what is in force,
  * reported as the default. 0 for every other key. */
 static int own_default(const broker_t *b, const char *name, char *out, size_t n)
 {

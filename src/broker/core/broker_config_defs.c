@@ -4,7 +4,7 @@
  * DynamicBrokerConfig, and for keys added during 3.x (the compression levels,
  * log.local.retention.*, producer.id.expiration.ms, the timestamp bounds,
  * remote.log.*) those of the release that added them. Whether kipper acts
- * on a key is README.md's list; the rest are checked, kept and reported. */
+ * on a key is docs/configuration.md's list; the rest are checked, kept and reported. */
 #include "broker_config_defs.h"
 
 #include <string.h>
