@@ -92,7 +92,7 @@ test: test-deps bin/kipper build/unit-tests build/libkfault.so $(FUZZ_BIN)
 	./tests/run-all.sh
 
 # librdkafka 2.0.2's own suite, every broker-facing test (tests/README.md, "librdkafka's test suite"): one
-# runner per test, full mode, each killed after TEST_TIMEOUT (default 300 s); about N minutes. `make test`
+# runner per test, full mode, each killed after TEST_TIMEOUT (default 300 s); about 20 minutes. `make test`
 # runs only the passing ones (tests/librdkafka/passing.list). LIBRDKAFKA_TESTS="0045 0113" runs some.
 librdkafka-suite: test-deps bin/kipper
 	./tests/librdkafka/run-suite.sh $(or $(LIBRDKAFKA_TESTS),@all)

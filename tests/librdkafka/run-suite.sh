@@ -24,7 +24,8 @@
 #
 # Broker-facing: an entry of test.c's tests[] table without TEST_F_LOCAL
 # (needs no broker, or only librdkafka's mock cluster) or TEST_F_MANUAL.
-# The two librdkafka flags TEST_F_KNOWN_ISSUE run too (-k). The entries of
+# The two librdkafka flags TEST_F_KNOWN_ISSUE run too (-k), but not with -j
+# (-k filters out every other entry). The entries of
 # the "noautocreate" scenario run in a second pass, on a fresh keeper and
 # broker with auto.create.topics.enable=false.
 #
@@ -314,14 +315,13 @@ start_servers() {
 }
 
 # run_runner LOG TESTS SCENARIO: one test-runner over the comma-separated
-# numbers, broker-facing entries only (-L), librdkafka's known issues
-# included (-k) when one is asked for; killed after TEST_TIMEOUT. Prints
-# the runner's exit code.
+# numbers, broker-facing entries only (-L); killed after TEST_TIMEOUT.
+# Prints the runner's exit code. -k, which lets librdkafka's known issues
+# run, runs nothing else, so only a runner of one such number gets it (with
+# -j they are skipped).
 run_runner() {
-    local known="" n
-    for n in $(echo "$2" | tr ',' ' '); do
-        echo "$ENTRIES" | grep "^$n" | grep -q 'TEST_F_KNOWN_ISSUE[^_]' && known=-k
-    done
+    local known=""
+    echo "$ENTRIES" | grep "^$2_" | grep -q 'TEST_F_KNOWN_ISSUE[^_]' && known=-k
     (cd "$BUILD/tests" && TESTS=$2 TEST_SCENARIO=$3 RDKAFKA_TEST_CONF=test.conf KAFKA_PATH=${KAFKA_PATH:-$ROOT} \
         timeout -k 10 "$TEST_TIMEOUT" ../test-runner -p"$JOBS" -L $known $QUICK ${RUNNER_ARGS:-} > "$1" 2>&1)
     echo $?
@@ -386,8 +386,15 @@ summary=""
 failed=0 passed=0 skipped=0
 while read -r name log rc secs; do
     plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
-    # The runner's summary table: "| <name> | PASSED | ..." per entry.
-    state=$(echo "$plain" | sed -n "s/^| *$name *| *\([A-Z]*\) *|.*/\1/p" | tail -1)
+    # The runner's line as each entry ends, "=== Test <name> PASSED ===" (its
+    # summary table at the end can be cut by other tests' output with -j);
+    # a failure line of an entry the runner did not end (timeout, abort).
+    state=$(echo "$plain" | sed -n "s/.*=== Test $name \([A-Z]*\) ===.*/\1/p" | tail -1)
+    if [ -z "$state" ] && echo "$plain" | grep -q "^### Test \"$name[\" ]"; then
+        state=FAILED
+    elif [ -z "$state" ] && echo "$plain" | grep -q "^\[$name  */.*SKIPPING TEST: "; then
+        state=SKIPPED   # filtered before it ran
+    fi
     # The entry's first failure (the line after its "### Test").
     why=$(echo "$plain" | grep -A1 -m1 "^### Test \"$name[\" ]" | sed -n 2p | cut -c1-160)
     if [ "$state" = PASSED ]; then
