@@ -1,6 +1,6 @@
-# kipper -- `make` builds bin/kipper; `make test` runs every test; `make run`
-# starts a local development cluster. Missing Debian packages are installed
-# first (scripts/ensure-deps.sh).
+# kipper -- `make` builds bin/kipper; `make test` runs every test (of librdkafka's own suite, the
+# passing entries; `make librdkafka-suite` runs all of it); `make run` starts a local development cluster.
+# Missing Debian packages are installed first (scripts/ensure-deps.sh).
 
 CC ?= cc
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wshadow \

@@ -401,7 +401,7 @@ while read -r name log rc secs; do
         result=PASS why=""
     elif [ "$state" = SKIPPED ]; then
         result=SKIP why=$(echo "$plain" | grep "^\[$name  */" | sed -n 's/.*SKIPPING TEST: //p' | head -1 | cut -c1-160)
-    elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    elif { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$TEST_TIMEOUT" ]; then
         result=FAIL why="runner killed after ${TEST_TIMEOUT}s${why:+; $why}"
     else
         result=FAIL why="${state:-not finished}, runner exit $rc${why:+; $why}"
