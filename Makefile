@@ -1,6 +1,6 @@
-# kipper -- `make` builds bin/kipper; `make test` runs every test; `make run`
-# starts a local development cluster. Missing Debian packages are installed
-# first (scripts/ensure-deps.sh).
+# kipper -- `make` builds bin/kipper; `make test` runs every test (of librdkafka's own suite, the
+# passing entries; `make librdkafka-suite` runs all of it); `make run` starts a local development cluster.
+# Missing Debian packages are installed first (scripts/ensure-deps.sh).
 
 CC ?= cc
 CFLAGS_COMMON = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wshadow \
@@ -25,7 +25,7 @@ FUZZ_HARNESSES := $(sort $(basename $(notdir $(wildcard fuzz/*.c))))
 FUZZ_BIN := $(FUZZ_HARNESSES:%=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all deps test-deps bench-deps fuzz-deps test unit check-layers integration run chaos migrate-demo clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
+.PHONY: all deps test-deps bench-deps fuzz-deps test librdkafka-suite unit check-layers integration run chaos migrate-demo clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
 
 all: deps bin/kipper
 
@@ -90,6 +90,12 @@ integration: test-deps bin/kipper build/libkfault.so
 
 test: test-deps bin/kipper build/unit-tests build/libkfault.so $(FUZZ_BIN)
 	./tests/run-all.sh
+
+# librdkafka 2.0.2's own suite, every broker-facing test (tests/README.md, "librdkafka's test suite"): one
+# runner per test, full mode, each killed after TEST_TIMEOUT (default 300 s); about 20 minutes. `make test`
+# runs only the passing ones (tests/librdkafka/passing.list). LIBRDKAFKA_TESTS="0045 0113" runs some.
+librdkafka-suite: test-deps bin/kipper
+	./tests/librdkafka/run-suite.sh $(or $(LIBRDKAFKA_TESTS),@all)
 
 run: deps bin/kipper
 	./bin/kipper dev

@@ -1,8 +1,10 @@
 #!/bin/sh
 # run-all.sh -- every test: the C unit tests (built with ASan and UBSan), the
 # layering check, the fuzzing corpora replayed through their libFuzzer
-# harnesses (ASan and UBSan too, one test per harness), then the integration
-# tests (pytest, real clients against real processes). Ends with one
+# harnesses (ASan and UBSan too, one test per harness), the librdkafka 2.0.2
+# suite's tests that pass against kipper (tests/librdkafka/passing.list, one
+# test per entry of librdkafka's table), then the integration tests (pytest,
+# real clients against real processes). Ends with one
 # "N passed, N failed" line over all of them; exits non-zero on any failure.
 set -u
 cd "$(dirname "$0")/.."
@@ -34,17 +36,27 @@ fuzz_passed=$(cat build/fuzz/replay.passed 2>/dev/null || echo 0)
 fuzz_failed=$(cat build/fuzz/replay.failed 2>/dev/null || echo 1)
 [ "$fuzz_rc" -ne 0 ] && [ "$fuzz_failed" -eq 0 ] && fuzz_failed=1
 
+# librdkafka's own suite, the tests that pass (tests/README.md, "librdkafka's test suite"): several at a
+# time in one runner, in the suite's quick mode, the whole run killed after 5 minutes.
+rm -f build/librdkafka.counts
+TEST_TIMEOUT=300 ./tests/librdkafka/run-suite.sh -j "${LIBRDKAFKA_JOBS:-4}" -Q -o build/librdkafka.counts @passing
+rdk_rc=$?
+rdk_passed=0 rdk_failed=1
+[ -f build/librdkafka.counts ] && read -r rdk_passed rdk_failed < build/librdkafka.counts
+[ "$rdk_rc" -ne 0 ] && [ "$rdk_failed" -eq 0 ] && rdk_failed=1
+
 ./tests/run-integration.sh
 int_rc=$?
 int_passed=$(cat build/integration.passed 2>/dev/null || echo 0)
 int_failed=$(cat build/integration.failed 2>/dev/null || echo 1)
 [ "$int_rc" -ne 0 ] && [ "$int_failed" -eq 0 ] && int_failed=1
 
-passed=$((unit_passed + layers_passed + fuzz_passed + int_passed))
-failed=$((unit_failed + layers_failed + fuzz_failed + int_failed))
+passed=$((unit_passed + layers_passed + fuzz_passed + rdk_passed + int_passed))
+failed=$((unit_failed + layers_failed + fuzz_failed + rdk_failed + int_failed))
 echo
 echo "unit: $unit_passed passed, $unit_failed failed; layers: $layers_passed passed, $layers_failed failed;" \
      "fuzz replay: $fuzz_passed passed, $fuzz_failed failed;" \
+     "librdkafka: $rdk_passed passed, $rdk_failed failed;" \
      "integration: $int_passed passed, $int_failed failed"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,24 +1,38 @@
 #!/usr/bin/env bash
-# run-suite.sh -- librdkafka's own test suite (tag v2.0.2, the version of
+# run-suite.sh -- librdkafka's own test suite (v2.0.2, the version of
 # Debian's librdkafka) against kipper: one keeper and one broker on free
 # loopback ports, the test runner built from librdkafka's tests/ and linked
-# against the system library (librdkafka-dev, librdkafka++), one runner
-# invocation per test, and a PASS/FAIL/SKIP line per test at the end.
+# against the system library (librdkafka-dev, librdkafka++), and a
+# PASS/FAIL/SKIP line per test entry at the end.
 #
-# usage: tests/librdkafka/run-suite.sh LIBRDKAFKA_SRC [TESTNUM...]
+# usage: tests/librdkafka/run-suite.sh [-s DIR] [-j N] [-Q] [-o FILE] [TEST...]
 #
-#   LIBRDKAFKA_SRC  an unpacked librdkafka v2.0.2 source tree (it is only
-#                   read), e.g.
-#                     git clone https://github.com/confluentinc/librdkafka
-#                     mkdir -p /work/librdkafka-2.0.2
-#                     git -C librdkafka archive v2.0.2 | tar -x -C /work/librdkafka-2.0.2
-#   TESTNUM...      test numbers to run (default: DEFAULT_TESTS below, the
-#                   plain produce/consume tests)
+#   TEST...   4-digit test numbers (every broker-facing entry of it), entry
+#             names (0045_subscribe_update), @passing (the entries listed in
+#             tests/librdkafka/passing.list, which `make test` runs) or @all
+#             (every broker-facing entry, the default). The runner runs every
+#             entry of a number in the scenario; only those asked for count.
+#   -s DIR    an unpacked librdkafka 2.0.2 source tree (only read); default
+#             build/deps/librdkafka-2.0.2, which scripts/ensure-deps.sh test
+#             fetches from Debian's archive
+#   -j N      one runner for all the tests, N at a time (test-runner -pN),
+#             killed after TEST_TIMEOUT; default 1: one runner per test
+#             number, each killed after TEST_TIMEOUT
+#   -Q        the suite's quick mode (test-runner -Q: fewer messages and
+#             shorter waits where a test offers it)
+#   -o FILE   also write "PASSED FAILED" (entry counts) to FILE
+#
+# Broker-facing: an entry of test.c's tests[] table without TEST_F_LOCAL
+# (needs no broker, or only librdkafka's mock cluster) or TEST_F_MANUAL.
+# The two librdkafka flags TEST_F_KNOWN_ISSUE run too (-k), but not with -j
+# (-k filters out every other entry). The entries of
+# the "noautocreate" scenario run in a second pass, on a fresh keeper and
+# broker with auto.create.topics.enable=false.
 #
 # environment:
 #   KIPPER               the binary (default bin/kipper)
 #   BUILD_DIR            where the runner is built (default build/librdkafka-tests)
-#   TEST_TIMEOUT         seconds per test before it is killed (default 300)
+#   TEST_TIMEOUT         seconds before a runner is killed (default 300)
 #   TEST_KAFKA_VERSION   the broker version the tests assume (default 3.1.0,
 #                        KAFKA_VERSION in librdkafka 2.0.2's tests/Makefile)
 #   TEST_LEVEL, TEST_DEBUG  passed on to the runner (verbosity, librdkafka debug)
@@ -26,23 +40,68 @@
 #   KEEP=1               keep the temporary folder (configs, data and logs of
 #                        the keeper and the broker)
 #
-# Every test's output goes to BUILD_DIR/results/NNNN.log and the broker's log
-# to BUILD_DIR/results/broker.log. Exits non-zero if any test failed.
+# KAFKA_PATH (default: the repository root) is where the tests that call
+# $KAFKA_PATH/bin/kafka-topics.sh find it (kipper's shim). Each runner's output
+# goes to BUILD_DIR/results/<NNNN|all>[-noautocreate].log, the servers' logs
+# to BUILD_DIR/results/{broker,keeper}[-noautocreate].log. Exits non-zero if
+# any entry failed.
 set -u
 
-DEFAULT_TESTS="0001 0002 0003 0004 0005 0006 0007 0008 0011 0012 0013 0014 0015 0016 0017
-0021 0022 0029 0031 0034 0035 0036 0041 0042 0048 0067 0070 0073 0085 0086 0110 0114 0125"
-
-if [ $# -lt 1 ] || [ ! -f "$1/tests/test.c" ]; then
+usage() {
     sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'
     exit 2
-fi
-SRC=$(cd "$1" && pwd)
-shift
-TESTS_LIST=${*:-$DEFAULT_TESTS}
+}
+SRC="" JOBS=1 QUICK="" COUNTS_FILE=""
+while getopts "s:j:Qo:h" opt; do
+    case $opt in
+    s) SRC=$OPTARG ;;
+    j) JOBS=$OPTARG ;;
+    Q) QUICK=-Q ;;
+    o) COUNTS_FILE=$OPTARG ;;
+    *) usage ;;
+    esac
+done
+shift $((OPTIND - 1))
+case $JOBS in '' | *[!0-9]* | 0) echo "run-suite: -j takes a positive number" >&2; exit 2 ;; esac
+[ -n "$COUNTS_FILE" ] && COUNTS_FILE=$(realpath -m "$COUNTS_FILE")
+[ -n "$SRC" ] && SRC=$(realpath -m "$SRC")
 
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
+SRC=${SRC:-$ROOT/build/deps/librdkafka-2.0.2}
+if [ ! -f "$SRC/tests/test.c" ]; then
+    echo "run-suite: no librdkafka source tree in $SRC (scripts/ensure-deps.sh test fetches it)" >&2
+    exit 2
+fi
+[ -n "$COUNTS_FILE" ] && echo "0 1" > "$COUNTS_FILE"   # until the run ends
+
+# The broker-facing entries of test.c's table, a line "name flags..." each.
+broker_entries() {
+    sed -n '/^struct test tests\[\] = {/,/^ *{NULL}};/p' "$SRC/tests/test.c" | grep -v '^#' |
+        tr '\n' ' ' | sed 's/_TEST(/\n_TEST(/g' | sed -n 's/^_TEST(\([0-9][0-9A-Za-z_]*\), *\(.*\)/\1 \2/p' |
+        tr -s ' ' | grep -v 'TEST_F_LOCAL\|TEST_F_MANUAL'
+}
+ENTRIES=$(broker_entries)
+ALL_NUMS=$(echo "$ENTRIES" | cut -c1-4 | sort -u | tr '\n' ' ')
+# WANTED: the entries asked for; TESTS_LIST: their numbers.
+WANTED=""
+want() {   # a number or an entry name
+    local e pattern=$1
+    case $1 in [0-9][0-9][0-9][0-9]) pattern="$1_.*" ;; esac
+    e=$(echo "$ENTRIES" | cut -d' ' -f1 | grep -x "$pattern")
+    [ -n "$e" ] || { echo "run-suite: $1 is no broker-facing test of this suite" >&2; exit 2; }
+    WANTED="$WANTED $e"
+}
+for t in ${*:-@all}; do
+    case $t in
+    @all) for n in $ALL_NUMS; do want "$n"; done ;;
+    @passing) for n in $(sed 's/#.*//' "$ROOT/tests/librdkafka/passing.list"); do want "$n"; done ;;
+    [0-9][0-9][0-9][0-9] | [0-9][0-9][0-9][0-9]_*) want "$t" ;;
+    *) usage ;;
+    esac
+done
+WANTED=$(echo $WANTED | tr ' ' '\n' | sort -u | tr '\n' ' ')
+TESTS_LIST=$(for e in $WANTED; do echo "${e:0:4}"; done | sort -u | tr '\n' ' ')
 KIPPER=${KIPPER:-$ROOT/bin/kipper}
 BUILD=${BUILD_DIR:-$ROOT/build/librdkafka-tests}
 mkdir -p "$BUILD"
@@ -67,7 +126,9 @@ build_runner() {
     [ -f "$inc/rdkafka.h" ] || { echo "run-suite: no $inc/rdkafka.h" >&2; return 1; }
     mkdir -p "$BUILD/src" "$BUILD/tests" "$BUILD/obj"
     local f
-    for f in "$SRC"/src/*.h "$SRC"/src/tinycthread.c "$SRC"/src/tinycthread_extra.c "$SRC"/src/rdlist.c; do
+    # statistics_schema.json: 0053 validates the stats JSON against it (../src from tests/).
+    for f in "$SRC"/src/*.h "$SRC"/src/tinycthread.c "$SRC"/src/tinycthread_extra.c "$SRC"/src/rdlist.c \
+        "$SRC"/src/statistics_schema.json; do
         case "${f##*/}" in rdkafka.h | rdkafka_mock.h) continue ;; esac
         cmp -s "$f" "$BUILD/src/${f##*/}" || cp "$f" "$BUILD/src/"
     done
@@ -186,11 +247,11 @@ EOF
 echo "run-suite: building the test runner in $BUILD (librdkafka $(pkg-config --modversion rdkafka), tests from $SRC)"
 build_runner || { echo "run-suite: the test runner did not build" >&2; exit 2; }
 
-# ---- start a keeper and a broker ----
+# ---- a keeper and a broker per scenario ----
 TMP=$(mktemp -d /tmp/kipper-librdkafka.XXXXXX)
 KEEPER_PID=""
 BROKER_PID=""
-stop_all() {
+stop_servers() {
     local p
     for p in $BROKER_PID $KEEPER_PID; do
         kill -TERM "$p" 2>/dev/null || continue
@@ -199,9 +260,12 @@ stop_all() {
         wait "$p" 2>/dev/null
     done
     BROKER_PID="" KEEPER_PID=""
+}
+cleanup() {
+    stop_servers
     if [ "${KEEP:-0}" = 1 ]; then echo "run-suite: kept $TMP"; else rm -rf "$TMP"; fi
 }
-trap stop_all EXIT
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 free_port() {
@@ -217,91 +281,146 @@ wait_log() {   # file pattern seconds pid
     return 1
 }
 
-ZK_PORT=$(free_port)
-KAFKA_PORT=$(free_port)
-mkdir -p "$TMP/keeper" "$TMP/broker"
-cat > "$TMP/zoo.cfg" <<EOF
-tickTime=2000
-dataDir=$TMP/keeper
-clientPort=$ZK_PORT
-clientPortAddress=127.0.0.1
-EOF
-# The tests' default scenario (tests/scenarios/default.json): auto-created
-# topics with 4 partitions; one broker, so one replica.
-cat > "$TMP/server.properties" <<EOF
-broker.id=1
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
-log.dirs=$TMP/broker
-zookeeper.connect=127.0.0.1:$ZK_PORT/kipper
-auto.create.topics.enable=true
-num.partitions=4
-default.replication.factor=1
-EOF
-"$KIPPER" keeper "$TMP/zoo.cfg" > "$TMP/keeper.log" 2>&1 &
-KEEPER_PID=$!
-for _ in $(seq 50); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT") 2>/dev/null && break
-    sleep 0.2
-done
-"$KIPPER" broker "$TMP/server.properties" > "$TMP/broker.log" 2>&1 &
-BROKER_PID=$!
-if ! wait_log "$TMP/broker.log" "serving Kafka clients" 20 "$BROKER_PID"; then
-    echo "run-suite: the broker did not start:" >&2
-    cat "$TMP/keeper.log" "$TMP/broker.log" >&2
-    exit 2
-fi
-echo "run-suite: keeper on 127.0.0.1:$ZK_PORT, broker on 127.0.0.1:$KAFKA_PORT (logs in $TMP)"
+# start_servers SCENARIO: a fresh keeper and broker in $TMP/SCENARIO, as the
+# suite's tests/scenarios/SCENARIO.json asks (default: auto-created topics
+# with 4 partitions; noautocreate: none), one broker so one replica.
+start_servers() {
+    local dir=$TMP/$1 autocreate=true
+    [ "$1" = noautocreate ] && autocreate=false
+    ZK_PORT=$(free_port)
+    KAFKA_PORT=$(free_port)
+    mkdir -p "$dir/keeper" "$dir/broker"
+    printf '%s\n' "tickTime=2000" "dataDir=$dir/keeper" "clientPort=$ZK_PORT" \
+        "clientPortAddress=127.0.0.1" > "$dir/zoo.cfg"
+    printf '%s\n' "broker.id=1" "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT" "log.dirs=$dir/broker" \
+        "zookeeper.connect=127.0.0.1:$ZK_PORT/kipper" "auto.create.topics.enable=$autocreate" \
+        "num.partitions=4" "default.replication.factor=1" > "$dir/server.properties"
+    "$KIPPER" keeper "$dir/zoo.cfg" > "$dir/keeper.log" 2>&1 &
+    KEEPER_PID=$!
+    for _ in $(seq 50); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT") 2>/dev/null && break
+        sleep 0.2
+    done
+    "$KIPPER" broker "$dir/server.properties" > "$dir/broker.log" 2>&1 &
+    BROKER_PID=$!
+    if ! wait_log "$dir/broker.log" "serving Kafka clients" 20 "$BROKER_PID"; then
+        echo "run-suite: the broker did not start:" >&2
+        cat "$dir/keeper.log" "$dir/broker.log" >&2
+        exit 2
+    fi
+    echo "run-suite: scenario $1: keeper on 127.0.0.1:$ZK_PORT, broker on 127.0.0.1:$KAFKA_PORT (logs in $dir)"
+    printf '%s\n' "# written by kipper's tests/librdkafka/run-suite.sh" \
+        "metadata.broker.list=127.0.0.1:$KAFKA_PORT" > "$BUILD/tests/test.conf"
+    export BROKERS=127.0.0.1:$KAFKA_PORT ZK_ADDRESS=127.0.0.1:$ZK_PORT/kipper
+}
 
-# ---- run the tests, one runner per test ----
-cat > "$BUILD/tests/test.conf" <<EOF
-# written by kipper's tests/librdkafka/run-suite.sh
-metadata.broker.list=127.0.0.1:$KAFKA_PORT
-EOF
+# run_runner LOG TESTS SCENARIO: one test-runner over the comma-separated
+# numbers, broker-facing entries only (-L); killed after TEST_TIMEOUT.
+# Prints the runner's exit code. -k, which lets librdkafka's known issues
+# run, runs nothing else, so only a runner of one such number gets it (with
+# -j they are skipped).
+run_runner() {
+    local known=""
+    echo "$ENTRIES" | grep "^$2_" | grep -q 'TEST_F_KNOWN_ISSUE[^_]' && known=-k
+    (cd "$BUILD/tests" && TESTS=$2 TEST_SCENARIO=$3 RDKAFKA_TEST_CONF=test.conf KAFKA_PATH=${KAFKA_PATH:-$ROOT} \
+        timeout -k 10 "$TEST_TIMEOUT" ../test-runner -p"$JOBS" -L $known $QUICK ${RUNNER_ARGS:-} > "$1" 2>&1)
+    echo $?
+}
+
+scenario_of() {   # an ENTRIES line -> the scenario it runs in
+    case $1 in *'.scenario = "noautocreate"'*) echo noautocreate ;; *) echo default ;; esac
+}
+# record NUMBERS SCENARIO LOG RC SECONDS: a line "entry log rc seconds" in
+# $RUNS for each entry of those numbers that runs in that scenario.
+record() {
+    local e
+    echo "$ENTRIES" | while read -r e; do
+        echo " $1 " | grep -q " ${e:0:4} " || continue
+        echo " $WANTED " | grep -q " ${e%% *} " || continue
+        [ "$(scenario_of "$e")" = "$2" ] && echo "${e%% *} $3 $4 $5"
+    done >> "$RUNS"
+}
+
+# ---- run the tests: a pass per scenario ----
 RESULTS=$BUILD/results
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
-export BROKERS=127.0.0.1:$KAFKA_PORT ZK_ADDRESS=127.0.0.1:$ZK_PORT/kipper
+rm -f "$BUILD"/tests/stats_*.json
+RUNS=$RESULTS/runs.txt
+: > "$RUNS"
+for scenario in default noautocreate; do
+    nums=""
+    for n in $TESTS_LIST; do
+        echo "$ENTRIES" | grep "^$n" | while read -r e; do
+            echo " $WANTED " | grep -q " ${e%% *} " && scenario_of "$e"
+        done | grep -qx "$scenario" && nums="$nums $n"
+    done
+    [ -n "$nums" ] || continue
+    start_servers "$scenario"
+    suffix=""
+    [ "$scenario" = default ] || suffix=-$scenario
+    if [ "$JOBS" -gt 1 ]; then
+        start=$(date +%s)
+        log=$RESULTS/all$suffix.log
+        rc=$(run_runner "$log" "$(echo $nums | tr ' ' ',')" "$scenario")
+        record "$nums" "$scenario" "$log" "$rc" $(($(date +%s) - start))
+        echo "run-suite: $scenario: $(echo $nums | wc -w) tests, $JOBS at a time: exit $rc after $(($(date +%s) - start))s"
+    else
+        for n in $nums; do
+            start=$(date +%s)
+            log=$RESULTS/$n$suffix.log
+            rc=$(run_runner "$log" "$n" "$scenario")
+            record "$n" "$scenario" "$log" "$rc" $(($(date +%s) - start))
+            echo "run-suite: $n ($scenario): exit $rc after $(($(date +%s) - start))s"
+            kill -0 "$BROKER_PID" 2>/dev/null || break
+        done
+    fi
+    kill -0 "$BROKER_PID" 2>/dev/null || echo "run-suite: the broker exited (scenario $scenario)" >&2
+    stop_servers
+    cp "$TMP/$scenario/broker.log" "$RESULTS/broker$suffix.log"
+    cp "$TMP/$scenario/keeper.log" "$RESULTS/keeper$suffix.log"
+done
+
+# ---- one line per entry ----
 summary=""
 failed=0 passed=0 skipped=0
-rm -f "$BUILD"/tests/stats_*.json
-for n in $TESTS_LIST; do
-    log=$RESULTS/$n.log
-    start=$(date +%s)
-    (cd "$BUILD/tests" && TESTS=$n RDKAFKA_TEST_CONF=test.conf \
-        timeout -k 10 "$TEST_TIMEOUT" ../test-runner -p1 ${RUNNER_ARGS:-} > "$log" 2>&1)
-    rc=$?
-    secs=$(($(date +%s) - start))
-    # The runner's summary table: "| <name> | PASSED | ..." per test entry.
-    states=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | sed -n "s/^| *\($n[A-Za-z0-9_]*\) *| *\([A-Z]*\) *|.*/\1=\2/p" | sort -u | tr '\n' ' ')
-    # The first failure the runner reported (the line after its "### Test").
-    why=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -A1 -m1 '^### Test ' | sed -n 2p | cut -c1-160)
-    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] && [ "$secs" -ge "$TEST_TIMEOUT" ]; then
-        result=FAIL why="killed after ${TEST_TIMEOUT}s${why:+; $why}"
-    elif [ "$rc" -ne 0 ] || echo "$states" | grep -q FAILED; then
-        result=FAIL why="exit $rc${why:+; $why}"
-    elif echo "$states" | grep -q PASSED; then
+while read -r name log rc secs; do
+    plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
+    # The runner's line as each entry ends, "=== Test <name> PASSED ===" (its
+    # summary table at the end can be cut by other tests' output with -j);
+    # a failure line of an entry the runner did not end (timeout, abort).
+    state=$(echo "$plain" | sed -n "s/.*=== Test $name \([A-Z]*\) ===.*/\1/p" | tail -1)
+    if [ -z "$state" ] && echo "$plain" | grep -q "^### Test \"$name[\" ]"; then
+        state=FAILED
+    elif [ -z "$state" ] && echo "$plain" | grep -q "^\[$name  */.*SKIPPING TEST: "; then
+        state=SKIPPED   # filtered before it ran
+    fi
+    # The entry's first failure (the line after its "### Test").
+    why=$(echo "$plain" | grep -A1 -m1 "^### Test \"$name[\" ]" | sed -n 2p | cut -c1-160)
+    if [ "$state" = PASSED ]; then
         result=PASS why=""
+    elif [ "$state" = SKIPPED ]; then
+        result=SKIP why=$(echo "$plain" | grep "^\[$name  */" | sed -n 's/.*SKIPPING TEST: //p' | head -1 | cut -c1-160)
+    elif { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$TEST_TIMEOUT" ]; then
+        result=FAIL why="runner killed after ${TEST_TIMEOUT}s${why:+; $why}"
     else
-        result=SKIP why=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | sed -n 's/.*SKIPPING TEST: //p' | head -1)
+        result=FAIL why="${state:-not finished}, runner exit $rc${why:+; $why}"
     fi
     case $result in
     PASS) passed=$((passed + 1)) ;;
     FAIL) failed=$((failed + 1)) ;;
     *) skipped=$((skipped + 1)) ;;
     esac
-    line=$(printf '%-5s %-4s %4ss  %s%s' "$n" "$result" "$secs" "$states" "${why:+ ($why)}")
-    echo "$line"
-    summary="$summary$line
+    summary="$summary$(printf '%-50s %-4s %4ss  %s' "$name" "$result" "$secs" "$why")
 "
-    if ! kill -0 "$BROKER_PID" 2>/dev/null; then
-        echo "run-suite: the broker exited during $n" >&2
-        break
-    fi
-done
-cp "$TMP/broker.log" "$TMP/keeper.log" "$RESULTS/" 2>/dev/null
+done < "$RUNS"
 
 echo
-echo "librdkafka $(pkg-config --modversion rdkafka) test suite against kipper (TEST_KAFKA_VERSION=$TEST_KAFKA_VERSION${RUNNER_ARGS:+, $RUNNER_ARGS}):"
+mode="one runner per test"
+[ "$JOBS" -gt 1 ] && mode="one runner, $JOBS tests at a time"
+echo "librdkafka $(pkg-config --modversion rdkafka) test suite against kipper ($mode${QUICK:+, quick mode}," \
+     "TEST_KAFKA_VERSION=$TEST_KAFKA_VERSION${RUNNER_ARGS:+, $RUNNER_ARGS}):"
 printf '%s' "$summary"
-echo "$passed passed, $failed failed, $skipped skipped (logs in $RESULTS)"
+echo "librdkafka: $passed passed, $failed failed, $skipped skipped (logs in $RESULTS)"
+[ -n "$COUNTS_FILE" ] && echo "$passed $failed" > "$COUNTS_FILE"
 [ "$failed" -eq 0 ]
