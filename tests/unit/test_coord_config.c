@@ -197,7 +197,8 @@ static void test_config_apply_refusals(void)
     check_refused(unknown, 1, 1, KERR_INVALID_CONFIG, "Unknown topic config name: retention.hours");
 }
 
-/* AlterConfigs replaces the whole set: what it leaves out goes. */
+/* AlterConfigs replaces the whole set: what it leaves out goes; a key given
+ * twice takes its last value (IncrementalAlterConfigs refuses that). */
 static void test_config_apply_replace(void)
 {
     coord_config_entry_t cur[COORD_MAX_TOPIC_CONFIGS] = {{"retention.ms", "1000"}, {"segment.bytes", "20000"}};
@@ -212,6 +213,10 @@ static void test_config_apply_replace(void)
     coord_config_op_t broker[] = {op("log.retention.ms", COORD_CFG_SET, "60000")};
     CHECK_EQ(coord_config_apply(COORD_ENTITY_BROKER, cur, &n, broker, 1, 1, &error, err, sizeof(err)), 0);
     CHECK_STR(value_of(cur, n, "log.retention.ms"), "60000");
+    coord_config_op_t twice[] = {op("retention.ms", COORD_CFG_SET, "5"), op("retention.ms", COORD_CFG_SET, "7")};
+    CHECK_EQ(coord_config_apply(COORD_ENTITY_TOPIC, cur, &n, twice, 2, 1, &error, err, sizeof(err)), 0);
+    CHECK_EQ(n, 1);
+    CHECK_STR(value_of(cur, n, "retention.ms"), "7");
 }
 
 /* Every topic config of Kafka 3.x's LogConfig (up to 3.9), with a valid
