@@ -88,7 +88,12 @@ build/libkfault.so: tests/chaos/kfault.c
 integration: test-deps bin/kipper build/libkfault.so
 	./tests/run-integration.sh
 
-test: test-deps bin/kipper build/unit-tests build/libkfault.so $(FUZZ_BIN)
+# The packages first, then everything the tests need built on every CPU (`make test` is what CI runs,
+# without -j).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+test: test-deps
+	$(MAKE) --no-print-directory -j$(JOBS) bin/kipper build/unit-tests build/libkfault.so $(FUZZ_BIN)
 	./tests/run-all.sh
 
 # librdkafka 2.0.2's own suite, every broker-facing test (tests/README.md, "librdkafka's test suite"): one

@@ -2,11 +2,12 @@
 
 The suite is the one shipped inside Debian's python3-kazoo (kazoo.tests). Its harness would
 start a Java ensemble; kazoo_suite_plugin.py points it at an already running server instead
-and holds the list of skipped tests, each with its reason. This test runs the suite twice,
-first against a real standalone Apache ZooKeeper 3.8 (the baseline, which tells which tests
-fail there too), then against a standalone kipper keeper, both with kazoo's harness
+and holds the list of skipped tests, each with its reason. This test runs the suite twice
+at the same time, against a real standalone Apache ZooKeeper 3.8 (the baseline, which tells
+which tests fail there too) and against a standalone kipper keeper, both with kazoo's harness
 settings (tickTime=2000, maxClientCnxns=0, all four-letter words), and fails when kipper
-fails a test that ZooKeeper passes. Each run takes about 1.5 minutes. A second test runs
+fails a test that ZooKeeper passes. Each run takes about 1.5 minutes; they share nothing but
+the CPUs (the suite mostly waits on its servers), so together they take about as long. A second test runs
 kazoo's TestReadOnlyMode, which stops members, against a 3-member kipper ensemble with
 readonlymode.enabled that the plugin starts itself (KAZOO_SUITE_ENSEMBLE=3; about 20 s). It has
 no ZooKeeper baseline: ZooKeeper 3.8 fails it under kazoo's harness settings, since without
@@ -20,6 +21,7 @@ Environment: KIPPER_TEST_TARGET=zookeeper runs the "kipper" side on ZooKeeper to
 the harness itself); KAZOO_SUITE_K=<pytest -k expression> runs a subset; KIPPER_TEST_KEEP=1
 keeps the work folders (suite output, server logs), which are otherwise removed after a pass.
 """
+import concurrent.futures
 import os
 import shutil
 import subprocess
@@ -133,10 +135,13 @@ def workdirs(request):
 @pytest.mark.skipif(not zookeeper_available(), reason="Debian package zookeeper not installed")
 def test_kazoo_suite_no_failure_that_zookeeper_does_not_have(workdirs):
     """kazoo's own tests fail on the keeper only where they also fail on standalone Apache ZooKeeper 3.8."""
-    baseline, zk_out = _run_against(ApacheZooKeeper, "zookeeper", workdirs)
-    assert len(baseline) > 400, "kazoo suite ran only %d tests on ZooKeeper; output in %s" % (len(baseline), zk_out)
     target_cls = ApacheZooKeeper if TARGET == "zookeeper" else Keeper
-    results, out = _run_against(target_cls, TARGET, workdirs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        on_zookeeper = pool.submit(_run_against, ApacheZooKeeper, "zookeeper", workdirs)
+        on_target = pool.submit(_run_against, target_cls, TARGET, workdirs)
+        baseline, zk_out = on_zookeeper.result()
+        results, out = on_target.result()
+    assert len(baseline) > 400, "kazoo suite ran only %d tests on ZooKeeper; output in %s" % (len(baseline), zk_out)
 
     zk_failed = _failed(baseline)
     new = {t: m for t, m in _failed(results).items() if t not in zk_failed}
