@@ -44,18 +44,7 @@ def read_records(broker, topic, partitions, count):
 
 def read_all(broker, topic, partitions, count):
     """Every record of topic's partitions from the start: (partition, key, value)."""
-    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "reader", "enable.auto.commit": False})
-    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-    got = []
-    deadline = time.monotonic() + 15
-    try:
-        while len(got) < count and time.monotonic() < deadline:
-            m = c.poll(0.1)
-            if m is not None and not m.error():
-                got.append((m.partition(), m.key(), m.value()))
-    finally:
-        c.close()
-    return got
+    return [(m.partition(), m.key(), m.value()) for m in read_records(broker, topic, partitions, count)]
 
 
 def test_lines_piped_to_the_producer_are_records_with_keys(broker):
