@@ -1,6 +1,7 @@
 /* group_admin.c -- see group_admin.h. */
 #define _GNU_SOURCE
 #include "group_admin.h"
+#include "base/alloc.h"
 #include "base/endian.h"
 #include "broker/wire/kafka_errors.h"
 
@@ -10,14 +11,10 @@
 
 #define GA_PARTITIONS_MAX 1000000
 
+/* Running out of memory is fatal (base/alloc.h). */
 static char *dup_or_empty(const char *s)
 {
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "kipper: out of memory\n");
-        exit(1);
-    }
-    return d;
+    return xstrdup(s ? s : "");
 }
 
 /* An element of an array of strings, pointing at s (which outlives the

@@ -3,29 +3,16 @@
 #include "topic_admin.h"
 #include "broker/wire/kafka_errors.h"
 #include "group_admin.h"
+#include "base/alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static char *dup_or_die(const char *s)
+/* Running out of memory is fatal (base/alloc.h). */
+static char *dup_or_empty(const char *s)
 {
-    char *d = strdup(s ? s : "");
-    if (!d) {
-        fprintf(stderr, "kipper: out of memory\n");
-        exit(1);
-    }
-    return d;
-}
-
-static void *calloc_or_die(size_t n, size_t size)
-{
-    void *p = calloc(n ? n : 1, size);
-    if (!p) {
-        fprintf(stderr, "kipper: out of memory\n");
-        exit(1);
-    }
-    return p;
+    return xstrdup(s ? s : "");
 }
 
 /* The message Kafka's admin client gives an error the broker sent without
@@ -62,7 +49,7 @@ static kafka_value_t *fill_int32(kafka_value_t *arr, const int32_t *v, int n)
 
 static int32_t *copy_int32(const kafka_value_t *arr, int *n)
 {
-    int32_t *v = calloc_or_die(arr->n, sizeof(int32_t));
+    int32_t *v = xcalloc(arr->n, sizeof(int32_t));
     for (uint32_t i = 0; i < arr->n; i++)
         v[i] = (int32_t)kv_at(arr, i)->u.i;
     *n = (int)arr->n;
@@ -127,10 +114,10 @@ kafka_value_t *ta_metadata_request(kafka_arena_t *a)
 static void metadata_topic(const kafka_value_t *t, ta_topic_t *out)
 {
     const kafka_value_t *parts = KV_GET(t, MetadataResponseTopic, Partitions);
-    out->name = dup_or_die(KV_STR(t, MetadataResponseTopic, Name));
+    out->name = dup_or_empty(KV_STR(t, MetadataResponseTopic, Name));
     memcpy(out->id, KV_UUID(t, MetadataResponseTopic, TopicId), sizeof(out->id));
     out->internal = KV_INT(t, MetadataResponseTopic, IsInternal) != 0;
-    out->parts = calloc_or_die(parts->n, sizeof(*out->parts));
+    out->parts = xcalloc(parts->n, sizeof(*out->parts));
     for (uint32_t i = 0; i < parts->n; i++) {
         const kafka_value_t *p = kv_at(parts, i);
         ta_partition_t *tp = &out->parts[out->nparts++];
@@ -147,10 +134,10 @@ int ta_metadata_answer(const kafka_value_t *answer, ta_metadata_t *out)
     *out = (ta_metadata_t){0};
     const kafka_value_t *brokers = KV_GET(answer, MetadataResponse, Brokers);
     const kafka_value_t *ts = KV_GET(answer, MetadataResponse, Topics);
-    out->brokers = calloc_or_die(brokers->n, sizeof(int32_t));
+    out->brokers = xcalloc(brokers->n, sizeof(int32_t));
     for (uint32_t i = 0; i < brokers->n; i++)
         out->brokers[out->nbrokers++] = (int32_t)KV_INT(kv_at(brokers, i), MetadataResponseBroker, NodeId);
-    out->topics = calloc_or_die(ts->n, sizeof(*out->topics));
+    out->topics = xcalloc(ts->n, sizeof(*out->topics));
     for (uint32_t i = 0; i < ts->n; i++) {
         const kafka_value_t *t = kv_at(ts, i);
         /* A topic being created or deleted can answer with an error: the
@@ -429,21 +416,21 @@ kafka_value_t *ta_describe_configs_request(kafka_arena_t *a, int8_t type, const 
 
 static char *dup_nullable(const char *s)
 {
-    return s ? dup_or_die(s) : NULL;
+    return s ? dup_or_empty(s) : NULL;
 }
 
 static void read_config(const kafka_value_t *c, ta_config_t *out)
 {
     const kafka_value_t *syns = KV_GET(c, DescribeConfigsResourceResult, Synonyms);
-    out->name = dup_or_die(KV_STR(c, DescribeConfigsResourceResult, Name));
+    out->name = dup_or_empty(KV_STR(c, DescribeConfigsResourceResult, Name));
     out->value = dup_nullable(KV_STR(c, DescribeConfigsResourceResult, Value));
     out->source = (int8_t)KV_INT(c, DescribeConfigsResourceResult, ConfigSource);
     out->sensitive = KV_INT(c, DescribeConfigsResourceResult, IsSensitive) != 0;
-    out->synonyms = calloc_or_die(syns->n, sizeof(*out->synonyms));
+    out->synonyms = xcalloc(syns->n, sizeof(*out->synonyms));
     for (uint32_t s = 0; s < syns->n; s++) {
         const kafka_value_t *y = kv_at(syns, s);
         out->synonyms[out->nsynonyms++] = (ta_synonym_t){
-            .name = dup_or_die(KV_STR(y, DescribeConfigsSynonym, Name)),
+            .name = dup_or_empty(KV_STR(y, DescribeConfigsSynonym, Name)),
             .value = dup_nullable(KV_STR(y, DescribeConfigsSynonym, Value)),
             .source = (int8_t)KV_INT(y, DescribeConfigsSynonym, Source)};
     }
@@ -462,7 +449,7 @@ int ta_describe_configs_answer(const kafka_value_t *answer, ta_configs_t *out, t
     if (res->error != KERR_NONE)
         return 0;
     const kafka_value_t *cs = KV_GET(r, DescribeConfigsResult, Configs);
-    out->v = calloc_or_die(cs->n, sizeof(*out->v));
+    out->v = xcalloc(cs->n, sizeof(*out->v));
     for (uint32_t i = 0; i < cs->n; i++)
         if (KV_STR(kv_at(cs, i), DescribeConfigsResourceResult, Name))
             read_config(kv_at(cs, i), &out->v[out->n++]);
