@@ -37,6 +37,8 @@
 #                        KAFKA_VERSION in librdkafka 2.0.2's tests/Makefile)
 #   TEST_LEVEL, TEST_DEBUG  passed on to the runner (verbosity, librdkafka debug)
 #   RUNNER_ARGS          extra test-runner options, e.g. -P (idempotent producer)
+#   KNOWN=1              run the entries that hang on librdkafka 2.0.2's own
+#                        bug too (skipped otherwise, see below)
 #   KEEP=1               keep the temporary folder (configs, data and logs of
 #                        the keeper and the broker)
 #
@@ -112,6 +114,21 @@ export TEST_KAFKA_VERSION=${TEST_KAFKA_VERSION:-3.1.0}
 [ -x "$KIPPER" ] || { echo "run-suite: $KIPPER missing (make bin/kipper)" >&2; exit 2; }
 pkg-config --exists rdkafka rdkafka++ || { echo "run-suite: needs librdkafka-dev (pkg-config rdkafka, rdkafka++)" >&2; exit 2; }
 
+# Entries that hang on a bug of librdkafka 2.0.2 itself, whatever the broker
+# answers (tests/README.md, "librdkafka's own bugs": a consumer whose
+# partitions go away with a deleted topic keeps a reference to each, so
+# rd_kafka_destroy never returns; fixed in librdkafka 2.1.0). The runner's copy
+# of test.c flags them TEST_F_KNOWN_ISSUE, as librdkafka flags its own, so the
+# runner skips them and says why, and the other entries of their number still
+# run; KNOWN=1 runs them. 0113's is a subtest that quick mode does not reach.
+LIBRDKAFKA_BUGS="0045_subscribe_update_topic_remove"
+[ -z "$QUICK" ] && LIBRDKAFKA_BUGS="$LIBRDKAFKA_BUGS 0113_cooperative_rebalance"
+[ "${KNOWN:-0}" = 1 ] && LIBRDKAFKA_BUGS=""
+flag_librdkafka_bugs() {   # test.c on stdin, the copy to build on stdout
+    BUGS=$LIBRDKAFKA_BUGS perl -0pe \
+        'for my $e (split " ", $ENV{BUGS}) { s/(_TEST\(\Q$e\E,\s*)0\b/${1}TEST_F_KNOWN_ISSUE/ or die "no entry $e\n" }'
+}
+
 # ---- build the runner ----
 # test.h includes librdkafka's private headers (../src/rd.h and what it
 # pulls in, generated ../config.h); the runner also links a few private
@@ -133,8 +150,12 @@ build_runner() {
         cmp -s "$f" "$BUILD/src/${f##*/}" || cp "$f" "$BUILD/src/"
     done
     for f in "$SRC"/tests/*.[ch] "$SRC"/tests/*.cpp "$SRC"/tests/*.h; do
+        [ "${f##*/}" = test.c ] && continue   # below, librdkafka's own bugs flagged
         cmp -s "$f" "$BUILD/tests/${f##*/}" || cp "$f" "$BUILD/tests/"
     done
+    flag_librdkafka_bugs < "$SRC/tests/test.c" > "$BUILD/tests/test.c.new" || return 1
+    cmp -s "$BUILD/tests/test.c.new" "$BUILD/tests/test.c" && rm "$BUILD/tests/test.c.new" ||
+        mv "$BUILD/tests/test.c.new" "$BUILD/tests/test.c"
     cat > "$BUILD/config.h.new" <<'EOF'
 /* written by kipper's tests/librdkafka/run-suite.sh (librdkafka's configure is not run) */
 #ifndef _CONFIG_H_
@@ -392,7 +413,7 @@ while read -r name log rc secs; do
     state=$(echo "$plain" | sed -n "s/.*=== Test $name \([A-Z]*\) ===.*/\1/p" | tail -1)
     if [ -z "$state" ] && echo "$plain" | grep -q "^### Test \"$name[\" ]"; then
         state=FAILED
-    elif [ -z "$state" ] && echo "$plain" | grep -q "^\[$name  */.*SKIPPING TEST: "; then
+    elif [ -z "$state" ] && echo "$plain" | grep -q "^\[$name */.*SKIPPING TEST: "; then
         state=SKIPPED   # filtered before it ran
     fi
     # The entry's first failure (the line after its "### Test").
@@ -400,7 +421,10 @@ while read -r name log rc secs; do
     if [ "$state" = PASSED ]; then
         result=PASS why=""
     elif [ "$state" = SKIPPED ]; then
-        result=SKIP why=$(echo "$plain" | grep "^\[$name  */" | sed -n 's/.*SKIPPING TEST: //p' | head -1 | cut -c1-160)
+        result=SKIP why=$(echo "$plain" | grep "^\[$name */" | sed -n 's/.*SKIPPING TEST: //p' | head -1 | cut -c1-160)
+        case " $LIBRDKAFKA_BUGS " in
+        *" $name "*) why="librdkafka 2.0.2's own bug, fixed in 2.1.0 (tests/README.md; KNOWN=1 runs it)" ;;
+        esac
     elif { [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; } && [ "$secs" -ge "$TEST_TIMEOUT" ]; then
         result=FAIL why="runner killed after ${TEST_TIMEOUT}s${why:+; $why}"
     else
