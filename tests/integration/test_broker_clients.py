@@ -624,6 +624,16 @@ def test_delete_topic_removes_its_log_and_recreation_starts_at_zero(broker):
     assert all(os.path.isdir(f) for f in folders)
     a = AdminClient({"bootstrap.servers": broker.bootstrap})
     assert wait_futures(a.delete_topics(["gone"], operation_timeout=20)) == {"gone": None}
+    # Once DeleteTopics has answered, every path answers as Kafka's does for a
+    # topic it neither hosts nor knows (what a consumer of it sees: the
+    # deleted-topic entries of librdkafka's suite, tests/README.md): Metadata
+    # names it with UNKNOWN_TOPIC_OR_PARTITION and no partitions, ListOffsets
+    # and Fetch answer UNKNOWN_TOPIC_OR_PARTITION.
+    with broker.conn() as k:
+        md = k.metadata(["gone"], allow_auto_create=False).topics["gone"]
+        assert (md.error, md.partitions) == (3, [])
+        assert k.list_offset("gone", 0, -1)[0] == 3
+        assert k.fetch("gone", 1, 0).error == 3
 
     def no_trace():
         names = os.listdir(broker.log_dir)
