@@ -115,9 +115,9 @@ export TEST_KAFKA_VERSION=${TEST_KAFKA_VERSION:-3.1.0}
 pkg-config --exists rdkafka rdkafka++ || { echo "run-suite: needs librdkafka-dev (pkg-config rdkafka, rdkafka++)" >&2; exit 2; }
 
 # Entries that hang on a bug of librdkafka 2.0.2 itself, whatever the broker
-# answers (tests/README.md, "librdkafka's own bugs": a consumer whose
-# partitions go away with a deleted topic keeps a reference to each, so
-# rd_kafka_destroy never returns; fixed in librdkafka 2.1.0). The runner's copy
+# answers (tests/README.md, "librdkafka's own bug: a consumer whose topic is
+# deleted hangs": such a consumer keeps a reference to each partition that
+# went away, so rd_kafka_destroy never returns; fixed in librdkafka 2.1.0). The runner's copy
 # of test.c flags them TEST_F_KNOWN_ISSUE, as librdkafka flags its own, so the
 # runner skips them and says why, and the other entries of their number still
 # run; KNOWN=1 runs them. 0113's is a subtest that quick mode does not reach.
