@@ -25,13 +25,15 @@
 # Broker-facing: an entry of test.c's tests[] table without TEST_F_LOCAL
 # (needs no broker, or only librdkafka's mock cluster) or TEST_F_MANUAL.
 # The two librdkafka flags TEST_F_KNOWN_ISSUE run too (-k), but not with -j
-# (-k filters out every other entry). The entries of
-# the "noautocreate" scenario run in a second pass, on a fresh keeper and
-# broker with auto.create.topics.enable=false. The entries that need more
-# than one broker (CLUSTER_ENTRIES below) run on a fresh keeper and three
-# brokers (racks RACK1-RACK3, default.replication.factor=3, as librdkafka's
-# own runs have them), a pass per scenario again: "default-3brokers",
-# "noautocreate-3brokers".
+# (-k filters out every other entry). Entries run in up to four passes,
+# each on a fresh keeper and fresh brokers on loopback, started and stopped
+# here: "default" (one broker, auto.create.topics.enable=true), then
+# "noautocreate" (one broker, auto.create.topics.enable=false: the entries
+# of librdkafka's scenario of that name), then "default-3brokers" and
+# "noautocreate-3brokers" for the entries that need more than one broker
+# (0008, 0081, 0098, 0101, 0103, 0107, 0111, 0126: CLUSTER_NUMS in the
+# script): three brokers in racks RACK1-RACK3 with
+# default.replication.factor=3, as librdkafka's own runs set them up.
 #
 # environment:
 #   KIPPER               the binary (default bin/kipper)
@@ -42,13 +44,14 @@
 #   TEST_LEVEL, TEST_DEBUG  passed on to the runner (verbosity, librdkafka debug)
 #   RUNNER_ARGS          extra test-runner options, e.g. -P (idempotent producer)
 #   KEEP=1               keep the temporary folder (configs, data and logs of
-#                        the keeper and the broker)
+#                        the keeper and the brokers)
 #
 # KAFKA_PATH (default: the repository root) is where the tests that call
 # $KAFKA_PATH/bin/kafka-topics.sh find it (kipper's shim). Each runner's output
-# goes to BUILD_DIR/results/<NNNN|all>[-PASS].log, the servers' logs
-# to BUILD_DIR/results/{broker,keeper}[-PASS].log (broker1..3-PASS.log on three
-# brokers). Exits non-zero if any entry failed.
+# goes to BUILD_DIR/results/<NNNN|all>[-PASS].log, the servers' logs to
+# BUILD_DIR/results/{broker,keeper}[-PASS].log (broker1-3[-PASS].log on three
+# brokers), "-PASS" for every pass but "default". Exits non-zero if any entry
+# failed.
 set -u
 
 usage() {
