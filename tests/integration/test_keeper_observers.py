@@ -20,6 +20,7 @@ import pytest
 import apache_zk
 import conftest
 from ensemble import Ensemble
+from harness import four_letter_word
 from test_keeper_mixed import Writers, _assert_all_present
 
 pytestmark = pytest.mark.kipper_only(reason="issue 14: kipper's observers")
@@ -89,6 +90,8 @@ def test_observer_serves_reads_and_forwards_writes(ens):
     stats = ens.mntr(leader)
     assert (stats["zk_synced_followers"], stats["zk_synced_observers"]) == ("2", "1"), stats
     assert "Mode: observer" in ens.srvr(observer)
+    assert "Mode: observer" in four_letter_word(observer.port, "stat")
+    assert ens.mntr(observer)["zk_server_state"] == "observer"
     _check_serves_and_forwards(ens, observer)
     # The observer's session is global: the leader tracks it, so it stays alive while the
     # client keeps writing through the observer well past its timeout.
@@ -160,8 +163,9 @@ def test_observer_does_not_vote(ens):
 def test_observers_are_no_quorum(request):
     """2 participants and 2 observers: one participant down leaves no quorum, though 3 of
     the 4 servers run (were observers counted, 3 of 4 would be one); it comes back, and
-    the observers observe again."""
-    e = Ensemble(4, observers={3, 4})
+    the observers observe again. Observer 1 has a smaller id than the participants, so
+    their election connections are the ones the participants dial back."""
+    e = Ensemble(4, observers={1, 4})
     try:
         e.start()
         leader = e.leader()
@@ -174,7 +178,7 @@ def test_observers_are_no_quorum(request):
             assert not e.observing(), _roles(e)
             time.sleep(0.2)
         e.start(follower)
-        assert [m.sid for m in e.observing()] == [3, 4]
+        assert [m.sid for m in e.observing()] == [1, 4]
     finally:
         conftest.close_ensemble(e, request)
 

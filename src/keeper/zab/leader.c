@@ -384,8 +384,8 @@ static void establish(leader_t *ld)
             learner_flush(l);
         }
     session_each(k->sessions, touch_session, k);   /* a whole timeout under the new leader */
-    log_info("LEADING epoch %" PRId64 " with %d of %d servers; serving clients", ld->new_epoch,
-             sid_count(&ld->newleader_from), k->cfg.npeers);
+    log_info("LEADING epoch %" PRId64 " with %d of %d participants; serving clients", ld->new_epoch,
+             sid_count(&ld->newleader_from), quorum_voter_count(k->cfg.peers, k->cfg.npeers));
 }
 
 static void send_leaderinfo(learner_t *l)
