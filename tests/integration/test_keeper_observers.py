@@ -10,7 +10,8 @@ election, not in acknowledging proposals, not in the leader's liveness.
   participants leaves no quorum although the observer is up; a SIGKILLed leader is replaced
   and the observer follows the new one with every acknowledged write kept.
 - Mixed: an Apache ZooKeeper 3.8 observer following a kipper leader, and a kipper observer
-  following a ZooKeeper leader, each serving reads and forwarding writes (skipped when
+  following a ZooKeeper leader, each serving reads and forwarding writes, and following the
+  next leader of the other kind when the leader is killed, with nothing lost (skipped when
   ZooKeeper is not installed).
 """
 import time
@@ -183,25 +184,30 @@ def test_observers_are_no_quorum(request):
         conftest.close_ensemble(e, request)
 
 
-def test_observer_follows_a_new_leader_with_nothing_lost(ens):
-    observer = ens.member(OBSERVER)
-    leader = ens.leader()
+def _check_leader_kill(e, observer, n=300):
+    """A stream of creates through the observer; the leader SIGKILLed; the observer observes
+    the new leader and the stream goes on; every acknowledged create is on every member."""
+    leader = e.leader()
     base = "/failover-%d" % int(time.time() * 1000)
-    ens.client(leader).create(base)
-    w = Writers([ens.client(observer)], base, batch=20).start()
+    e.client(leader).create(base)
+    w = Writers([e.client(observer)], base, batch=20).start()
     try:
-        ens.poll(lambda: w.count() >= 300, timeout=60, what="300 creates through the observer")
-        ens.kill(leader)
-        new = ens.poll(lambda: next((m for m in ens.participants() if ens.mode(m) == "leader"), None),
-                       timeout=30, what="a new leader")
+        e.poll(lambda: w.count() >= n, timeout=60, what="%d creates through the observer" % n)
+        e.kill(leader)
+        new = e.poll(lambda: next((m for m in e.participants() if e.mode(m) == "leader"), None),
+                     timeout=30, what="a new leader")
         assert new is not leader
-        ens.poll(lambda: ens.mode(observer) == "observer", timeout=30, what="the observer to observe again")
+        e.poll(lambda: e.mode(observer) == "observer", timeout=30, what="the observer to observe again")
         after = w.count()
-        ens.poll(lambda: w.count() >= after + 300, timeout=60, what="300 creates under the new leader")
+        e.poll(lambda: w.count() >= after + n, timeout=60, what="%d creates under the new leader" % n)
     finally:
         w.stop()
-    ens.start(leader)
-    _assert_all_present(ens, base, w.acked)
+    e.start(leader)
+    _assert_all_present(e, base, w.acked)
+
+
+def test_observer_follows_a_new_leader_with_nothing_lost(ens):
+    _check_leader_kill(ens, ens.member(OBSERVER))
     assert ens.sync_modes(OBSERVER), "no sync of the observer in the leaders' logs"
 
 
@@ -229,6 +235,7 @@ def test_zookeeper_observer_of_a_kipper_leader(zk_observes):
     assert "Mode: observer" in e.srvr(observer)
     assert e.mntr(e.leader())["zk_synced_observers"] == "1"
     _check_serves_and_forwards(e, observer)
+    _check_leader_kill(e, observer)
 
 
 @needs_zk
@@ -238,3 +245,4 @@ def test_kipper_observer_of_a_zookeeper_leader(kipper_observes):
     assert "Mode: observer" in e.srvr(observer)
     assert e.mntr(e.leader())["zk_synced_observers"] == "1"
     _check_serves_and_forwards(e, observer)
+    _check_leader_kill(e, observer)
