@@ -22,7 +22,7 @@ import apache_zk
 import conftest
 from ensemble import Ensemble
 from harness import four_letter_word
-from test_keeper_mixed import Writers, _assert_all_present
+from test_keeper_mixed import Writers, _assert_all_present, check_move
 
 pytestmark = pytest.mark.kipper_only(reason="issue 14: kipper's observers")
 
@@ -61,7 +61,7 @@ def _roles(e):
 def _check_serves_and_forwards(e, observer):
     """A client on the observer only: its writes (a session, an ephemeral, creates, a
     setData) reach every member, and what a participant's client writes is read back on
-    the observer after a sync."""
+    the observer after a sync; a session moves between the leader and the observer."""
     leader = e.leader()
     base = "/obs-%d" % int(time.time() * 1000)
     c = e.client(observer)
@@ -81,6 +81,10 @@ def _check_serves_and_forwards(e, observer):
     e.client(leader).create(base + "/from-leader", b"L")
     c.sync(base)
     assert c.get(base + "/from-leader")[0] == b"L"
+    # A session moves from the leader to the observer and back (REVALIDATE both ways),
+    # keeping its ephemerals and writing through each with no SESSIONMOVED.
+    check_move(e, leader.sid, observer.sid)
+    check_move(e, observer.sid, leader.sid)
     return base
 
 
