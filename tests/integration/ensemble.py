@@ -19,6 +19,9 @@ decision is in the leader's log). `targets` mixes them in one ensemble:
     Ensemble(3, targets={1: "kipper", 2: "kipper", 3: "zookeeper"})
 
 (or a list, one name per member in id order); each member's `kind` says which it is.
+observers={4} makes those members observers (`:observer` on their server.N lines, and
+`peerType=observer` in their own zoo.cfg): the quorum counts the others only, and
+wait_ready wants them in `Mode: observer`, counted by the leader's zk_synced_observers.
 replace(m, kind) swaps a stopped member for the other kind on the same zoo.cfg, myid and
 data folders (a migration in place); data_log_dirs=True gives each member a dataLogDir.
 
@@ -30,7 +33,7 @@ serves again; close() stops everything.
 
 sync_events()/sync_modes() read which sync (DIFF, SNAP, TRUNC) a leader chose for a
 learner from the leaders' logs (both ZooKeeper's own lines and kipper's
-`sync with follower N: MODE` line). HistoryChecker verifies a recorded history of
+`sync with follower N: MODE` line, `observer` for an observer). HistoryChecker verifies a recorded history of
 creates, reads and conditional setData against one sequential order.
 """
 import collections
@@ -117,7 +120,10 @@ class _MemberMixin:
             "4lw.commands.whitelist": "*",
         }
         for m in self.ensemble.members:
-            cfg["server.%d" % m.sid] = "%s:%d:%d" % (m.placement.host, m.quorum_port, m.election_port)
+            cfg["server.%d" % m.sid] = "%s:%d:%d%s" % (m.placement.host, m.quorum_port, m.election_port,
+                                                       ":observer" if m.sid in self.ensemble.observers else "")
+        if self.sid in self.ensemble.observers:
+            cfg["peerType"] = "observer"
         return cfg
 
     @staticmethod
@@ -242,7 +248,7 @@ class Ensemble:
 
     def __init__(self, n, tick_time=TICK_MS, init_limit=INIT_LIMIT, sync_limit=SYNC_LIMIT,
                  max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None, targets=None,
-                 data_log_dirs=False):
+                 data_log_dirs=False, observers=()):
         """placement: member id -> harness.Placement (where it runs; loopback by default).
         data_log_dirs: each member gets a dataLogDir of its own, beside its dataDir.
         target: what every member is ('kipper' or 'zookeeper'; KIPPER_TEST_TARGET by default);
@@ -253,6 +259,8 @@ class Ensemble:
             assert len(targets) == n, "targets names %d members, the ensemble has %d" % (len(targets), n)
             targets = {sid: t for sid, t in enumerate(targets, 1)}
         self.targets = {sid: (targets or {}).get(sid, default) for sid in range(1, n + 1)}
+        self.observers = frozenset(observers)
+        assert self.observers <= set(self.targets) and len(self.observers) < n, "observers must be members"
         for sid, t in self.targets.items():
             if t not in ("kipper", "zookeeper"):
                 raise ValueError("member %d: target must be 'kipper' or 'zookeeper', not %r" % (sid, t))
@@ -292,8 +300,12 @@ class Ensemble:
     def member(self, sid):
         return self.members[sid - 1]
 
+    def participants(self):
+        """The members that vote (all but the observers)."""
+        return [m for m in self.members if m.sid not in self.observers]
+
     def quorum(self):
-        return len(self.members) // 2 + 1
+        return len(self.participants()) // 2 + 1
 
     def hosts(self, first=None, members=None):
         """A connect string of members (all by default), `first` first."""
@@ -495,15 +507,21 @@ class Ensemble:
 
     def _ready_state(self, sessions):
         live = self.live()
-        if len(live) < self.quorum():
-            raise AssertionError("only %d of %d members live: no quorum to wait for" % (len(live), len(self)))
+        voting = [m for m in live if m.sid not in self.observers]
+        if len(voting) < self.quorum():
+            raise AssertionError("only %d of %d participants live: no quorum to wait for"
+                                 % (len(voting), len(self.participants())))
         modes = {m.sid: self.mode(m) for m in live}
         leaders = [sid for sid, md in modes.items() if md == "leader"]
-        if len(leaders) != 1 or any(md != "follower" for sid, md in modes.items() if sid not in leaders):
+        if len(leaders) != 1 or any(md != ("observer" if sid in self.observers else "follower")
+                                    for sid, md in modes.items() if sid not in leaders):
             return None
         leader = self.member(leaders[0])
-        synced = self.mntr(leader).get("zk_synced_followers")
-        if synced is None or int(synced) < len(live) - 1:
+        stats = self.mntr(leader)
+        synced = stats.get("zk_synced_followers")
+        if synced is None or int(synced) < len(voting) - 1:
+            return None
+        if int(stats.get("zk_synced_observers", 0)) < len(live) - len(voting):
             return None
         if sessions and not all(self.serves_session(m) for m in live):
             return None
@@ -511,8 +529,8 @@ class Ensemble:
 
     def wait_ready(self, timeout=90.0, sessions=True):
         """Wait until the live members have exactly one leader, every other live member
-        follows it, the leader counts them all as synced followers (`mntr`
-        zk_synced_followers) and (sessions=True) each live member opens a client session
+        follows it (observers observe it), the leader counts them all as synced (`mntr`
+        zk_synced_followers, zk_synced_observers) and (sessions=True) each live member opens a client session
         (each one a transaction: pass sessions=False where none may happen). Returns the leader."""
         return self.poll(lambda: self._ready_state(sessions), timeout=timeout, interval=0.1,
                          what=lambda: "a leader and %d serving members (modes now %s)"
@@ -525,6 +543,10 @@ class Ensemble:
 
     def followers(self):
         return [m for m in self.live() if self.mode(m) == "follower"]
+
+    def observing(self):
+        """Live members in `Mode: observer`."""
+        return [m for m in self.live() if self.mode(m) == "observer"]
 
     def wait_zxids_equal(self, members=None, timeout=20.0):
         """Wait until the members' `srvr` zxids are identical; returns it."""
@@ -593,7 +615,7 @@ def _quiet(fn):
 
 # kipper (the line the keeper's leader logs when it picks a learner's sync):
 #   sync with follower 3: DIFF ...      sync with follower 2: SNAP ...      sync with follower 1: TRUNC ...
-KIPPER_SYNC_RE = re.compile(r"sync with follower (\d+): (DIFF|SNAP|TRUNC)\b")
+KIPPER_SYNC_RE = re.compile(r"sync with (?:follower|observer) (\d+): (DIFF|SNAP|TRUNC)\b")
 
 # Apache ZooKeeper 3.8, LearnerHandler on the leader. Lines carry the thread name
 # ("[LearnerHandler-/127.0.0.1:53412:LearnerHandler@…]"); the first names the learner:

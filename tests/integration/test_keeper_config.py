@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from harness import KIPPER, Keeper, wait_until
+from harness import KIPPER, Keeper, free_port, wait_until
 
 
 @pytest.mark.kipper_only(reason="kipper's promise: unknown zoo.cfg keys are warned about")
@@ -83,12 +83,21 @@ def test_security_tuning_keys_with_the_feature_off_are_accepted(make_keeper):
 
 
 @pytest.mark.kipper_only(reason="issue 14: zoo.cfg keys whose silent absence would break a migrated ensemble")
-@pytest.mark.parametrize("key,value", [("dynamicConfigFile", "/etc/zookeeper/zoo.cfg.dynamic.100000000"),
-                                       ("peerType", "observer")])
+@pytest.mark.parametrize("key,value", [("dynamicConfigFile", "/etc/zookeeper/zoo.cfg.dynamic.100000000")])
 def test_unsupported_ensemble_key_stops_startup_naming_it(key, value):
     """A key kipper cannot honour, where ignoring it would change what the member is (a
-    standalone server on an ensemble's data, a voting observer), stops the keeper at once
-    with a message naming the key (docs/migrating-from-zookeeper.md)."""
+    standalone server on an ensemble's data), stops the keeper at once with a message
+    naming the key (docs/migrating-from-zookeeper.md)."""
     rc, output = start_and_fail({key: value})
     assert rc != 0, output
     assert key in output and "not supported by kipper" in output, output
+
+
+@pytest.mark.kipper_only(reason="kipper's own wording of a bad peerType")
+def test_bad_peer_type_or_observers_only_stop_startup():
+    """peerType is observer or participant, as QuorumPeerConfig has it; an ensemble whose
+    server.N lines are all observers has nobody to vote, and does not start."""
+    rc, output = start_and_fail({"peerType": "watcher"})
+    assert rc != 0 and "peerType must be observer or participant" in output, output
+    rc, output = start_and_fail({"server.1": "127.0.0.1:%d:%d:observer" % (free_port(), free_port())})
+    assert rc != 0 and "every server.N line is an observer" in output, output

@@ -487,6 +487,63 @@ out:
     free(cl);
 }
 
+/* Server 1 observes (a smaller id than the participants', so the
+ * participants dial its connections back). It takes no part in the vote:
+ * the participants elect 4, it then observes 4; with two participants gone
+ * the third and the observer elect nobody; one back, the two participants
+ * elect it and the observer follows. */
+static void test_election_observer(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 4) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        cl->cfg[i].peers[0].observer = 1;
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 0; i < 4; i++)
+        if (!cl->el[i])
+            goto out;
+    /* The observer has the best zxid: it must not matter. */
+    cluster_look(cl, 0, 0x100000050LL, 1);
+    for (int i = 1; i < 4; i++)
+        cluster_look(cl, i, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    CHECK_EQ(cl->state[0], PEER_OBSERVING);
+    CHECK_EQ(election_state(cl->el[0]), PEER_OBSERVING);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cl->vote[i].leader, 4);
+    CHECK_EQ(cl->state[3], PEER_LEADING);
+    CHECK_EQ(cl->state[1], PEER_FOLLOWING);
+    CHECK_EQ(cl->state[2], PEER_FOLLOWING);
+
+    /* Participants 3 and 4 go: 2 and the observer are no quorum. */
+    cluster_stop(cl, 2);
+    cluster_stop(cl, 3);
+    cluster_look(cl, 0, 0x100000050LL, 1);
+    cluster_look(cl, 1, 0x100000020LL, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 1500), -1);
+    CHECK(!cl->decided[0] && !cl->decided[1]);
+
+    /* 3 comes back: 2 and 3 elect 3, the observer observes it. */
+    CHECK_EQ(cluster_start(cl, 2), 0);
+    if (!cl->el[2])
+        goto out;
+    cluster_look(cl, 2, 0x100000020LL, 1);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    CHECK_EQ(cl->state[2], PEER_LEADING);
+    CHECK_EQ(cl->state[1], PEER_FOLLOWING);
+    CHECK_EQ(cl->state[0], PEER_OBSERVING);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(cl->vote[i].leader, 3);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 /* ---- hostile peers ---- */
 
 static int dial_loopback(int port)
@@ -761,6 +818,7 @@ void suite_election(void)
     RUN(test_election_initial_message);
     RUN(test_election_three);
     RUN(test_election_five);
+    RUN(test_election_observer);
     RUN(test_election_hostile_peers);
     RUN(test_election_forged_max_values);
     RUN(test_handshake_room);

@@ -184,6 +184,25 @@ static void test_quorum_summary_order(void)
     CHECK(!quorum_summary_more_recent(1, INT64_MAX, 2, 0));
 }
 
+/* Observers are left out of every count: 3 participants and 2 observers
+ * need 2 voters, and observers' acknowledgements never reach a commit. */
+static void test_quorum_counts_only_participants(void)
+{
+    keeper_peer_t peers[5] = {{.id = 1}, {.id = 2}, {.id = 3}, {.id = 4, .observer = 1}, {.id = 5, .observer = 1}};
+    CHECK_EQ(quorum_voter_count(peers, 5), 3);
+    CHECK_EQ(quorum_majority(quorum_voter_count(peers, 5)), 2);
+    CHECK_EQ(quorum_voter_count(peers, 3), 3);
+    CHECK_EQ(quorum_majority(1), 1);
+    CHECK_EQ(quorum_majority(4), 3);
+    CHECK_EQ(quorum_majority(5), 3);
+    int64_t acks[3] = {7, 9, 8};
+    CHECK_EQ(quorum_commit_point(acks, 3, 2), 8);   /* two of three hold 8 */
+    int64_t one[1] = {9};
+    CHECK_EQ(quorum_commit_point(one, 1, 2), -1);   /* the leader alone: nothing commits */
+    int64_t two[2] = {5, 9};
+    CHECK_EQ(quorum_commit_point(two, 2, 2), 5);
+}
+
 void suite_quorum(void)
 {
     RUN(test_quorum_packet_round_trip_and_partial_input);
@@ -191,4 +210,5 @@ void suite_quorum(void)
     RUN(test_history_finds_diff_and_trunc_points);
     RUN(test_quorum_epoch_bounds);
     RUN(test_quorum_summary_order);
+    RUN(test_quorum_counts_only_participants);
 }

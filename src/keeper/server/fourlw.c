@@ -38,7 +38,7 @@ static const char *server_state(const keeper_t *k)
         return "read-only";
     switch (k->role) {
     case ROLE_LEADING: return "leader";
-    case ROLE_FOLLOWING: return "follower";
+    case ROLE_FOLLOWING: return k->cfg.peer_type == PEER_TYPE_OBSERVER ? "observer" : "follower";
     case ROLE_LOOKING: return "looking";
     default: return "standalone";
     }
@@ -138,10 +138,10 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_outstanding_tls_handshake\t0\n");
     out_printf(out, "zk_auth_failed_count\t0\n");
     if (k->role == ROLE_LEADING) {
-        int followers, synced;
-        leader_counts(k, &followers, &synced);
-        out_printf(out, "zk_learners\t%d\nzk_synced_followers\t%d\nzk_followers\t%d\n", followers, synced,
-                   followers);
+        int learners, synced_followers, synced_observers;
+        leader_counts(k, &learners, &synced_followers, &synced_observers);
+        out_printf(out, "zk_learners\t%d\nzk_synced_followers\t%d\nzk_synced_observers\t%d\nzk_followers\t%d\n",
+                   learners, synced_followers, synced_observers, learners);
         out_printf(out, "zk_kipper_syncs_diff\t%llu\nzk_kipper_syncs_trunc\t%llu\nzk_kipper_syncs_snap\t%llu\n",
                    (unsigned long long)k->syncs_sent[0], (unsigned long long)k->syncs_sent[1],
                    (unsigned long long)k->syncs_sent[2]);

@@ -79,8 +79,7 @@ static int check_security(config_t *cfg, char *err, size_t errlen)
 
 /* Keys kipper cannot honour and whose silent absence would be worse than not
  * starting: without its dynamic file's server.N lines an ensemble member would
- * run standalone on the ensemble's data; an observer would vote
- * (docs/migrating-from-zookeeper.md). */
+ * run standalone on the ensemble's data (docs/migrating-from-zookeeper.md). */
 static int refuse_unsupported(config_t *cfg, char *err, size_t errlen)
 {
     const char *v = config_get(cfg, "dynamicConfigFile");
@@ -89,13 +88,40 @@ static int refuse_unsupported(config_t *cfg, char *err, size_t errlen)
                  "in %s instead", cfg->path, v, cfg->path);
         return -1;
     }
-    v = config_get(cfg, "peerType");
-    if (v && strcmp(v, "participant") != 0) {
-        snprintf(err, errlen, "%s: peerType=%.40s is not supported by kipper (participants only, no observers)",
-                 cfg->path, v);
-        return -1;
-    }
     return 0;
+}
+
+/* peerType, as QuorumPeerConfig reads it: observer or participant. */
+static int get_peer_type(config_t *cfg, keeper_peer_type_t *out, char *err, size_t errlen)
+{
+    const char *v = config_get(cfg, "peerType");
+    *out = PEER_TYPE_PARTICIPANT;
+    if (!v || strcmp(v, "participant") == 0)
+        return 0;
+    if (strcmp(v, "observer") == 0) {
+        *out = PEER_TYPE_OBSERVER;
+        return 0;
+    }
+    snprintf(err, errlen, "%s: peerType must be observer or participant, got '%.40s'", cfg->path, v);
+    return -1;
+}
+
+/* As QuorumPeerConfig.setupPeerType: this member's own server.N line says
+ * what it is; a peerType that disagrees is overruled with a warning. */
+static void settle_peer_type(keeper_config_t *kc, keeper_peer_type_t configured)
+{
+    kc->peer_type = configured;
+    for (int i = 0; i < kc->npeers; i++) {
+        if (kc->peers[i].id != kc->server_id)
+            continue;
+        keeper_peer_type_t by_line = kc->peers[i].observer ? PEER_TYPE_OBSERVER : PEER_TYPE_PARTICIPANT;
+        if (by_line != configured)
+            log_warn("%s: peerType=%s but server.%d is %s: it is %s, as its server.N line says", kc->path,
+                     configured == PEER_TYPE_OBSERVER ? "observer" : "participant", kc->server_id,
+                     by_line == PEER_TYPE_OBSERVER ? "an observer" : "a participant",
+                     by_line == PEER_TYPE_OBSERVER ? "an observer" : "a participant");
+        kc->peer_type = by_line;
+    }
 }
 
 static int copy_string(config_t *cfg, const char *key, const char *def, char *out, size_t outlen,
@@ -131,7 +157,8 @@ typedef struct {
     int failed;
 } peer_parse_t;
 
-/* server.N=host:quorumPort:electionPort[:participant|observer][;clientAddr] */
+/* server.N=host:quorumPort:electionPort[:participant|observer][;clientAddr]
+ * (the client address after ';' is not used: clientPort says where to listen). */
 static void parse_peer(const char *key, const char *value, void *arg)
 {
     peer_parse_t *pp = arg;
@@ -155,15 +182,26 @@ static void parse_peer(const char *key, const char *value, void *arg)
     char role[32] = "";
     int n = sscanf(value, "%255[^:]:%d:%d:%31[a-z]", p->host, &p->quorum_port, &p->election_port, role);
     if (n < 3 || p->quorum_port < 1 || p->quorum_port > 65535 || p->election_port < 1 ||
-        p->election_port > 65535 || (n == 4 && strcmp(role, "participant") != 0)) {
+        p->election_port > 65535 || (n == 4 && strcmp(role, "participant") != 0 && strcmp(role, "observer") != 0)) {
         snprintf(pp->err, pp->errlen,
-                 "%s: %s must be host:quorumPort:electionPort (participant), got '%.100s'",
+                 "%s: %s must be host:quorumPort:electionPort[:participant|:observer], got '%.100s'",
                  pp->kc->path, key, value);
         pp->failed = 1;
         return;
     }
     p->id = (int)id;
+    p->observer = n == 4 && strcmp(role, "observer") == 0;
     pp->kc->npeers++;
+}
+
+/* Observers follow a quorum of participants: there must be one to follow. */
+static int check_participants(const keeper_config_t *kc, char *err, size_t errlen)
+{
+    for (int i = 0; i < kc->npeers; i++)
+        if (!kc->peers[i].observer)
+            return 0;
+    snprintf(err, errlen, "%s: every server.N line is an observer: an ensemble needs participants to vote", kc->path);
+    return -1;
 }
 
 static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
@@ -293,7 +331,10 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         config_free(&cfg);
         return -1;
     }
+    keeper_peer_type_t configured_type = PEER_TYPE_PARTICIPANT;
     int rc = refuse_unsupported(&cfg, err, errlen);
+    if (rc == 0)
+        rc = get_peer_type(&cfg, &configured_type, err, errlen);
     if (rc == 0)
         rc = load_values(kc, &cfg, err, errlen);
     if (rc == 0)
@@ -304,7 +345,11 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         rc = pp.failed ? -1 : 0;
     }
     if (rc == 0 && kc->npeers > 0)
+        rc = check_participants(kc, err, errlen);
+    if (rc == 0 && kc->npeers > 0)
         rc = read_myid(kc, err, errlen);
+    if (rc == 0)
+        settle_peer_type(kc, configured_type);
     if (rc == 0) {
         for (size_t i = 0; i < sizeof(accepted_without_effect) / sizeof(accepted_without_effect[0]); i++)
             if (config_get(&cfg, accepted_without_effect[i]))

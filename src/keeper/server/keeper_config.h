@@ -14,7 +14,11 @@ typedef struct {
     char host[256];
     int quorum_port;
     int election_port;
+    int observer;                 /* ":observer" on its server.N line: it neither votes nor acknowledges */
 } keeper_peer_t;
+
+/* What this member is (peerType, and its own server.N line, which wins). */
+typedef enum { PEER_TYPE_PARTICIPANT, PEER_TYPE_OBSERVER } keeper_peer_type_t;
 
 typedef struct {
     char path[512];               /* the zoo.cfg read */
@@ -48,6 +52,7 @@ typedef struct {
     int container_check_interval_ms;
     int container_max_per_minute;
     int server_id;                /* myid; 0 when standalone */
+    keeper_peer_type_t peer_type; /* from this member's server.N line (peerType must agree or is overruled) */
     keeper_peer_t peers[KEEPER_MAX_SERVERS];
     int npeers;
 } keeper_config_t;

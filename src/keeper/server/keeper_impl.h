@@ -29,7 +29,9 @@ typedef struct client_conn client_conn_t;
 typedef struct leader leader_t;
 typedef struct follower follower_t;
 
-/* What this keeper is in its ensemble (STANDALONE without server.N lines). */
+/* What this keeper is in its ensemble (STANDALONE without server.N lines).
+ * FOLLOWING covers observing too: an observer (cfg.peer_type) learns from
+ * the leader through follower.c, only without voting or acknowledging. */
 typedef enum { ROLE_STANDALONE, ROLE_LOOKING, ROLE_FOLLOWING, ROLE_LEADING } keeper_role_t;
 
 /* Latency and traffic counters (ZooKeeper's ServerStats / ServerCnxn stats). */
@@ -277,7 +279,8 @@ void peer_stop(keeper_t *k);
 void peer_init_history(keeper_t *k);                     /* before recovery fills it */
 void peer_apply_unapplied(keeper_t *k);                  /* apply what k->unapplied holds */
 void peer_drop_unapplied(keeper_t *k);
-int peer_quorum_size(const keeper_t *k);
+int peer_quorum_size(const keeper_t *k);   /* a majority of the participants */
+int peer_is_voter(const keeper_t *k, int64_t sid);   /* a participant, not an observer */
 const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
 
 /* leader.c */
@@ -286,7 +289,8 @@ void leader_stop(keeper_t *k);
 void leader_propose(keeper_t *k, const txn_header_t *hdr);
 void leader_on_durable(keeper_t *k, int64_t durable_zxid);
 void leader_answer_sync(keeper_t *k, int64_t learner_sid);
-void leader_counts(const keeper_t *k, int *followers, int *synced);
+/* Learners connected (followers and observers) and those synced of each kind. */
+void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int *synced_observers);
 
 /* follower.c */
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);

@@ -22,6 +22,15 @@
  *    current vote. Our own notifications reach us through the inbox too,
  *    so our vote counts exactly as ZooKeeper's loopback does.
  *
+ *  - Observers (`:observer` server lines) do not vote, as in ZooKeeper
+ *    3.8: votes go only to participants and only theirs are counted. An
+ *    observer that is LOOKING sends its (empty) vote to the participants,
+ *    which answer any LOOKING notification of a non-voter with their state
+ *    and current vote without counting it (FastLeaderElection's
+ *    WorkerReceiver); the observer joins the leader that a quorum of them
+ *    reports FOLLOWING or LEADING and the leader itself confirms. An
+ *    observer answers nobody: no participant reads what it says.
+ *
  * Nothing here blocks: connects are non-blocking with a deadline, reads
  * and writes go through bounded buffers, and the decision is handed to the
  * caller from a zero-delay timer so a callback never runs inside our own
@@ -36,6 +45,7 @@
 #include "base/accept_backoff.h"
 #include "base/ratelimit.h"
 #include "handshake.h"
+#include "quorum.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,6 +82,7 @@ typedef struct {
     int64_t id;
     char host[256];
     int quorum_port, election_port;
+    int observer;             /* does not vote: its votes are not counted, ours not sent to it */
     struct sockaddr_storage addr;
     socklen_t addrlen;
     el_conn_t *conn;          /* the connection in use, at most one */
@@ -118,6 +129,7 @@ struct election {
     int64_t my_id;
     el_peer_t peers[KEEPER_MAX_SERVERS];
     int npeers;
+    int voters;               /* peers that are not observers */
     el_peer_t *self;
     char config_text[CONFIG_TEXT_MAX];   /* our voting view, sent in every notification */
     size_t config_len;
@@ -751,14 +763,15 @@ static int ballot_equals(const ballot_t *a, const ballot_t *b)
     return a->vote.leader == b->vote.leader && a->vote.peer_epoch == b->vote.peer_epoch;
 }
 
-/* QuorumMaj: more than half of the voters hold this vote. */
+/* QuorumMaj: more than half of the voters hold this vote (an observer's
+ * ballot is never recorded, and would not count). */
 static int has_quorum(const election_t *el, const ballot_t *set, const ballot_t *target)
 {
     int acks = 0;
     for (int i = 0; i < el->npeers; i++)
-        if (set[i].present && ballot_equals(&set[i], target))
+        if (!el->peers[i].observer && set[i].present && ballot_equals(&set[i], target))
             acks++;
-    return acks > el->npeers / 2;
+    return acks >= quorum_majority(el->voters);
 }
 
 /* ZooKeeper's checkLeader: a quorum is not enough to follow someone else;
@@ -802,7 +815,8 @@ static election_notification_t our_proposal(const election_t *el)
     return n;
 }
 
-/* Tell every voter, ourselves included (through the inbox), our proposal. */
+/* Tell every voter, ourselves included (through the inbox) unless we
+ * observe, our proposal. */
 static void send_notifications(election_t *el)
 {
     election_notification_t n = our_proposal(el);
@@ -810,6 +824,8 @@ static void send_notifications(election_t *el)
               (long long)el->my_id, (long long)n.vote.leader, (unsigned long long)n.vote.zxid,
               (unsigned long long)n.vote.election_epoch, (unsigned long long)n.vote.peer_epoch);
     for (int i = 0; i < el->npeers; i++) {
+        if (el->peers[i].observer)
+            continue;
         if (&el->peers[i] == el->self)
             inbox_push(el, el->my_id, &n);
         else
@@ -842,7 +858,7 @@ static void end_round(election_t *el)
 
 static void decide(election_t *el, const vote_t *vote)
 {
-    el->state = vote->leader == el->my_id ? PEER_LEADING : PEER_FOLLOWING;
+    el->state = vote->leader == el->my_id ? PEER_LEADING : el->self->observer ? PEER_OBSERVING : PEER_FOLLOWING;
     el->current = *vote;
     end_round(el);
     log_info("election %lld: %s - leader %lld, zxid 0x%llx, peer epoch 0x%llx, round 0x%llx; election took %llu ms",
@@ -880,7 +896,10 @@ static ballot_t looking_ballot(const vote_t *v)
 /* A LOOKING notification in a round: follow the newest round and the best vote. */
 static void process_looking(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
-    if (el->init_zxid == -1 || n->vote.zxid == -1)
+    /* An observer takes no part in a round: the LOOKING notifications it
+     * gets are participants' answers with their last decision, not their
+     * proposals, and it waits for a quorum of them to report a leader. */
+    if (el->self->observer || el->init_zxid == -1 || n->vote.zxid == -1)
         return;
     const vote_t *v = &n->vote;
     if (v->election_epoch > el->logical_clock) {
@@ -939,7 +958,8 @@ static void process_notification(election_t *el, const received_t *r)
 {
     const election_notification_t *n = &r->n;
     el_peer_t *from = find_peer(el, r->sid);
-    if (!from || !find_peer(el, n->vote.leader)) {
+    el_peer_t *leader = find_peer(el, n->vote.leader);
+    if (!from || from->observer || !leader || leader->observer) {
         log_warn("election %lld: ignoring a notification from %lld for %lld: not a voter", (long long)el->my_id,
                  (long long)r->sid, (long long)n->vote.leader);
         return;
@@ -1003,7 +1023,7 @@ static void inbox_drain(election_t *el)
 static int have_delivered(const election_t *el)
 {
     for (int i = 0; i < el->npeers; i++)
-        if (&el->peers[i] != el->self && !el->peers[i].has_pending)
+        if (&el->peers[i] != el->self && !el->peers[i].observer && !el->peers[i].has_pending)
             return 1;
     return 0;
 }
@@ -1014,7 +1034,7 @@ static void connect_all(election_t *el)
 {
     for (int i = 0; i < el->npeers; i++) {
         el_peer_t *p = &el->peers[i];
-        if (p == el->self || p->conn || p->dial)
+        if (p == el->self || p->observer || p->conn || p->dial)
             continue;
         if (!p->has_pending && p->has_last_sent) {
             p->pending = p->last_sent;
@@ -1042,6 +1062,30 @@ static void on_notify_timeout(loop_t *loop, void *arg)
     inbox_drain(el);
 }
 
+/* Between a participant and an observer (either way round). A participant
+ * answers an observer that is looking with its state and current vote, in
+ * its current round, and counts nothing it says; ZooKeeper answers whatever
+ * a non-voter sends, but an answer to an answer would echo for as long as
+ * the participant looks. An observer queues what participants say for its
+ * own round and answers nothing, and ignores other observers. */
+static void on_non_voter_notification(election_t *el, el_peer_t *from, const election_notification_t *n)
+{
+    if (!el->self->observer) {
+        if (n->state == PEER_LOOKING) {
+            vote_t v = el->current;
+            v.election_epoch = el->logical_clock;
+            election_notification_t ours = {el->state, v, NOTIFICATION_VERSION};
+            peer_send(from, &ours);
+        }
+        return;
+    }
+    if (from->observer || el->state != PEER_LOOKING)
+        return;
+    inbox_push(el, from->id, n);
+    if (el->in_round)
+        inbox_drain(el);
+}
+
 /* ZooKeeper's WorkerReceiver: what a peer's notification does right away. */
 static void on_notification(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
@@ -1050,6 +1094,10 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
               (long long)el->my_id, (long long)from->id, election_state_name(n->state), (long long)n->vote.leader,
               (unsigned long long)n->vote.zxid, (unsigned long long)n->vote.election_epoch,
               (unsigned long long)n->vote.peer_epoch, (unsigned)n->version, election_state_name(el->state));
+    if (from->observer || el->self->observer) {
+        on_non_voter_notification(el, from, n);
+        return;
+    }
     if (el->state == PEER_LOOKING) {
         inbox_push(el, from->id, n);
         if (n->state == PEER_LOOKING && n->vote.election_epoch < el->logical_clock) {
@@ -1084,8 +1132,8 @@ static void build_config_text(election_t *el)
     for (int i = 0; i < el->npeers; i++) {
         const el_peer_t *p = &el->peers[i];
         used += (size_t)snprintf(el->config_text + used, sizeof(el->config_text) - used,
-                                 "server.%lld=%s:%d:%d:participant\n", (long long)p->id, p->host, p->quorum_port,
-                                 p->election_port);
+                                 "server.%lld=%s:%d:%d:%s\n", (long long)p->id, p->host, p->quorum_port,
+                                 p->election_port, p->observer ? "observer" : "participant");
     }
     used += (size_t)snprintf(el->config_text + used, sizeof(el->config_text) - used, "version=0");
     el->config_len = used;
@@ -1108,6 +1156,9 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
         snprintf(p->host, sizeof(p->host), "%s", cfg->peers[i].host);
         p->quorum_port = cfg->peers[i].quorum_port;
         p->election_port = cfg->peers[i].election_port;
+        p->observer = cfg->peers[i].observer;
+        if (!p->observer)
+            el->voters++;
         p->backoff_ms = DIAL_BACKOFF_MIN_MS;
         if (p->id == el->my_id)
             el->self = p;
@@ -1145,8 +1196,8 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
     el->state = PEER_LOOKING;
     el->proposal = (vote_t){-1, -1, -1, -1};
     el->current = (vote_t){el->my_id, -1, 0, -1};
-    log_info("election %lld: listening on %s:%d, %d voters", (long long)el->my_id, el->self->host,
-             el->self->election_port, el->npeers);
+    log_info("election %lld: listening on %s:%d, %d voters%s", (long long)el->my_id, el->self->host,
+             el->self->election_port, el->voters, el->self->observer ? "; this server observes" : "");
     return el;
 }
 
@@ -1191,7 +1242,9 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
     el->logical_clock = next_round(el->logical_clock);
     el->init_zxid = last_zxid;
     el->init_epoch = current_epoch;
-    el->proposal = (vote_t){el->my_id, last_zxid, -1, current_epoch};
+    /* An observer proposes nobody (ZooKeeper's Long.MIN_VALUE for a non-voter). */
+    el->proposal = el->self->observer ? (vote_t){INT64_MIN, INT64_MIN, -1, INT64_MIN}
+                                      : (vote_t){el->my_id, last_zxid, -1, current_epoch};
     memset(el->recvset, 0, sizeof(el->recvset));
     memset(el->outofelection, 0, sizeof(el->outofelection));
     el->not_timeout_ms = MIN_NOTIFICATION_INTERVAL_MS;

@@ -8,7 +8,14 @@
  * client it belongs to, forward this keeper's clients' writes and syncs to
  * the leader, revalidate with the leader each session a client reopens here
  * (REVALIDATE), and answer PINGs with the sessions its clients touched. A
- * leader silent for syncLimit ticks sends this keeper back to LOOKING. */
+ * leader silent for syncLimit ticks sends this keeper back to LOOKING.
+ *
+ * An observer (peerType=observer; ZooKeeper's Observer) does all of this
+ * with three differences: it opens with OBSERVERINFO, it acknowledges no
+ * proposal (only NEWLEADER and UPTODATE, as ZooKeeper's Learner does for
+ * both kinds), and after UPTODATE the leader sends it no PROPOSAL/COMMIT
+ * pairs but one INFORM per committed transaction, which it logs and applies
+ * at once. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
@@ -50,6 +57,7 @@ struct follower {
     size_t ack_head, ack_len, ack_cap;
     int32_t sync_mode;              /* QP_DIFF, QP_TRUNC or QP_SNAP: how the leader syncs us */
     int newleader_seen;
+    int observer;                   /* this keeper observes: OBSERVERINFO, INFORMs, no ACKs of proposals */
     loop_timer_t *timer;
 };
 
@@ -224,7 +232,8 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
         history_add(&k->history, &q->hdr, &q->txn);
         persist_after_append(k);
     }
-    ack_queue_push(f, q->hdr.zxid);
+    if (!f->observer)
+        ack_queue_push(f, q->hdr.zxid);
     if (f->nc_tail)
         f->nc_tail->next = q;
     else
@@ -260,6 +269,21 @@ static int on_commit(follower_t *f, int64_t zxid)
         client_close(owner, "session expired");
     pipeline_free_entry(q);
     return 0;
+}
+
+/* INFORM (observers): a committed transaction, whole. Logged like a
+ * proposal and applied at once, as ZooKeeper's ObserverZooKeeperServer
+ * commits it while its log write goes on. */
+static int on_inform(follower_t *f, const quorum_packet_t *p)
+{
+    if (!f->observer) {
+        log_warn("INFORM 0x%" PRIx64 " from leader %" PRId64 ", but this keeper is a follower", (uint64_t)p->zxid,
+                 f->leader_sid);
+        return -1;
+    }
+    if (on_proposal(f, p) < 0)
+        return -1;
+    return on_commit(f, p->zxid);
 }
 
 /* Reload the tree and sessions from this keeper's own files (after a TRUNC). */
@@ -468,6 +492,8 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         return on_proposal(f, p);
     case QP_COMMIT:
         return on_commit(f, p->zxid);
+    case QP_INFORM:
+        return on_inform(f, p);
     case QP_NEWLEADER:
         k->current_epoch = zxid_epoch(p->zxid);
         if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
@@ -475,14 +501,14 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
         f->newleader_zxid = p->zxid;
         f->newleader_seen = 1;
         k->vote.peer_epoch = k->current_epoch;
-        election_set_state(k->election, PEER_FOLLOWING, &k->vote);
+        election_set_state(k->election, f->observer ? PEER_OBSERVING : PEER_FOLLOWING, &k->vote);
         follower_on_durable(k, f->durable);
         return 0;
     case QP_UPTODATE:
         f->state = F_ACTIVE;
         k->serving = 1;
-        log_info("FOLLOWING leader %" PRId64 " in epoch %" PRId64 "; serving clients", f->leader_sid,
-                 k->current_epoch);
+        log_info("%s leader %" PRId64 " in epoch %" PRId64 "; serving clients",
+                 f->observer ? "OBSERVING" : "FOLLOWING", f->leader_sid, k->current_epoch);
         /* As ZooKeeper's Learner.syncWithLeader: an ACK of the new epoch's
          * zxid 0, then one for each proposal logged so far, in order (the
          * rest as each becomes durable). */
@@ -527,7 +553,8 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
         jute_put_long(&info, k->cfg.server_id);
         jute_put_int(&info, QUORUM_PROTOCOL_VERSION);
         jute_put_long(&info, 0);   /* configVersion */
-        send_packet(f, QP_FOLLOWERINFO, zxid_make(k->accepted_epoch, 0), info.data, (int32_t)info.len, NULL);
+        send_packet(f, f->observer ? QP_OBSERVERINFO : QP_FOLLOWERINFO, zxid_make(k->accepted_epoch, 0), info.data,
+                    (int32_t)info.len, NULL);
         buf_free(&info);
         flush(f);
         return;
@@ -616,6 +643,7 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     }
     f->keeper = k;
     f->leader_sid = leader_sid;
+    f->observer = k->cfg.peer_type == PEER_TYPE_OBSERVER;
     f->durable = k->last_logged_zxid;
     f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
     buf_init(&f->in);
@@ -629,7 +657,7 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     f->state = F_CONNECTING;
     loop_watch(k->loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
     f->timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
-    election_set_state(k->election, PEER_FOLLOWING, &k->vote);
+    election_set_state(k->election, f->observer ? PEER_OBSERVING : PEER_FOLLOWING, &k->vote);
     return 0;
 }
 

@@ -6,7 +6,13 @@
  * own durable log included, acknowledged it). PINGs every half tick carry
  * back the sessions each follower's clients touched; a follower asks with
  * REVALIDATE whether a session one of its clients reopens is alive; a
- * leader that stops hearing from a quorum goes back to LOOKING. */
+ * leader that stops hearing from a quorum goes back to LOOKING.
+ *
+ * Observers (ZooKeeper's Observer, learner type OBSERVER) open with
+ * OBSERVERINFO instead of FOLLOWERINFO and are synced the same way, but are
+ * counted in no quorum (epoch, NEWLEADER, commit, liveness), get no
+ * PROPOSAL after their sync and, instead of COMMIT, an INFORM carrying each
+ * committed transaction whole; their ACKs are ignored. */
 #define _GNU_SOURCE
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
@@ -42,6 +48,8 @@ struct learner {
     int fd;
     char addr[80];
     int64_t sid;              /* 0 until its FOLLOWERINFO is accepted */
+    int observer;             /* it sent OBSERVERINFO: INFORMs instead of PROPOSAL and COMMIT */
+    int voter;                /* a participant that sent FOLLOWERINFO: counted in every quorum */
     learner_state_t state;
     buf_t in, out;
     int64_t accepted_epoch;
@@ -148,14 +156,22 @@ static int learner_in_broadcast(const learner_t *l)
 
 /* ---- commit ---- */
 
-static int cmp_desc(const void *a, const void *b)
+/* Tell every synced learner that e is committed: a follower by COMMIT, an
+ * observer (which never saw its PROPOSAL) by INFORM with the transaction. */
+static void send_committed(leader_t *ld, const history_entry_t *e)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x > y ? -1 : x < y;
+    for (learner_t *l = ld->learners; l; l = l->next) {
+        if (!learner_in_broadcast(l))
+            continue;
+        if (l->observer)
+            send_packet(l, QP_INFORM, e->zxid, e->bytes, (int32_t)e->len);
+        else
+            send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
+    }
 }
 
 /* The highest zxid a quorum holds durably: this keeper's log and the acks
- * of the synced followers. */
+ * of the synced participants. */
 static void recompute_commit(leader_t *ld)
 {
     keeper_t *k = ld->keeper;
@@ -163,16 +179,12 @@ static void recompute_commit(leader_t *ld)
     int n = 0;
     acks[n++] = ld->own_durable;
     for (learner_t *l = ld->learners; l && n <= KEEPER_MAX_SERVERS; l = l->next)
-        if (learner_in_broadcast(l))
+        if (learner_in_broadcast(l) && l->voter)
             acks[n++] = l->acked_zxid;
-    int quorum = peer_quorum_size(k);
-    if (n < quorum)
-        return;
-    qsort(acks, (size_t)n, sizeof(acks[0]), cmp_desc);
-    int64_t point = acks[quorum - 1];
+    int64_t point = quorum_commit_point(acks, n, peer_quorum_size(k));
     if (point <= ld->committed)
         return;
-    /* COMMIT each newly committed proposal, in order, to every synced follower. */
+    /* Each newly committed proposal, in order, to every synced learner. */
     long i = history_find_before(&k->history, ld->committed + 1);
     for (size_t j = (size_t)(i + 1); j < k->history.count; j++) {
         const history_entry_t *e = history_at(&k->history, j);
@@ -180,9 +192,7 @@ static void recompute_commit(leader_t *ld)
             continue;
         if (e->zxid > point)
             break;
-        for (learner_t *l = ld->learners; l; l = l->next)
-            if (learner_in_broadcast(l))
-                send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
+        send_committed(ld, e);
     }
     ld->committed = point;
     for (learner_t *l = ld->learners; l; l = l->next)
@@ -212,7 +222,7 @@ void leader_propose(keeper_t *k, const txn_header_t *hdr)
     if (!e || e->zxid != hdr->zxid)
         return;
     for (learner_t *l = ld->learners; l; l = l->next)
-        if (learner_in_broadcast(l)) {
+        if (learner_in_broadcast(l) && !l->observer) {
             send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
             learner_flush(l);
         }
@@ -276,12 +286,17 @@ static void send_snapshot(learner_t *l)
 }
 
 /* Everything after from (exclusive): committed ones with their COMMIT,
- * the rest as bare PROPOSALs that will be committed in the broadcast. */
+ * the rest as bare PROPOSALs that will be committed in the broadcast. An
+ * observer gets only the committed ones (ZooKeeper's Leader.startForwarding
+ * sends outstanding proposals to participants only): the rest reach it as
+ * INFORMs when they commit. */
 static void send_history_after(learner_t *l, long first_index)
 {
     keeper_t *k = l->leader->keeper;
     for (size_t j = (size_t)(first_index + 1); j < k->history.count; j++) {
         const history_entry_t *e = history_at(&k->history, j);
+        if (l->observer && e->zxid > l->leader->committed)
+            break;
         send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
         if (e->zxid <= l->leader->committed)
             send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
@@ -316,9 +331,10 @@ static void sync_learner(learner_t *l)
         mode = "SNAP";
         from = -2;
     }
-    log_info("sync with follower %" PRId64 ": %s (follower at 0x%" PRIx64 ", leader at 0x%" PRIx64
+    log_info("sync with %s %" PRId64 ": %s (learner at 0x%" PRIx64 ", leader at 0x%" PRIx64
              ", committed 0x%" PRIx64 "%s)",
-             l->sid, mode, (uint64_t)peer, (uint64_t)last, (uint64_t)ld->committed, trunc_to ? ", truncating" : "");
+             l->observer ? "observer" : "follower", l->sid, mode, (uint64_t)peer, (uint64_t)last,
+             (uint64_t)ld->committed, trunc_to ? ", truncating" : "");
     if (from == -2) {
         k->syncs_sent[2]++;
         send_snapshot(l);
@@ -368,8 +384,8 @@ static void establish(leader_t *ld)
             learner_flush(l);
         }
     session_each(k->sessions, touch_session, k);   /* a whole timeout under the new leader */
-    log_info("LEADING epoch %" PRId64 " with %d of %d servers; serving clients", ld->new_epoch,
-             sid_count(&ld->newleader_from), k->cfg.npeers);
+    log_info("LEADING epoch %" PRId64 " with %d of %d participants; serving clients", ld->new_epoch,
+             sid_count(&ld->newleader_from), quorum_voter_count(k->cfg.peers, k->cfg.npeers));
 }
 
 static void send_leaderinfo(learner_t *l)
@@ -417,29 +433,30 @@ static int sid_taken(leader_t *ld, const learner_t *l, int64_t sid)
     return 0;
 }
 
-/* The server a FOLLOWERINFO names, or 0 when it is refused: a repeat, an
- * unknown server, an epoch with none after it, a live follower's id. */
+/* The server a FOLLOWERINFO (or OBSERVERINFO) names, or 0 when it is
+ * refused: a repeat, an unknown server, an epoch with none after it, a live
+ * learner's id. */
 static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
     keeper_t *k = ld->keeper;
     if (l->sid) {
-        log_warn("server %" PRId64 " sent FOLLOWERINFO again; dropping it", l->sid);
+        log_warn("server %" PRId64 " sent %s again; dropping it", l->sid, quorum_packet_name(p->type));
         return 0;
     }
     jute_in_t in;
     jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
     int64_t sid = jute_get_long(&in);
     if (in.error || !peer_config(k, sid) || sid == k->cfg.server_id) {
-        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: FOLLOWERINFO names unknown server %" PRId64,
-                    l->addr, sid);
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names unknown server %" PRId64,
+                    l->addr, quorum_packet_name(p->type), sid);
         return 0;
     }
     if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
         learner_log(ld, l, LOG_LEVEL_WARN,
-                    "quorum connection from %s: FOLLOWERINFO of server %" PRId64 " has accepted epoch %" PRId64
+                    "quorum connection from %s: %s of server %" PRId64 " has accepted epoch %" PRId64
                     ", after which no epoch is left; refusing it",
-                    l->addr, sid, zxid_epoch(p->zxid));
+                    l->addr, quorum_packet_name(p->type), sid, zxid_epoch(p->zxid));
         return 0;
     }
     return sid_taken(ld, l, sid) ? 0 : sid;
@@ -455,14 +472,23 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
         return;
     }
     l->sid = sid;
+    /* A server configured as an observer counts for nothing even if it
+     * says FOLLOWERINFO (ZooKeeper counts only its voting members). */
+    l->observer = p->type == QP_OBSERVERINFO;
+    l->voter = !l->observer && peer_is_voter(k, sid);
     handshake_leave(&ld->room, l);
     l->accepted_epoch = zxid_epoch(p->zxid);
     l->last_heard_ms = loop_now_ms(k->loop);
+    if (l->observer)
+        log_info("server %" PRId64 " (%s) joins as an observer", sid, l->addr);
     if (ld->epoch_set) {
         send_leaderinfo(l);
         return;
     }
-    sid_add(&ld->info_from, l->sid);
+    /* As ZooKeeper's getEpochToPropose: every learner's accepted epoch
+     * raises the new one, only participants make its quorum. */
+    if (l->voter)
+        sid_add(&ld->info_from, l->sid);
     if (l->accepted_epoch > ld->max_accepted_epoch)
         ld->max_accepted_epoch = l->accepted_epoch;
     if (sid_count(&ld->info_from) < peer_quorum_size(k))
@@ -514,7 +540,7 @@ static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
     /* An epoch of -1 says the follower had accepted this epoch already: it is
      * synced, but does not count as accepting it again (ZooKeeper's
      * Leader.waitForEpochAck). */
-    if (p->data_len >= 4 && (int32_t)be32_get(p->data) != -1)
+    if (p->data_len >= 4 && (int32_t)be32_get(p->data) != -1 && l->voter)
         sid_add(&ld->ackepoch_from, l->sid);
     if (sid_count(&ld->ackepoch_from) < peer_quorum_size(ld->keeper)) {
         l->state = LEARNER_WAIT_QUORUM;
@@ -531,7 +557,8 @@ static void on_ack(learner_t *l, const quorum_packet_t *p)
     leader_t *ld = l->leader;
     if (l->state == LEARNER_SYNCED && p->zxid == zxid_make(ld->new_epoch, 0)) {
         l->acked_newleader = 1;
-        sid_add(&ld->newleader_from, l->sid);
+        if (l->voter)
+            sid_add(&ld->newleader_from, l->sid);
         if (ld->established) {
             send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
@@ -541,6 +568,8 @@ static void on_ack(learner_t *l, const quorum_packet_t *p)
         }
         return;
     }
+    if (!l->voter)
+        return;   /* an observer's ACK (of UPTODATE) commits nothing */
     if (p->zxid > l->acked_zxid)
         l->acked_zxid = p->zxid;
     if (ld->established)
@@ -642,14 +671,15 @@ static void on_request(learner_t *l, const quorum_packet_t *p)
 static void on_packet(learner_t *l, const quorum_packet_t *p)
 {
     l->last_heard_ms = loop_now_ms(l->leader->keeper->loop);
-    if (l->state == LEARNER_NEW && p->type != QP_FOLLOWERINFO) {
-        learner_log(l->leader, l, LOG_LEVEL_WARN, "quorum connection from %s: expected FOLLOWERINFO, got %s", l->addr,
-                    quorum_packet_name(p->type));
+    if (l->state == LEARNER_NEW && p->type != QP_FOLLOWERINFO && p->type != QP_OBSERVERINFO) {
+        learner_log(l->leader, l, LOG_LEVEL_WARN, "quorum connection from %s: expected FOLLOWERINFO or OBSERVERINFO, "
+                    "got %s", l->addr, quorum_packet_name(p->type));
         l->dead = 1;
         return;
     }
     switch (p->type) {
-    case QP_FOLLOWERINFO: on_followerinfo(l, p); break;
+    case QP_FOLLOWERINFO:
+    case QP_OBSERVERINFO: on_followerinfo(l, p); break;
     case QP_ACKEPOCH: on_ackepoch(l, p); break;
     case QP_ACK: on_ack(l, p); break;
     case QP_PING: on_ping(l, p); break;
@@ -833,7 +863,7 @@ static void on_ping_timer(loop_t *loop, void *arg)
     uint64_t now = loop_now_ms(loop);
     uint64_t sync_limit_ms = (uint64_t)k->cfg.sync_limit * (uint64_t)k->cfg.tick_time;
     uint64_t init_limit_ms = (uint64_t)k->cfg.init_limit * (uint64_t)k->cfg.tick_time;
-    int alive = 1;   /* this keeper */
+    int alive = 1;   /* this keeper; then the participants among the synced learners */
     for (learner_t **pp = &ld->learners; *pp;) {
         learner_t *l = *pp;
         check_silence(ld, l, now, l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms);
@@ -843,7 +873,7 @@ static void on_ping_timer(loop_t *loop, void *arg)
             continue;
         }
         if (l->state == LEARNER_ACTIVE) {
-            alive++;
+            alive += l->voter;
             send_packet(l, QP_PING, k->last_logged_zxid, NULL, -1);   /* the last proposed, as ZooKeeper */
             learner_flush(l);
         }
@@ -861,15 +891,15 @@ static void on_ping_timer(loop_t *loop, void *arg)
                                     on_ping_timer, ld);
 }
 
-void leader_counts(const keeper_t *k, int *followers, int *synced)
+void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int *synced_observers)
 {
-    *followers = *synced = 0;
+    *learners = *synced_followers = *synced_observers = 0;
     for (const learner_t *l = k->leader ? k->leader->learners : NULL; l; l = l->next) {
         if (l->dead || !l->sid)
             continue;
-        (*followers)++;
+        (*learners)++;
         if (l->state == LEARNER_ACTIVE)
-            (*synced)++;
+            (*(l->observer ? synced_observers : synced_followers))++;
     }
 }
 

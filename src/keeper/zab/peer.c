@@ -1,6 +1,7 @@
 /* peer.c -- this keeper's role in its ensemble (ZooKeeper's QuorumPeer):
  * STANDALONE without server.N lines; otherwise LOOKING until the election
- * decides, then LEADING or FOLLOWING until the quorum is lost, and LOOKING
+ * decides, then LEADING or FOLLOWING (OBSERVING for an observer, which
+ * learns from the leader through follower.c) until the quorum is lost, and LOOKING
  * again. Clients are served only while FOLLOWING or LEADING is established
  * (or standalone), and with readonlymode.enabled read-only while LOOKING
  * after a grace period (server/readonly.c); leaving a role closes every
@@ -24,7 +25,13 @@
 
 int peer_quorum_size(const keeper_t *k)
 {
-    return k->cfg.npeers / 2 + 1;
+    return quorum_majority(quorum_voter_count(k->cfg.peers, k->cfg.npeers));
+}
+
+int peer_is_voter(const keeper_t *k, int64_t sid)
+{
+    const keeper_peer_t *p = peer_config(k, sid);
+    return p && !p->observer;
 }
 
 const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid)
@@ -72,8 +79,8 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
         k->role = ROLE_LEADING;
         rc = leader_start(k, err, sizeof(err));
     } else {
-        log_info("elected: FOLLOWING server %" PRId64, vote->leader);
-        k->role = ROLE_FOLLOWING;
+        log_info("elected: %s server %" PRId64, state == PEER_OBSERVING ? "OBSERVING" : "FOLLOWING", vote->leader);
+        k->role = ROLE_FOLLOWING;   /* an observer learns from the leader as a follower does (follower.c) */
         rc = follower_start(k, vote->leader, err, sizeof(err));
     }
     if (rc < 0)

@@ -15,6 +15,29 @@
 
 #define MAX_AUTH_IDS 64
 
+int quorum_voter_count(const keeper_peer_t *peers, int npeers)
+{
+    int voters = 0;
+    for (int i = 0; i < npeers; i++)
+        if (!peers[i].observer)
+            voters++;
+    return voters;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x > y ? -1 : x < y;
+}
+
+int64_t quorum_commit_point(int64_t *acks, int n, int majority)
+{
+    if (majority < 1 || n < majority)
+        return -1;
+    qsort(acks, (size_t)n, sizeof(acks[0]), cmp_desc);
+    return acks[majority - 1];
+}
+
 long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p)
 {
     memset(p, 0, sizeof(*p));

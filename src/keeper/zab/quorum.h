@@ -12,6 +12,7 @@
 
 #include "base/buf.h"
 #include "keeper/data/acl.h"
+#include "keeper/server/keeper_config.h"
 
 enum {
     QP_REQUEST = 1,
@@ -84,6 +85,17 @@ static inline int quorum_summary_more_recent(int64_t epoch, int64_t zxid, int64_
 
 static inline int64_t zxid_make(int64_t epoch, int64_t counter) { return (int64_t)((uint64_t)epoch << 32 | (uint64_t)(counter & 0xffffffffLL)); }
 static inline int64_t zxid_epoch(int64_t zxid) { return (int64_t)((uint64_t)zxid >> 32); }
+
+/* Quorum counting (ZooKeeper's QuorumMaj): only participants count, in
+ * the election, in the new epoch's agreement, in acknowledging proposals
+ * and in the leader's liveness; observers are left out of all of them. */
+int quorum_voter_count(const keeper_peer_t *peers, int npeers);
+/* How many voters make a quorum: more than half. */
+static inline int quorum_majority(int voters) { return voters / 2 + 1; }
+/* The highest zxid at least `majority` voters hold durably, given each
+ * voter's durable zxid in acks (n of them, reordered here); -1 when fewer
+ * than `majority` voters are counted. */
+int64_t quorum_commit_point(int64_t *acks, int n, int majority);
 
 /* Where a SNAP's snapshot stream ends. A leader sends the SNAP packet,
  * then the snapshot (sessions, ACL cache, nodes up to the path "/") with no
