@@ -80,6 +80,9 @@ void follower_touch(keeper_t *k, int64_t session_id)
     follower_t *f = k->follower;
     if (!f)
         return;
+    const session_t *s = session_find(k->sessions, session_id);
+    if (s && s->local)   /* the leader does not know it (local_sessions.c) */
+        return;
     for (size_t i = 0; i < f->ntouched; i++)
         if (f->touched[i] == session_id)
             return;
