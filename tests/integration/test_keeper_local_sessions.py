@@ -6,7 +6,9 @@ ZOOKEEPER-1147) on a 3-member ensemble, on its leader and on a follower, and sta
   counts it in zk_local_sessions. Its reads and its persistent writes work (seen on every
   member); closing it is answered and costs no transaction either.
 - Without upgrading, its ephemeral create is answered EPHEMERALONLOCALSESSION (-120) and
-  creates nothing; in a multi too (kipper only: ZooKeeper 3.8 lets that multi through).
+  creates nothing; a multi with one fails at that op (-120 on the leader; from a follower
+  SESSIONEXPIRED, the leader not knowing the session), as ZooKeeper 3.8's do. A write's reply
+  header carries its zxid, on a follower too.
 - Those answers keep the order of the connection's requests (behind its writes in flight).
 - Not pinged, it expires on its member (its connection closes, zk_local_sessions drops).
 - Reopened on another member it is unknown there: the ConnectResponse says expired
@@ -25,7 +27,7 @@ from kazoo.protocol.states import KazooState
 
 from ensemble import Ensemble
 from harness import four_letter_word, wait_until
-from zkwire import ERR, MODE, OP, WireClient, enc_create, enc_multi, enc_set_data
+from zkwire import ERR, MODE, OP, WireClient, dec_multi, enc_create, enc_multi, enc_set_data
 
 LOCAL = {"localSessionsEnabled": "true"}
 UPGRADE = {"localSessionsEnabled": "true", "localSessionsUpgradingEnabled": "true"}
@@ -93,8 +95,8 @@ def test_local_session_writes_but_no_ephemeral(local_ensemble, role):
     path = "/local-%s" % role
     with WireClient(m.port) as c:
         c.connect(timeout_ms=6000)
-        c.create(path, b"persistent")
-        _settled(ens)
+        hdr, _ = c.call(OP.CREATE, enc_create(path, b"persistent"))
+        assert hdr.zxid > 0 and _settled(ens)[0] == hdr.zxid   # the reply carries the write's zxid
         for other in ens.members:
             with WireClient(other.port) as r:
                 r.connect(timeout_ms=6000)
@@ -106,16 +108,18 @@ def test_local_session_writes_but_no_ephemeral(local_ensemble, role):
         assert c.children(path) == []   # neither created on any member (read here after every member agrees)
 
 
-@pytest.mark.kipper_only(reason="ZooKeeper 3.8 lets the multi through (FinalRequestProcessor raises the "
-                                "upgrade's error for every request but a multi)")
-@pytest.mark.parametrize("role", ["leader", "follower"])
-def test_local_session_multi_with_an_ephemeral_is_refused(local_ensemble, role):
+@pytest.mark.parametrize("role,err", [("leader", ERR.EPHEMERALONLOCALSESSION), ("follower", ERR.SESSIONEXPIRED)])
+def test_local_session_multi_with_an_ephemeral_fails(local_ensemble, role, err):
+    """A multi's results name the failing op: on the leader its own local session is refused,
+    from a follower the leader does not know the session (ZooKeeper's validateCreateRequest)."""
     m = _member(local_ensemble, role)
     path = "/local-multi-%s" % role
     with WireClient(m.port) as c:
         c.connect(timeout_ms=6000)
         multi = enc_multi([(OP.CREATE, enc_create(path)), (OP.CREATE, enc_create(path + "/m", flags=MODE.EPHEMERAL))])
-        assert c.err_of(OP.MULTI, multi) == ERR.EPHEMERALONLOCALSESSION
+        hdr, body = c.call(OP.MULTI, multi, check=False)
+        assert hdr.err == 0
+        assert [(op, e) for op, e, _ in dec_multi(body)] == [(-1, 0), (-1, err)]
         assert c.exists(path) is None   # nothing of it applied
 
 

@@ -103,6 +103,7 @@ struct pending {
     int valid;               /* PENDING_REVALIDATE: the leader's answer */
     txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
     int has_result;
+    int32_t err_override;    /* PENDING_FORWARDED: answer this error whatever the leader made of it (local_sessions.c) */
     uint64_t started_ms;
     size_t charge;           /* bytes counted against the outstanding bounds; 0: not counted */
     pending_t *next;
@@ -299,8 +300,9 @@ void leader_counts(const keeper_t *k, int *followers, int *synced);
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);
 void follower_stop(keeper_t *k);
 void follower_on_durable(keeper_t *k, int64_t durable_zxid);
-/* Forward a client's write (or sync, closeSession) to the leader. */
-void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
+/* Forward a client's write (or sync, closeSession) to the leader; returns
+ * its entry in the pipeline. */
+pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
 /* c reopens session_id here: ask the leader whether it is valid (and make
  * this keeper its owner there) before answering c's ConnectRequest. */
@@ -322,13 +324,11 @@ size_t local_sessions_count(keeper_t *k);
 /* What a request of a local session needs (ZooKeeper's checkUpgradeSession). */
 typedef enum { LOCAL_AS_USUAL, LOCAL_CLOSE, LOCAL_UPGRADE, LOCAL_REFUSE_EPHEMERAL } local_action_t;
 local_action_t local_session_action(int32_t type, int makes_ephemeral, int upgrading_enabled);
-/* A request of c's local session s: 1 if answered (or queued to be) here;
- * 0 if it goes on as any request (after an upgrade, when it needed one). */
+/* A request of c's local session s: 1 if taken care of here (answered,
+ * queued or forwarded); 0 if it goes on as any request (after an upgrade,
+ * when it needed one). */
 int local_session_request(keeper_t *k, client_conn_t *c, session_t *s, int32_t xid, int32_t type,
                           const uint8_t *frame, size_t len);
-/* Answer a local session's closeSession, or refuse its ephemeral create
- * (EPHEMERALONLOCALSESSION). */
-void local_session_answer(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type);
 
 /* readonly.c: ZooKeeper's read-only mode (readonlymode.enabled). A keeper
  * that is LOOKING for longer than the grace period serves clients that allow

@@ -8,7 +8,11 @@
  * localSessionsUpgradingEnabled the session is first upgraded to a global
  * one -- a createSession transaction for the same id, ahead of the create
  * (QuorumZooKeeperServer.checkUpgradeSession) -- and without it the create
- * is answered EPHEMERALONLOCALSESSION.
+ * fails as in ZooKeeper: prep answers EPHEMERALONLOCALSESSION for this
+ * keeper's own local session and SESSIONEXPIRED for one it does not know
+ * (a follower's, forwarded), and a follower answers its client's single
+ * create EPHEMERALONLOCALSESSION whatever the leader said. Each takes a
+ * zxid, as ZooKeeper's error transactions do.
  *
  * A local session is known only here: reopened on another member it is
  * unknown there (the leader answers a REVALIDATE of it invalid), so the
@@ -18,8 +22,7 @@
  * Read-only mode (readonly.c) makes its sessions local the same way.
  *
  * Unlike ZooKeeper 3.8, whose standalone server ignores the two keys, a
- * standalone kipper keeper honours them too; and an ephemeral create it
- * refuses is not forwarded to the leader first
+ * standalone kipper keeper honours them too
  * (docs/migrating-from-zookeeper.md). */
 #define _GNU_SOURCE
 #include "keeper_impl.h"
@@ -154,29 +157,25 @@ int local_session_request(keeper_t *k, client_conn_t *c, session_t *s, int32_t x
     int ephemeral = (type == OP_CREATE || type == OP_CREATE2 || type == OP_MULTI) &&
                     prep_makes_ephemeral(type, frame + 8, len - 8);
     switch (local_session_action(type, ephemeral, k->cfg.local_sessions_upgrading)) {
-    case LOCAL_AS_USUAL:
-        return 0;
+    case LOCAL_CLOSE:
+        if (c->in_flight > 0)   /* answered in order, behind this connection's writes */
+            request_queue_behind(k, c, xid, type, frame, len);
+        else
+            local_session_close(k, c, xid);
+        return 1;
     case LOCAL_UPGRADE:
         upgrade(k, s);
         return 0;   /* the create itself goes on as any write */
-    case LOCAL_CLOSE:
     case LOCAL_REFUSE_EPHEMERAL:
+        if (k->role != ROLE_FOLLOWING || type == OP_MULTI)
+            return 0;   /* prep refuses it (EPHEMERALONLOCALSESSION here, SESSIONEXPIRED on a leader) */
+        /* As ZooKeeper's follower, whose refusal does not stop the request:
+         * it still goes to the leader, which fails it (the session is
+         * unknown there), and the client is answered the refusal. */
+        follower_forward(k, c, xid, type, frame + 8, len - 8)->err_override = ZEPHEMERALONLOCALSESSION;
+        return 1;
+    case LOCAL_AS_USUAL:
         break;
     }
-    if (c->in_flight > 0)   /* answered in order, behind this connection's writes */
-        request_queue_behind(k, c, xid, type, frame, len);
-    else
-        local_session_answer(k, c, xid, type);
-    return 1;
-}
-
-void local_session_answer(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type)
-{
-    if (type == OP_CLOSE_SESSION) {
-        local_session_close(k, c, xid);
-        return;
-    }
-    size_t start = reply_begin(&c->out, xid, tree_last_zxid(k->tree), ZEPHEMERALONLOCALSESSION);
-    reply_finish(&c->out, start);
-    client_queued(c);
+    return 0;
 }

@@ -207,6 +207,19 @@ static char *parent_of(const char *path)
     return strndup(path, len ? len : 1);
 }
 
+/* An ephemeral node needs a session the whole ensemble knows, since the
+ * leader removes it when that session ends (ZooKeeper's
+ * validateCreateRequest): a local session of this keeper that was not
+ * upgraded (localSessionsUpgradingEnabled off) gets EPHEMERALONLOCALSESSION,
+ * a session unknown here (another member's local one) SESSIONEXPIRED. */
+static int check_global_session(const keeper_t *k, int64_t session_id)
+{
+    const session_t *s = session_find(k->sessions, session_id);
+    if (s && s->local)
+        return ZEPHEMERALONLOCALSESSION;
+    return s && !s->closing ? ZOK : ZSESSIONEXPIRED;
+}
+
 static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     int32_t mode = r->flags;
@@ -220,6 +233,11 @@ static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *
         return ZUNIMPLEMENTED;   /* ZooKeeper's answer while extendedTypesEnabled is off */
     if (ttl_mode ? (r->ttl <= 0 || r->ttl > TTL_MAX_MS) : r->ttl >= 0)
         return ZBADARGUMENTS;
+    if (ephemeral) {
+        int global = check_global_session(k, c->session_id);
+        if (global != ZOK)
+            return global;
+    }
     if (!strchr(r->path, '/'))
         return ZBADARGUMENTS;
     acl_list_t acl;

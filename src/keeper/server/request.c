@@ -288,10 +288,10 @@ void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t typ
         reply_header_only(k, c, xid, ZOK);
         return;
     }
-    if (request_is_write(type)) {
-        /* Only a local session's close, or an ephemeral create it may not
-         * make, queued behind its connection's writes, comes here. */
-        local_session_answer(k, c, xid, type);
+    if (type == OP_CLOSE_SESSION) {
+        /* Only a local session's, queued behind its connection's writes
+         * (local_sessions.c), comes here. */
+        local_session_close(k, c, xid);
         return;
     }
     if (!request_is_read(type)) {

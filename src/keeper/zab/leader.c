@@ -627,6 +627,11 @@ static void on_request(learner_t *l, const quorum_packet_t *p)
     if (type == OP_CREATE_SESSION) {
         int32_t timeout = jute_get_int(&in);
         prep_create_session(k, session_id, timeout, &q->hdr, &q->txn);
+        /* Known from now on, as ZooKeeper's PrepRequestProcessor tracks it:
+         * an upgraded local session's ephemeral create comes right behind
+         * its createSession (server/local_sessions.c). */
+        if (!session_find(k->sessions, session_id))
+            session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
     } else if (type == OP_CLOSE_SESSION) {
         prep_close_session(k, session_id, &q->hdr, &q->txn);
         q->hdr.cxid = cxid;
