@@ -25,6 +25,7 @@ import threading
 import pytest
 from kazoo.protocol.states import KazooState
 
+import conftest
 from ensemble import Ensemble
 from harness import four_letter_word, wait_until
 from zkwire import ERR, MODE, OP, WireClient, dec_multi, enc_create, enc_multi, enc_set_data
@@ -49,23 +50,23 @@ def _settled(ens):
 
 
 @pytest.fixture(scope="module")
-def local_ensemble():
+def local_ensemble(request):
     e = Ensemble(3, extra=LOCAL)
     try:
         e.start()
         yield e
     finally:
-        e.close()
+        conftest.close_ensemble(e, request)
 
 
 @pytest.fixture(scope="module")
-def upgrade_ensemble():
+def upgrade_ensemble(request):
     e = Ensemble(3, extra=UPGRADE)
     try:
         e.start()
         yield e
     finally:
-        e.close()
+        conftest.close_ensemble(e, request)
 
 
 def _member(ens, role):
