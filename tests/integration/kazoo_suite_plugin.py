@@ -13,11 +13,12 @@ the plugin starts and owns itself (ensemble.py), with kazoo's harness settings (
 harness starts ZooKeeper with -Dreadonlymode.enabled=true:
 
     KAZOO_SUITE_ENSEMBLE=3 PYTHONPATH=tests/integration \
-        python3 -m pytest -p kazoo_suite_plugin --pyargs kazoo.tests -k TestReadOnlyMode
+        python3 -m pytest -p kazoo_suite_plugin --pyargs kazoo.tests -k "TestReadOnlyMode or test_update_host_list"
 
 What it does with KAZOO_SUITE_ENSEMBLE: cluster[i] is member i+1; stop() stops it (SIGTERM,
 data kept), run() starts it again and waits for its client port; the tests in
-ENSEMBLE_TESTS are not skipped. Only those have been run this way so far.
+ENSEMBLE_TESTS are not skipped. Only those (and their eventlet and gevent copies, which
+pass too) have been run this way so far.
 
 What it does with KAZOO_SUITE_HOSTS:
 - replaces kazoo.testing.harness.get_global_cluster with a fake one-member "cluster" whose
@@ -65,12 +66,13 @@ except ImportError:
 # node id (relative to kazoo/tests) -> reason. A node id ending in "::" skips a whole class.
 NEEDS_OWN_SERVER = ("stops and restarts ensemble members (kazoo harness cluster[i].stop()/run()); "
                     "we point kazoo at a server we do not own")
+OWN_ENSEMBLE = " (KAZOO_SUITE_ENSEMBLE=3 gives it one; test_kazoo_suite.py runs it so)"
 SKIPS = {
     "test_client.py::TestClient::test_update_host_list":
         "stops cluster[0] and expects the client to stay connected to cluster[1..2]: needs a 3-node "
-        "ensemble owned by the harness",
-    "test_client.py::TestClient::test_request_queuing_session_recovered": NEEDS_OWN_SERVER,
-    "test_client.py::TestClient::test_request_queuing_session_expired": NEEDS_OWN_SERVER,
+        "ensemble owned by the harness" + OWN_ENSEMBLE,
+    "test_client.py::TestClient::test_request_queuing_session_recovered": NEEDS_OWN_SERVER + OWN_ENSEMBLE,
+    "test_client.py::TestClient::test_request_queuing_session_expired": NEEDS_OWN_SERVER + OWN_ENSEMBLE,
     "test_connection.py::TestReadOnlyMode::test_read_only":
         "stops cluster[1] and cluster[2] so cluster[0] goes read-only: needs a 3-node ensemble "
         "with readonlymode.enabled, which KAZOO_SUITE_ENSEMBLE=3 gives it (test_kazoo_suite.py runs it so)",
@@ -89,7 +91,10 @@ SKIPS = {
         "(world, auth, digest, ip). The test_invalid_sasl_auth tests still run",
 }
 # Skipped against one external server, run against the plugin's own ensemble.
-ENSEMBLE_TESTS = ("test_connection.py::TestReadOnlyMode::test_read_only",)
+ENSEMBLE_TESTS = ("test_connection.py::TestReadOnlyMode::test_read_only",
+                  "test_client.py::TestClient::test_update_host_list",
+                  "test_client.py::TestClient::test_request_queuing_session_recovered",
+                  "test_client.py::TestClient::test_request_queuing_session_expired")
 # Tests that skip themselves here (not listed above): test_build.py (runs only on Travis),
 # test_sasl.py TestGSSAPISASLAuthentication (needs a Kerberos KDC), gevent/eventlet handler
 # tests when those packages are missing.

@@ -46,6 +46,7 @@ int main(int argc, char **argv)
     suite_watch();
     suite_session();
     suite_readonly();
+    suite_local_sessions();
     suite_snapshot();
     suite_txnlog();
     suite_election();

@@ -10,6 +10,7 @@ void suite_acl(void);      /* test_acl.c: ACL checks, fixup, digest, ip */
 void suite_watch(void);    /* test_watch.c: watch tables and firing rules */
 void suite_session(void);  /* test_session.c: session ids, passwords, expiry */
 void suite_readonly(void); /* test_readonly.c: read-only mode's refusals and grace period */
+void suite_local_sessions(void); /* test_local_sessions.c: which local-session requests need a global session */
 void suite_snapshot(void); /* test_snapshot.c: snapshot files, damaged and hostile ones */
 void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, damage */
 void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */

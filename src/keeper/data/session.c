@@ -58,6 +58,11 @@ int64_t session_next_id(session_tracker_t *st)
     return id;
 }
 
+int session_server_id(int64_t id)
+{
+    return (int)((uint64_t)id >> 56);
+}
+
 static uint64_t expiry_for(const session_tracker_t *st, uint64_t now_ms, int32_t timeout_ms)
 {
     uint64_t t = now_ms + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);

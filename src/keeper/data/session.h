@@ -21,7 +21,7 @@ struct session {
     int32_t timeout_ms;
     uint64_t expires_at_ms;  /* monotonic clock, on a tick boundary */
     int closing;             /* closeSession prepared; no more requests */
-    int local;               /* made by a read-only keeper: never logged, known here alone */
+    int local;               /* a local session (local_sessions.c): never logged, known here alone */
     void *owner;             /* the connection serving it, or NULL */
     hmap_node_t node;        /* in the tracker's table, by id */
 };
@@ -34,6 +34,9 @@ session_tracker_t *session_tracker_create(int server_id, int tick_ms, uint64_t w
 void session_tracker_destroy(session_tracker_t *st);
 
 int64_t session_next_id(session_tracker_t *st);
+/* The server id an id was made by: its top byte (ZooKeeper's
+ * LeaderSessionTracker.getServerIdFromSessionId, read unsigned). */
+int session_server_id(int64_t id);
 /* Track a session (new, or restored). NULL if out of memory. */
 session_t *session_add(session_tracker_t *st, int64_t id, int32_t timeout_ms, uint64_t now_ms);
 session_t *session_find(const session_tracker_t *st, int64_t id);

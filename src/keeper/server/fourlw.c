@@ -130,8 +130,9 @@ static void monitor(keeper_t *k, buf_t *out)
     out_printf(out, "zk_watch_count\t%zu\n", ws.watch_count);
     out_printf(out, "zk_ephemerals_count\t%zu\n", tree_ephemeral_count(k->tree));
     out_printf(out, "zk_approximate_data_size\t%lld\n", (long long)tree_approximate_data_size(k->tree));
-    out_printf(out, "zk_global_sessions\t%zu\n", session_count(k->sessions));
-    out_printf(out, "zk_local_sessions\t0\n");
+    size_t local = local_sessions_count(k);
+    out_printf(out, "zk_global_sessions\t%zu\n", session_count(k->sessions) - local);
+    out_printf(out, "zk_local_sessions\t%zu\n", local);
     out_printf(out, "zk_open_file_descriptor_count\t%ld\n", count_open_fds());
     out_printf(out, "zk_max_file_descriptor_count\t%ld\n", max_fds);
     out_printf(out, "zk_connection_drop_probability\t0.0\n");
@@ -191,6 +192,8 @@ typedef struct {
 static void dump_session_id(session_t *s, void *arg)
 {
     dump_ctx_t *ctx = arg;
+    if (s->local)   /* listed apart, as ZooKeeper's LeaderSessionTracker.dumpSessions does */
+        return;
     out_printf(ctx->out, "\t0x%llx\t%d\n", (unsigned long long)s->id, s->timeout_ms);
     if (tree_session_ephemeral_count(ctx->keeper->tree, s->id) > 0)
         ctx->with_ephemerals++;
@@ -214,7 +217,11 @@ static void dump_session_ephemerals(session_t *s, void *arg)
 static void dump(keeper_t *k, buf_t *out)
 {
     dump_ctx_t ctx = {k, out, 0};
-    out_printf(out, "SessionTracker dump:\nGlobal Sessions(%zu):\n", session_count(k->sessions));
+    size_t local = local_sessions_count(k);
+    out_printf(out, "SessionTracker dump:\n");
+    if (local)
+        out_printf(out, "Local sessions: %zu\n", local);
+    out_printf(out, "Global Sessions(%zu):\n", session_count(k->sessions) - local);
     session_each(k->sessions, dump_session_id, &ctx);
     out_printf(out, "ephemeral nodes dump:\nSessions with Ephemerals (%zu):\n", ctx.with_ephemerals);
     session_each(k->sessions, dump_session_ephemerals, &ctx);

@@ -301,7 +301,9 @@ static int load_values(keeper_config_t *kc, config_t *cfg, char *err, size_t err
                     sizeof(kc->super_digest), err, errlen) < 0)
         return -1;
     if (config_get_bool(cfg, "extendedTypesEnabled", 1, &kc->extended_types_enabled) < 0 ||
-        get_read_only_mode(cfg, &kc->read_only_mode_enabled) < 0) {
+        get_read_only_mode(cfg, &kc->read_only_mode_enabled) < 0 ||
+        config_get_bool(cfg, "localSessionsEnabled", 0, &kc->local_sessions_enabled) < 0 ||
+        config_get_bool(cfg, "localSessionsUpgradingEnabled", 0, &kc->local_sessions_upgrading) < 0) {
         snprintf(err, errlen, "%s", cfg->error);
         return -1;
     }

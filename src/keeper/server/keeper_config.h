@@ -48,6 +48,8 @@ typedef struct {
     int autopurge_purge_interval; /* hours */
     char super_digest[256];       /* DigestAuthenticationProvider.superDigest: "super:<hash>" */
     int read_only_mode_enabled;   /* readonlymode.enabled: serve read-only clients while looking */
+    int local_sessions_enabled;   /* localSessionsEnabled: new sessions live on this member alone */
+    int local_sessions_upgrading; /* localSessionsUpgradingEnabled: an ephemeral create makes one global */
     int extended_types_enabled;   /* extendedTypesEnabled: TTL nodes (default on in kipper) */
     int container_check_interval_ms;
     int container_max_per_minute;

@@ -105,6 +105,7 @@ struct pending {
     int valid;               /* PENDING_REVALIDATE: the leader's answer */
     txn_result_t result;     /* PENDING_FORWARDED: what applying it gave */
     int has_result;
+    int32_t err_override;    /* PENDING_FORWARDED: answer this error whatever the leader made of it (local_sessions.c) */
     uint64_t started_ms;
     size_t charge;           /* bytes counted against the outstanding bounds; 0: not counted */
     pending_t *next;
@@ -192,6 +193,9 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
 int request_is_write(int32_t type);
 int request_is_read(int32_t type);
 void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
+/* Queue a request this keeper answers itself behind its connection's
+ * requests in the pipeline (answered through request_answer_read). */
+void request_queue_behind(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *frame, size_t len);
 void request_reply_write(client_conn_t *c, int32_t xid, int32_t type, const txn_header_t *hdr, const txn_result_t *r);
 /* Start a reply frame: length placeholder + ReplyHeader. Returns the offset
  * of the length, to finish with reply_finish(). */
@@ -264,6 +268,10 @@ typedef struct {
 void prep_write(keeper_t *k, const prep_origin_t *origin, int32_t type, int32_t cxid, jute_in_t *in,
                 txn_header_t *hdr, txn_t *txn);
 void prep_create_session(keeper_t *k, int64_t session_id, int32_t timeout, txn_header_t *hdr, txn_t *txn);
+/* Does this write (type and record) create a session's ephemeral node: a
+ * create or create2 with an ephemeral mode, or a multi with one? A
+ * malformed record says no (prep answers it). */
+int prep_makes_ephemeral(int32_t type, const uint8_t *body, size_t len);
 void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_t *txn);
 void prep_delete_container(keeper_t *k, const char *path, txn_header_t *hdr, txn_t *txn);
 /* Forget change records at or below an applied zxid. */
@@ -296,13 +304,35 @@ void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);
 void follower_stop(keeper_t *k);
 void follower_on_durable(keeper_t *k, int64_t durable_zxid);
-/* Forward a client's write (or sync, closeSession) to the leader. */
-void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
+/* Forward a client's write (or sync, closeSession) to the leader; returns
+ * its entry in the pipeline. */
+pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
 /* c reopens session_id here: ask the leader whether it is valid (and make
  * this keeper its owner there) before answering c's ConnectRequest. */
 void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout);
 void follower_touch(keeper_t *k, int64_t session_id);
+
+/* local_sessions.c: ZooKeeper's local sessions (localSessionsEnabled, and
+ * read-only mode's sessions): known to this keeper alone, never logged. */
+/* A new local session for c; its ConnectResponse is queued. NULL (and c
+ * closed) when out of memory. */
+session_t *local_session_open(keeper_t *k, client_conn_t *c, int32_t timeout);
+/* Answer c's closeSession (xid) of its local session, end the session, hang up. */
+void local_session_close(keeper_t *k, client_conn_t *c, int32_t xid);
+/* Expire the local sessions past their timeout (every role: they are this keeper's). */
+void local_sessions_expire(keeper_t *k, uint64_t now_ms);
+/* Forget every local session and close its connection (the role changed). */
+void local_sessions_forget(keeper_t *k);
+size_t local_sessions_count(keeper_t *k);
+/* What a request of a local session needs (ZooKeeper's checkUpgradeSession). */
+typedef enum { LOCAL_AS_USUAL, LOCAL_CLOSE, LOCAL_UPGRADE, LOCAL_REFUSE_EPHEMERAL } local_action_t;
+local_action_t local_session_action(int32_t type, int makes_ephemeral, int upgrading_enabled);
+/* A request of c's local session s: 1 if taken care of here (answered,
+ * queued or forwarded); 0 if it goes on as any request (after an upgrade,
+ * when it needed one). */
+int local_session_request(keeper_t *k, client_conn_t *c, session_t *s, int32_t xid, int32_t type,
+                          const uint8_t *frame, size_t len);
 
 /* readonly.c: ZooKeeper's read-only mode (readonlymode.enabled). A keeper
  * that is LOOKING for longer than the grace period serves clients that allow
@@ -318,8 +348,6 @@ int readonly_refuses(int32_t type, int local_session);
 void readonly_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int passwd_ok, int32_t timeout);
 /* A request of a connected client while read-only. */
 void readonly_request(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, jute_in_t *in);
-/* The tick while read-only: local sessions expire here. */
-void readonly_tick(keeper_t *k, uint64_t now_ms);
 
 /* fourlw.c: if the first four bytes of a connection are a known command,
  * write its answer into out and return 1; else 0. */

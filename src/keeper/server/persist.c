@@ -145,12 +145,17 @@ int persist_open_log(keeper_t *k, char *err, size_t errlen)
 
 typedef struct {
     snapshot_session_t *items;
-    size_t count, cap;
+    size_t count, cap, wanted;
 } session_list_t;
 
+/* A local session (local_sessions.c) is never written: it is no part of
+ * the ensemble's state, and ends with this keeper's process. */
 static void collect_session(session_t *s, void *arg)
 {
     session_list_t *l = arg;
+    if (s->local)
+        return;
+    l->wanted++;
     if (l->count == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         snapshot_session_t *x = realloc(l->items, cap * sizeof(*x));
@@ -169,9 +174,9 @@ static void start_snapshot(keeper_t *k)
     int64_t zxid = tree_last_zxid(k->tree);
     if (zxid == k->snapshot_zxid)
         return;
-    session_list_t sessions = {NULL, 0, 0};
+    session_list_t sessions = {NULL, 0, 0, 0};
     session_each(k->sessions, collect_session, &sessions);
-    if (sessions.count != session_count(k->sessions)) {
+    if (sessions.count != sessions.wanted) {
         log_error("out of memory listing sessions for a snapshot; skipping it");
         free(sessions.items);
         return;

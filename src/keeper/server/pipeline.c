@@ -343,7 +343,11 @@ static void follower_flush(keeper_t *k)
             } else if (p->kind == PENDING_REVALIDATE) {
                 keeper_finish_reopen(k, c, p->hdr.client_id, p->timeout, p->valid);
             } else {
-                if (p->has_result)
+                if (p->err_override) {
+                    size_t start = reply_begin(&c->out, p->xid, p->hdr.zxid, p->err_override);
+                    reply_finish(&c->out, start);
+                    client_queued(c);
+                } else if (p->has_result)
                     request_reply_write(c, p->xid, p->type, &p->hdr, &p->result);
                 else {   /* a sync */
                     size_t start = reply_begin(&c->out, p->xid, tree_last_zxid(k->tree), ZOK);
@@ -377,6 +381,7 @@ void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_r
         if (!match)
             continue;
         p->done = 1;
+        p->hdr = *hdr;         /* its zxid goes in the reply header, as ZooKeeper's */
         p->has_result = 1;
         p->result = *result;   /* the entry owns the result now */
         follower_flush(k);

@@ -207,6 +207,19 @@ static char *parent_of(const char *path)
     return strndup(path, len ? len : 1);
 }
 
+/* An ephemeral node needs a session the whole ensemble knows, since the
+ * leader removes it when that session ends (ZooKeeper's
+ * validateCreateRequest): a local session of this keeper that was not
+ * upgraded (localSessionsUpgradingEnabled off) gets EPHEMERALONLOCALSESSION,
+ * a session unknown here (another member's local one) SESSIONEXPIRED. */
+static int check_global_session(const keeper_t *k, int64_t session_id)
+{
+    const session_t *s = session_find(k->sessions, session_id);
+    if (s && s->local)
+        return ZEPHEMERALONLOCALSESSION;
+    return s && !s->closing ? ZOK : ZSESSIONEXPIRED;
+}
+
 static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, write_request_t *r, txn_t *txn)
 {
     int32_t mode = r->flags;
@@ -220,6 +233,11 @@ static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *
         return ZUNIMPLEMENTED;   /* ZooKeeper's answer while extendedTypesEnabled is off */
     if (ttl_mode ? (r->ttl <= 0 || r->ttl > TTL_MAX_MS) : r->ttl >= 0)
         return ZBADARGUMENTS;
+    if (ephemeral) {
+        int global = check_global_session(k, c->session_id);
+        if (global != ZOK)
+            return global;
+    }
     if (!strchr(r->path, '/'))
         return ZBADARGUMENTS;
     acl_list_t acl;
@@ -536,12 +554,53 @@ static void make_error(txn_header_t *hdr, txn_t *txn, int err)
     txn->err = err;
 }
 
+static int is_ephemeral_create(const write_request_t *r)
+{
+    return (r->type == OP_CREATE || r->type == OP_CREATE2) &&
+           (r->flags == CREATE_EPHEMERAL || r->flags == CREATE_EPHEMERAL_SEQUENTIAL);
+}
+
+int prep_makes_ephemeral(int32_t type, const uint8_t *body, size_t len)
+{
+    jute_in_t in;
+    jute_in_init(&in, body, len);
+    write_request_t one, *ops = NULL;
+    int n = 0, found = 0;
+    if (type == OP_CREATE || type == OP_CREATE2) {
+        if (parse_write(&in, type, &one) < 0)
+            return 0;
+        ops = &one;
+        n = 1;
+    } else if (type == OP_MULTI) {
+        n = parse_multi(&in, &ops);
+    }
+    for (int i = 0; i < n; i++) {
+        found |= is_ephemeral_create(&ops[i]);
+        write_request_free(&ops[i]);
+    }
+    if (ops != &one)
+        free(ops);
+    return found;
+}
+
+/* Is the session a write comes with alive? An unknown one may be a local
+ * session of the member that forwarded the write (localSessionsEnabled):
+ * ZooKeeper's LeaderSessionTracker.checkSession lets those through unless
+ * the id carries this keeper's own server id, whose local sessions it
+ * knows. */
+static int session_alive(const keeper_t *k, int64_t session_id)
+{
+    const session_t *s = session_find(k->sessions, session_id);
+    if (s)
+        return !s->closing;
+    return k->cfg.local_sessions_enabled && session_server_id(session_id) != k->cfg.server_id;
+}
+
 void prep_write(keeper_t *k, const prep_origin_t *c, int32_t type, int32_t cxid, jute_in_t *in, txn_header_t *hdr,
                 txn_t *txn)
 {
     begin_txn(k, c->session_id, cxid, type, hdr);
-    session_t *s = session_find(k->sessions, c->session_id);
-    if (!s || s->closing) {
+    if (!session_alive(k, c->session_id)) {
         make_error(hdr, txn, ZSESSIONEXPIRED);
         return;
     }

@@ -5,8 +5,8 @@
  * last applied: reads and watches work, every write and sync is answered
  * NOTREADONLY (ReadOnlyRequestProcessor), and the ConnectResponse says
  * readOnly=true so the client polls the other members with `isro` and moves
- * once one answers `rw`. Sessions made here are local, as with ZooKeeper's
- * local sessions: in memory only, never logged, expired here. Joining a
+ * once one answers `rw`. Sessions made here are local (local_sessions.c):
+ * in memory only, never logged, expired here. Joining a
  * quorum ends the mode: every connection closes and the local sessions are
  * forgotten (ReadOnlyZooKeeperServer.shutdownComponents closes all
  * connections too), so the clients reconnect to a read-write keeper.
@@ -21,8 +21,6 @@
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/logging.h"
-
-#include <stdlib.h>
 
 /* ---- entering and leaving ---- */
 
@@ -50,41 +48,6 @@ void readonly_on_looking(keeper_t *k)
     k->read_only_timer = loop_timer_add(k->loop, readonly_grace_ms(k->cfg.tick_time), on_grace_over, k);
 }
 
-typedef struct {
-    int64_t *ids;
-    size_t count, cap;
-} id_list_t;
-
-static void collect(id_list_t *l, int64_t id)
-{
-    if (l->count == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        int64_t *ids = realloc(l->ids, cap * sizeof(*ids));
-        if (!ids)
-            return;   /* left for the next sweep, or for the restart */
-        l->ids = ids;
-        l->cap = cap;
-    }
-    l->ids[l->count++] = id;
-}
-
-static void collect_local(session_t *s, void *arg)
-{
-    if (s->local)
-        collect(arg, s->id);
-}
-
-/* Close each session's connection and forget the session. */
-static void drop_local_sessions(keeper_t *k, const id_list_t *l, const char *why)
-{
-    for (size_t i = 0; i < l->count; i++) {
-        client_conn_t *c = keeper_client_of_session(k, l->ids[i]);
-        if (c)
-            client_close(c, why);
-        session_remove(k->sessions, l->ids[i]);
-    }
-}
-
 void readonly_stop(keeper_t *k)
 {
     if (k->read_only_timer)
@@ -96,10 +59,7 @@ void readonly_stop(keeper_t *k)
     log_info("leaving read-only mode: closing its %zu connections", k->nclients);
     while (k->clients)
         client_close(k->clients, "this keeper leaves read-only mode");
-    id_list_t local = {NULL, 0, 0};
-    session_each(k->sessions, collect_local, &local);
-    drop_local_sessions(k, &local, NULL);
-    free(local.ids);
+    local_sessions_forget(k);
 }
 
 /* ---- sessions ---- */
@@ -108,15 +68,7 @@ void readonly_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int pas
 {
     uint64_t now = loop_now_ms(k->loop);
     if (session_id == 0) {
-        session_t *s = session_add(k->sessions, session_next_id(k->sessions), timeout, now);
-        if (!s) {
-            client_close(c, "out of memory for a read-only session");
-            return;
-        }
-        s->local = 1;
-        keeper_attach_session(c, s, timeout);
-        keeper_send_connect_response(c, timeout, s->id, 1);
-        log_debug("read-only session 0x%llx established for %s:%d", (unsigned long long)s->id, c->ip, c->port);
+        local_session_open(k, c, timeout);
         return;
     }
     session_t *s = session_find(k->sessions, session_id);
@@ -134,14 +86,6 @@ void readonly_connect(keeper_t *k, client_conn_t *c, int64_t session_id, int pas
     session_touch(k->sessions, session_id, now);
     keeper_attach_session(c, s, timeout);
     keeper_send_connect_response(c, timeout, session_id, 1);
-}
-
-void readonly_tick(keeper_t *k, uint64_t now_ms)
-{
-    id_list_t expired = {NULL, 0, 0};
-    session_each_expired(k->sessions, now_ms, collect_local, &expired);   /* the ensemble's own are not ours to expire */
-    drop_local_sessions(k, &expired, "read-only session expired");
-    free(expired.ids);
 }
 
 /* ---- requests ---- */
@@ -169,9 +113,7 @@ void readonly_request(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, 
         return;
     }
     if (type == OP_CLOSE_SESSION) {   /* a local session ends here and now */
-        reply_header(k, c, xid, ZOK);
-        client_close_after_flush(c);
-        session_remove(k->sessions, c->session_id);
+        local_session_close(k, c, xid);
         return;
     }
     uint64_t started = loop_now_ms(k->loop);

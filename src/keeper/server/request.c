@@ -288,6 +288,12 @@ void request_answer_read(keeper_t *k, client_conn_t *c, int32_t xid, int32_t typ
         reply_header_only(k, c, xid, ZOK);
         return;
     }
+    if (type == OP_CLOSE_SESSION) {
+        /* Only a local session's, queued behind its connection's writes
+         * (local_sessions.c), comes here. */
+        local_session_close(k, c, xid);
+        return;
+    }
     if (!request_is_read(type)) {
         /* As ZooKeeper's UnimplementedRequestProcessor: answer, then hang up. */
         log_warn("unknown request type %d from %s:%d; closing the connection", type, c->ip, c->port);
@@ -534,6 +540,19 @@ int request_is_read(int32_t type)
     }
 }
 
+void request_queue_behind(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *frame, size_t len)
+{
+    pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
+    pipeline_keep_frame(p, frame, len);
+    pipeline_charge(k, p, len);
+    if (k->role == ROLE_FOLLOWING) {   /* answered once its connection's forwarded requests are */
+        pipeline_follower_queue(k, p);
+        return;
+    }
+    c->in_flight++;   /* counts every queued request of the connection */
+    pipeline_submit(k, p);
+}
+
 /* One request frame of a connected client. Writes are prepared now, in
  * arrival order, and answered once their transaction is committed; anything
  * else is answered now unless this connection has writes in flight, in which
@@ -570,6 +589,11 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
         readonly_request(k, c, xid, type, &in);
         return;
     }
+    if (k->cfg.local_sessions_enabled) {
+        session_t *s = session_find(k->sessions, c->session_id);
+        if (s && s->local && local_session_request(k, c, s, xid, type, frame, len))
+            return;
+    }
     if (k->role == ROLE_FOLLOWING) {
         follower_touch(k, c->session_id);
         if (request_is_write(type) || type == OP_SYNC) {
@@ -577,10 +601,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
             return;
         }
         if (c->in_flight > 0) {   /* behind this client's own writes */
-            pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
-            pipeline_keep_frame(p, frame, len);
-            pipeline_charge(k, p, len);
-            pipeline_follower_queue(k, p);
+            request_queue_behind(k, c, xid, type, frame, len);
             return;
         }
         request_answer_read(k, c, xid, type, &in);
@@ -606,11 +627,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
      * always reads its writes, in order; other clients' writes in flight are
      * not committed yet, so it may not see them anyway. */
     if (c->in_flight > 0) {
-        pending_t *p = pipeline_new(k, PENDING_READ, c, xid, type);
-        pipeline_keep_frame(p, frame, len);
-        c->in_flight++;   /* counts every queued request of the connection */
-        pipeline_charge(k, p, len);
-        pipeline_submit(k, p);
+        request_queue_behind(k, c, xid, type, frame, len);
         return;
     }
     uint64_t started = loop_now_ms(k->loop);

@@ -294,6 +294,10 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         readonly_connect(k, c, session_id, passwd_ok, timeout);
         return;
     }
+    if (session_id == 0 && k->cfg.local_sessions_enabled) {   /* no transaction: local_sessions.c */
+        local_session_open(k, c, timeout);
+        return;
+    }
     if (session_id == 0 && k->role == ROLE_FOLLOWING) {
         /* The leader creates sessions; this keeper names them (its id is
          * in the top byte) and answers once the leader's commit arrives. */
@@ -319,7 +323,8 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         return;
     }
 
-    if (passwd_ok && k->role == ROLE_FOLLOWING) {
+    session_t *s = session_find(k->sessions, session_id);
+    if (passwd_ok && k->role == ROLE_FOLLOWING && !(s && s->local)) {
         /* The leader alone knows whether the session lives, and must learn
          * that this keeper serves it now (ZooKeeper's leader refuses the
          * session's writes through any other member with SESSIONMOVED):
@@ -330,7 +335,7 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
         follower_revalidate(k, c, session_id, timeout);
         return;
     }
-    session_t *s = session_find(k->sessions, session_id);
+    /* Standalone, leading, or a local session of this keeper: it knows. */
     int valid = s && !s->closing && passwd_ok;
     if (!valid) {
         log_info("refusing to reopen session 0x%llx for %s:%d: %s", (unsigned long long)session_id, c->ip,
@@ -540,16 +545,17 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
 
 static void expire_session(session_t *s, void *arg)
 {
-    keeper_close_session(arg, s->id, "session expired");
+    if (!s->local)
+        keeper_close_session(arg, s->id, "session expired");
 }
 
 static void on_tick(loop_t *loop, void *arg)
 {
     keeper_t *k = arg;
-    if (keeper_owns_sessions(k))   /* followers learn of expiry from the leader */
-        session_each_expired(k->sessions, loop_now_ms(loop), expire_session, k);
-    else if (k->read_only)
-        readonly_tick(k, loop_now_ms(loop));
+    uint64_t now = loop_now_ms(loop);
+    local_sessions_expire(k, now);   /* in every role: they are this keeper's alone */
+    if (keeper_owns_sessions(k))     /* followers learn of the others' expiry from the leader */
+        session_each_expired(k->sessions, now, expire_session, k);
     persist_tick(k);
     k->tick_timer = loop_timer_add(loop, (uint64_t)k->cfg.tick_time, on_tick, k);
 }

@@ -88,6 +88,9 @@ void follower_touch(keeper_t *k, int64_t session_id)
     follower_t *f = k->follower;
     if (!f)
         return;
+    const session_t *s = session_find(k->sessions, session_id);
+    if (s && s->local)   /* the leader does not know it (local_sessions.c) */
+        return;
     for (size_t i = 0; i < f->ntouched; i++)
         if (f->touched[i] == session_id)
             return;
@@ -116,7 +119,7 @@ static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t typ
     flush(f);
 }
 
-void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
+pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
 {
     follower_t *f = k->follower;
     pending_t *p = pipeline_new(k, PENDING_FORWARDED, c, xid, type);
@@ -132,6 +135,7 @@ void follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, 
     follower_touch(k, c->session_id);
     forward(f, c->session_id, xid, type, body, len, &c->auth);
     pipeline_follower_queue(k, p);
+    return p;
 }
 
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout)

@@ -258,6 +258,8 @@ typedef struct {
 static void add_session(session_t *s, void *arg)
 {
     session_vec_t *v = arg;
+    if (s->local)   /* this keeper's alone (local_sessions.c) */
+        return;
     if (v->count == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 64;
         v->items = xrealloc(v->items, v->cap * sizeof(*v->items));
@@ -604,7 +606,10 @@ static void on_revalidate(learner_t *l, const quorum_packet_t *p)
         return;
     }
     int64_t session_id = (int64_t)be64_get(p->data);
-    int valid = session_touch(k->sessions, session_id, loop_now_ms(k->loop)) == 0;
+    /* A local session of this keeper is not the ensemble's: moving, it
+     * expires (ZooKeeper's checkIfValidGlobalSession). */
+    const session_t *s = session_find(k->sessions, session_id);
+    int valid = s && !s->local && session_touch(k->sessions, session_id, loop_now_ms(k->loop)) == 0;
     log_info("server %" PRId64 " revalidates session 0x%" PRIx64 ": %s", l->sid, (uint64_t)session_id,
              valid ? "valid" : "expired or unknown");
     if (valid) {
@@ -651,6 +656,11 @@ static void on_request(learner_t *l, const quorum_packet_t *p)
     if (type == OP_CREATE_SESSION) {
         int32_t timeout = jute_get_int(&in);
         prep_create_session(k, session_id, timeout, &q->hdr, &q->txn);
+        /* Known from now on, as ZooKeeper's PrepRequestProcessor tracks it:
+         * an upgraded local session's ephemeral create comes right behind
+         * its createSession (server/local_sessions.c). */
+        if (!session_find(k->sessions, session_id))
+            session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
     } else if (type == OP_CLOSE_SESSION) {
         prep_close_session(k, session_id, &q->hdr, &q->txn);
         q->hdr.cxid = cxid;

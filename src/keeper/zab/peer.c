@@ -102,6 +102,7 @@ void peer_look(keeper_t *k, const char *why)
         follower_stop(k);
     k->serving = 0;
     close_clients(k, "this keeper is electing a leader");
+    local_sessions_forget(k);   /* as ZooKeeper's new ZooKeeperServer starts with no local sessions */
     pipeline_abandon(k);
     k->role = ROLE_LOOKING;
     election_set_state(k->election, PEER_LOOKING, NULL);
