@@ -34,10 +34,12 @@ typedef struct {
 
 /* The value of a "server.<id>" line, as in zoo.cfg and in reconfig strings:
  * host:quorumPort:electionPort[:participant|:observer][;[clientAddr:]clientPort].
- * 0, or -1 with the reason in err. */
+ * 0, or ZooKeeper's answer to a reconfig carrying it (ZBADARGUMENTS, or
+ * ZMARSHALLINGERROR where ZooKeeper fails on a Java runtime exception: a port
+ * outside 0..65535, a non-numeric id) with the reason in err. */
 int ensemble_member_parse(ensemble_member_t *m, int id, const char *value, char *err, size_t errlen);
 
-/* One "server.<id>=value" pair (the reconfig strings' element); -1 with err. */
+/* One "server.<id>=value" pair (the reconfig strings' element); 0 or a code as above. */
 int ensemble_member_parse_line(ensemble_member_t *m, const char *line, char *err, size_t errlen);
 
 /* The member's value in ZooKeeper's form: host:q:e:role[;addr:port]. */
@@ -53,9 +55,10 @@ int ensemble_config_parse(ensemble_config_t *c, const char *text, size_t len, ch
  * (as snprintf: may exceed cap, out is always NUL-terminated when cap > 0). */
 size_t ensemble_config_format(const ensemble_config_t *c, char *out, size_t cap);
 
-/* The same servers lines, without the version line, each ending in '\n':
- * what a zoo.cfg.dynamic.<version> file holds. */
-size_t ensemble_config_format_members(const ensemble_config_t *c, char *out, size_t cap);
+/* What QuorumPeerConfig.writeDynamicConfig writes: the server lines (and the
+ * version line when with_version: zoo.cfg.dynamic.next) sorted as strings,
+ * joined by '\n', no newline at the end. Length as ensemble_config_format. */
+size_t ensemble_config_format_file(const ensemble_config_t *c, int with_version, char *out, size_t cap);
 
 /* Add/replace/remove: add a member (sorted insert) or replace one with the same id; 0 or -1 when full. */
 int ensemble_config_put(ensemble_config_t *c, const ensemble_member_t *m);
@@ -65,7 +68,8 @@ int ensemble_config_remove(ensemble_config_t *c, int id);
  * (or NULL/""); leaving: comma-separated ids (or NULL/""); new_members:
  * comma-separated "server.N=...". next's version is left at cur's (incremental)
  * or 0; the caller sets it to the txn's zxid. Returns 0, or ZooKeeper's
- * ZBADARGUMENTS (-8) with the reason in err. */
+ * answer (ZBADARGUMENTS, ZMARSHALLINGERROR) with the reason in err, including
+ * "at least 2 followers" (ZooKeeper's check under standaloneEnabled=true). */
 int ensemble_config_incremental(const ensemble_config_t *cur, const char *joining, const char *leaving,
                                 ensemble_config_t *next, char *err, size_t errlen);
 int ensemble_config_nonincremental(const char *new_members, ensemble_config_t *next, char *err, size_t errlen);
