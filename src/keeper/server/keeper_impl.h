@@ -172,6 +172,9 @@ struct keeper {
     pending_t *unapplied_head, *unapplied_tail;   /* logged, not applied: proposals left by a leader change */
     leader_t *leader;
     follower_t *follower;
+    /* A2-TEMP: A1's fields */
+    ensemble_config_t config, last_seen;
+    int reconfig_enabled;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
     /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
@@ -303,6 +306,8 @@ void prep_applied(keeper_t *k, int64_t zxid);
  * the zxids, so the log stays gap-free. */
 void prep_rollback(keeper_t *k, int64_t zxid);
 
+/* A2-TEMP */
+int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 /* peer.c: the ensemble role. */
 int peer_start(keeper_t *k, char *err, size_t errlen);   /* standalone, or start looking */
 void peer_look(keeper_t *k, const char *why);            /* back to LOOKING */
@@ -312,7 +317,20 @@ void peer_apply_unapplied(keeper_t *k);                  /* apply what k->unappl
 void peer_drop_unapplied(keeper_t *k);
 int peer_quorum_size(const keeper_t *k);   /* a majority of the participants */
 int peer_is_voter(const keeper_t *k, int64_t sid);   /* a participant, not an observer */
-const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
+/* A server's line in the active config (else in the last seen one). */
+const ensemble_member_t *peer_config(const keeper_t *k, int64_t sid);
+/* A reconfig committed: make next the active config (k->config, its
+ * zoo.cfg.dynamic.<version> file, the election's voters). designated is the
+ * leader the reconfig names (COMMITANDACTIVATE's), -1 for none. 1 with why
+ * when this keeper must leave its role (peer_look, from a safe point): a
+ * participant<->observer change, a leader removed or without a vote,
+ * another designated leader, a follower whose leader lost its vote. A
+ * removed follower follows on without a vote, as ZooKeeper's does. */
+int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen);
+/* A serialized txn (TxnHeader + record, as a PROPOSAL carries it): 1 with
+ * *out when it is a reconfig (its SetDataTxn's config, version = its zxid),
+ * 0 when it is another txn, -1 for a reconfig whose config does not parse. */
+int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out);
 
 /* leader.c */
 int leader_start(keeper_t *k, char *err, size_t errlen);
@@ -322,6 +340,11 @@ void leader_on_durable(keeper_t *k, int64_t durable_zxid);
 void leader_answer_sync(keeper_t *k, int64_t learner_sid);
 /* Learners connected (followers and observers) and those synced of each kind. */
 void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int *synced_observers);
+/* 1 when a majority of next's voters are connected and synced to this
+ * leader, itself included when it is one of them (ZooKeeper's check before
+ * a reconfig: a new config must be able to commit). 0 otherwise, and when
+ * this keeper does not lead. */
+int leader_quorum_synced(keeper_t *k, const ensemble_config_t *next);
 
 /* follower.c */
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);

@@ -23,23 +23,129 @@
 #define HISTORY_MAX_ENTRIES 20000
 #define HISTORY_MAX_BYTES (16u << 20)
 
+/* Who votes is the active configuration's business (k->config: the static
+ * server.N lines, or the last committed reconfig). */
 int peer_quorum_size(const keeper_t *k)
 {
-    return quorum_majority(quorum_voter_count(k->cfg.peers, k->cfg.npeers));
+    return quorum_majority(ensemble_config_voters(&k->config));
 }
 
 int peer_is_voter(const keeper_t *k, int64_t sid)
 {
-    const keeper_peer_t *p = peer_config(k, sid);
-    return p && !p->observer;
+    return quorum_config_is_voter(&k->config, sid);
 }
 
-const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid)
+const ensemble_member_t *peer_config(const keeper_t *k, int64_t sid)
 {
-    for (int i = 0; i < k->cfg.npeers; i++)
-        if (k->cfg.peers[i].id == sid)
-            return &k->cfg.peers[i];
-    return NULL;
+    if (sid <= 0 || sid > INT32_MAX)
+        return NULL;
+    const ensemble_member_t *m = ensemble_config_find(&k->config, (int)sid);
+    return m ? m : ensemble_config_find(&k->last_seen, (int)sid);   /* a leader being added */
+}
+
+/* What this server is in the active configuration: the role fourlw and
+ * follower.c read (cfg.peer_type). A server outside it learns as a
+ * non-voting follower. */
+static void update_peer_type(keeper_t *k)
+{
+    const ensemble_member_t *me = ensemble_config_find(&k->config, k->cfg.server_id);
+    if (me)
+        k->cfg.peer_type = me->observer ? PEER_TYPE_OBSERVER : PEER_TYPE_PARTICIPANT;
+}
+
+int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen)
+{
+    if (next->version <= k->config.version)
+        return 0;   /* activated already (a COMMIT after the sync's NEWLEADER carried it) */
+    const ensemble_member_t *was = ensemble_config_find(&k->config, k->cfg.server_id);
+    int was_member = was != NULL, was_observer = was && was->observer;
+    k->config = *next;
+    if (k->last_seen.version < next->version)
+        k->last_seen = *next;
+    if (keeper_config_store(k, next, 1) < 0)
+        log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
+    if (k->election)
+        election_set_config(k->election, next);
+    update_peer_type(k);
+    const ensemble_member_t *me = ensemble_config_find(next, k->cfg.server_id);
+    log_info("config version %" PRIx64 " is active: %d members, %d voters; this server is %s", (uint64_t)next->version,
+             next->n, ensemble_config_voters(next),
+             !me ? "not a member" : me->observer ? "an observer" : "a participant");
+    if (!me) {
+        /* Removed: a follower goes on following without a vote and serving
+         * its clients, as ZooKeeper 3.8's does (its learner type does not
+         * change); a leader gives up leading and comes back as such a
+         * follower of whoever the new voters elect. */
+        if (k->role == ROLE_LEADING) {
+            snprintf(why, whylen, "config version %" PRIx64 " removes this leader", (uint64_t)next->version);
+            return 1;
+        }
+        return 0;
+    }
+    if (was_member && was_observer != me->observer) {
+        snprintf(why, whylen, "config version %" PRIx64 " makes this server %s", (uint64_t)next->version,
+                 me->observer ? "an observer" : "a participant");
+        return 1;
+    }
+    if (k->role == ROLE_LEADING && me->observer) {
+        snprintf(why, whylen, "config version %" PRIx64 " leaves this leader no vote", (uint64_t)next->version);
+        return 1;
+    }
+    if (k->role == ROLE_LEADING && designated >= 0 && designated != k->cfg.server_id) {
+        snprintf(why, whylen, "config version %" PRIx64 " hands leadership to server %" PRId64,
+                 (uint64_t)next->version, designated);
+        return 1;
+    }
+    if (k->role == ROLE_FOLLOWING && designated < 0 && !quorum_config_is_voter(next, k->vote.leader)) {
+        snprintf(why, whylen, "config version %" PRIx64 " leaves leader %" PRId64 " no vote", (uint64_t)next->version,
+                 k->vote.leader);
+        return 1;
+    }
+    if (k->role == ROLE_FOLLOWING && designated >= 0 && designated != k->vote.leader) {
+        /* ZooKeeper's processReconfig: the designated leader differs, every
+         * learner goes LOOKING and the new voters elect. */
+        snprintf(why, whylen, "config version %" PRIx64 " designates server %" PRId64 " to lead",
+                 (uint64_t)next->version, designated);
+        return 1;
+    }
+    return 0;
+}
+
+int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out)
+{
+    jute_in_t in;
+    jute_in_init(&in, bytes, len);
+    txn_header_t hdr;
+    if (txn_header_read(&in, &hdr) < 0 || hdr.type != OP_RECONFIG)
+        return 0;
+    txn_t txn;
+    txn_init(&txn, hdr.type);
+    int rc = -1;
+    char err[200] = "not a SetDataTxn";
+    if (txn_body_read(&in, hdr.type, &txn) == 0 && txn.data && txn.data_len >= 0 &&
+        ensemble_config_parse(out, (const char *)txn.data, (size_t)txn.data_len, err, sizeof(err)) == 0) {
+        /* Its text names its version (the reconfig's zxid); it is that zxid in any case. */
+        out->version = hdr.zxid;
+        rc = 1;
+    }
+    if (rc < 0)
+        log_warn("the reconfig txn 0x%" PRIx64 " carries no usable config: %s", (uint64_t)hdr.zxid, err);
+    txn_free(&txn);
+    return rc;
+}
+
+/* The election took a newer config from a notification while LOOKING. */
+static void on_election_config(void *arg, const ensemble_config_t *c)
+{
+    keeper_t *k = arg;
+    if (c->version <= k->config.version)
+        return;
+    k->config = *c;
+    if (k->last_seen.version < c->version)
+        k->last_seen = *c;
+    if (keeper_config_store(k, c, 1) < 0)
+        log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
+    update_peer_type(k);
 }
 
 void peer_apply_unapplied(keeper_t *k)
@@ -110,10 +216,29 @@ void peer_look(keeper_t *k, const char *why)
     readonly_on_looking(k);
 }
 
+/* A2-TEMP: until A1's land */
+int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
+{
+    (void)k; (void)c; (void)committed;
+    return 0;
+}
+
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
+    /* A2-TEMP */
+    if (k->config.n == 0)
+        for (int i = 0; i < k->cfg.npeers; i++) {
+            ensemble_member_t m = {0};
+            m.id = k->cfg.peers[i].id;
+            snprintf(m.host, sizeof(m.host), "%s", k->cfg.peers[i].host);
+            m.quorum_port = k->cfg.peers[i].quorum_port;
+            m.election_port = k->cfg.peers[i].election_port;
+            m.observer = k->cfg.peers[i].observer;
+            ensemble_config_put(&k->config, &m);
+        }
+    k->last_seen = k->config;
     k->last_logged_zxid = tree_last_zxid(k->tree);
-    if (k->cfg.npeers == 0) {
+    if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;
         k->serving = 1;
         return 0;
@@ -144,12 +269,13 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
                  k->current_epoch, (uint64_t)k->last_logged_zxid);
         return -1;
     }
-    k->election = election_create(k->loop, &k->cfg, err, errlen);
+    update_peer_type(k);
+    k->election = election_create(k->loop, &k->cfg, &k->config, on_election_config, k, err, errlen);
     if (!k->election)
         return -1;
     k->role = ROLE_LOOKING;
-    log_info("server %d of %d: LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
-             k->cfg.npeers, (uint64_t)k->last_logged_zxid, k->current_epoch);
+    log_info("server %d of %d (config version %" PRIx64 "): LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
+             k->config.n, (uint64_t)k->config.version, (uint64_t)k->last_logged_zxid, k->current_epoch);
     election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
     readonly_on_looking(k);
     return 0;
