@@ -161,6 +161,12 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
             snprintf(path, sizeof(path), "%s.dynamic.next", k->cfg.path);
             unlink(path);
         }
+        /* ZooKeeper's processReconfig re-sets /zookeeper/config from every
+         * activation (initConfigInZKDatabase), a reconfig txn's or not. */
+        if (k->tree && c->version >= k->config.version)
+            keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
+        if (c->version == k->config.version)
+            keeper_ensemble_to_cfg(k);
     }
     if (rc < 0)
         log_error("cannot write %s: %s", path, strerror(errno));

@@ -172,9 +172,6 @@ struct keeper {
     pending_t *unapplied_head, *unapplied_tail;   /* logged, not applied: proposals left by a leader change */
     leader_t *leader;
     follower_t *follower;
-    /* A2-TEMP: A1's fields */
-    ensemble_config_t config, last_seen;
-    int reconfig_enabled;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
     /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
@@ -268,8 +265,10 @@ void keeper_ensemble_start(keeper_t *k);
 /* committed=0: zoo.cfg.dynamic.next (a proposal, with its version line);
  * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without
  * its server.N lines, the next file removed once nothing newer is proposed.
- * Nothing when reconfigEnabled is off. Written with a rename, no fsync (the
- * log holds the reconfig; see the file's comment). 0 or -1 (logged). */
+ * committed=1 also sets /zookeeper/config from c (as ZooKeeper does on every
+ * activation) and k->cfg.peers from k->config. Nothing when reconfigEnabled
+ * is off. Written with a rename, no fsync (the log holds the reconfig; see
+ * the file's comment). 0 or -1 (logged). */
 int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 /* /zookeeper/config := c's text, version -1, mzxid c->version, as ZooKeeper's
  * initConfigInZKDatabase (at start, and after a learner's sync). */
@@ -306,8 +305,6 @@ void prep_applied(keeper_t *k, int64_t zxid);
  * the zxids, so the log stays gap-free. */
 void prep_rollback(keeper_t *k, int64_t zxid);
 
-/* A2-TEMP */
-int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 /* peer.c: the ensemble role. */
 int peer_start(keeper_t *k, char *err, size_t errlen);   /* standalone, or start looking */
 void peer_look(keeper_t *k, const char *why);            /* back to LOOKING */

@@ -216,27 +216,9 @@ void peer_look(keeper_t *k, const char *why)
     readonly_on_looking(k);
 }
 
-/* A2-TEMP: until A1's land */
-int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
-{
-    (void)k; (void)c; (void)committed;
-    return 0;
-}
-
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
-    /* A2-TEMP */
-    if (k->config.n == 0)
-        for (int i = 0; i < k->cfg.npeers; i++) {
-            ensemble_member_t m = {0};
-            m.id = k->cfg.peers[i].id;
-            snprintf(m.host, sizeof(m.host), "%s", k->cfg.peers[i].host);
-            m.quorum_port = k->cfg.peers[i].quorum_port;
-            m.election_port = k->cfg.peers[i].election_port;
-            m.observer = k->cfg.peers[i].observer;
-            ensemble_config_put(&k->config, &m);
-        }
-    k->last_seen = k->config;
+    /* k->config and k->last_seen were set by keeper_ensemble_start (dynamic_config.c). */
     k->last_logged_zxid = tree_last_zxid(k->tree);
     if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;
