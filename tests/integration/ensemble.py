@@ -425,7 +425,7 @@ class Ensemble:
     def start(self, member=None, wait=True, timeout=90.0):
         """Start every member (member=None) or one (same dataDir and ports); with wait,
         wait until the live members have one leader and all serve."""
-        targets = self.members if member is None else [member]
+        targets = self.in_config() if member is None else [member]
         for m in targets:
             if not m.running():
                 m.paused = False
@@ -505,11 +505,12 @@ class Ensemble:
         return new
 
     def heal(self, timeout=90.0):
-        """Resume paused members, start stopped ones, wait until all serve."""
+        """Resume paused members, start the stopped members of the current configuration,
+        wait until they all serve."""
         for m in self.members:
             if m.paused:
                 self.resume(m)
-        stopped = [m for m in self.members if not m.running()]
+        stopped = [m for m in self.in_config() if not m.running()]
         for m in stopped:
             m.launch()
         for m in stopped:
