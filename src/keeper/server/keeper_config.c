@@ -261,10 +261,12 @@ static int load_dynamic(keeper_config_t *kc, config_t *cfg, char *err, size_t er
     }
     char *text;
     size_t len;
-    if (read_whole_file(v, &text, &len, err, errlen) < 0)
-        return -1;
-    ensemble_config_t *c = malloc(sizeof(*c));
     char why[256];
+    if (read_whole_file(v, &text, &len, why, sizeof(why)) < 0) {
+        snprintf(err, errlen, "%s: dynamicConfigFile cannot be read: %s", cfg->path, why);
+        return -1;
+    }
+    ensemble_config_t *c = malloc(sizeof(*c));
     int rc = c ? ensemble_config_parse(c, text, len, why, sizeof(why)) : -1;
     if (!c)
         snprintf(why, sizeof(why), "out of memory");
