@@ -199,6 +199,32 @@ static void test_incremental(void)
     /* Removing an id that is not a member: ZooKeeper says nothing. */
     CHECK_EQ(ensemble_config_incremental(&cur, NULL, "42", &next, err, sizeof(err)), 0);
     CHECK(ensemble_config_same_members(&cur, &next));
+    /* ZooKeeper lists the members in its HashMap's order: the copy of 3
+     * members has 8 buckets, so 9 lands with 1 (seen on ZooKeeper 3.8:
+     * tests/integration/zk_reconfig_facts.py), and stays there in the next
+     * reconfig's copy. */
+    CHECK_EQ(ensemble_config_incremental(&cur, "server.9=127.0.0.1:2909:3909;2199", NULL, &next, err, sizeof(err)),
+             0);
+    ensemble_config_format(&next, out, sizeof(out));
+    CHECK(strncmp(out, "server.1=", 9) == 0 && strstr(out, "2181\nserver.9=") && strstr(out, "2199\nserver.2="));
+    CHECK_EQ(ensemble_config_incremental(&next, NULL, "2", &after, err, sizeof(err)), 0);
+    ensemble_config_format(&after, out, sizeof(out));
+    CHECK(strstr(out, "2181\nserver.9=") && strstr(out, "2199\nserver.3="));
+    /* The file is sorted as text whatever the map's order. */
+    ensemble_config_format_file(&after, 0, out, sizeof(out));
+    CHECK(strstr(out, "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183\nserver.9=") != NULL);
+    /* Five members: still 8 buckets (5 / 0.75 + 1 = 7), so 100 comes between 4 and 5. */
+    ensemble_config_t five;
+    const char five_text[] = "server.1=a:1:2\nserver.2=b:1:2\nserver.3=c:1:2\nserver.4=d:1:2\nserver.5=e:1:2";
+    CHECK_EQ(ensemble_config_parse(&five, five_text, strlen(five_text), err, sizeof(err)), 0);
+    CHECK_EQ(ensemble_config_incremental(&five, "server.100=f:1:2:observer;3", NULL, &next, err, sizeof(err)), 0);
+    ensemble_config_format(&next, out, sizeof(out));
+    CHECK(strstr(out, "server.4=d:1:2:participant\nserver.100=f:1:2:observer;0.0.0.0:3\nserver.5=") != NULL);
+    CHECK_EQ(next.hash_cap, 8);
+    /* Joiners past three quarters of the table double it, as HashMap resizes. */
+    CHECK_EQ(ensemble_config_incremental(&five, "server.6=g:1:2;3,server.7=h:1:2;3", NULL, &next, err, sizeof(err)),
+             0);
+    CHECK_EQ(next.hash_cap, 16);
     /* ZooKeeper reads the id after the key's last '.', whatever precedes it. */
     CHECK_EQ(ensemble_config_incremental(&cur, "participant.7=h7:1:2;3", NULL, &next, err, sizeof(err)), 0);
     CHECK(ensemble_config_find(&next, 7) != NULL);
