@@ -158,8 +158,9 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
             rc = edit_static_config(k, path, me && me->client_addr[0]);
         }
         if (rc == 0 && c->version >= k->last_seen.version) {   /* nothing proposed beyond it */
-            snprintf(path, sizeof(path), "%s.dynamic.next", k->cfg.path);
-            unlink(path);
+            char next[PATH_MAX];
+            snprintf(next, sizeof(next), "%s.dynamic.next", k->cfg.path);
+            unlink(next);
         }
         /* ZooKeeper's processReconfig re-sets /zookeeper/config from every
          * activation (initConfigInZKDatabase), a reconfig txn's or not; where a
