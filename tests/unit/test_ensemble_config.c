@@ -142,6 +142,7 @@ static void test_config_parse_refusals(void)
         "server.x=h:1:2",
         "server.1=h:1:2:bogus",
         "server.1=h:1:2\nversion=zz",
+        "server.1=h:1:2\nversion=-1",
         "group.1=1:2:3",                     /* hierarchical quorums: not in kipper */
         "server.-1=h:1:2",
     };

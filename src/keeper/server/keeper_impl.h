@@ -177,6 +177,10 @@ struct keeper {
     int reconfig_enabled;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
+    /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
+    ensemble_config_t config;      /* committed and active membership */
+    ensemble_config_t last_seen;   /* newest proposed one; equal to config when no reconfig is pending */
+    int reconfig_enabled;          /* reconfigEnabled */
 };
 
 /* server.c */
@@ -255,6 +259,25 @@ void persist_after_append(keeper_t *k);   /* count txns; start a snapshot when d
 void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
 void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
 void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
+
+/* dynamic_config.c: the membership's files and /zookeeper/config. */
+/* At start, after recovery: k->config and k->last_seen from cfg (zoo.cfg, its
+ * dynamicConfigFile, zoo.cfg.dynamic.next), or from the log's newer committed
+ * reconfig; zoo.cfg.bak as ZooKeeper writes it; /zookeeper/config's content. */
+void keeper_ensemble_start(keeper_t *k);
+/* committed=0: zoo.cfg.dynamic.next (a proposal, with its version line);
+ * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without
+ * its server.N lines, the next file removed once nothing newer is proposed.
+ * Nothing when reconfigEnabled is off. Written with a rename, no fsync (the
+ * log holds the reconfig; see the file's comment). 0 or -1 (logged). */
+int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
+/* /zookeeper/config := c's text, version -1, mzxid c->version, as ZooKeeper's
+ * initConfigInZKDatabase (at start, and after a learner's sync). */
+int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtime);
+/* The configuration a reconfig txn carries, version = its zxid. 0 or -1. */
+int keeper_config_from_txn(const txn_header_t *hdr, const txn_t *txn, ensemble_config_t *out);
+/* k->cfg.peers/npeers := k->config's members (for code that still reads cfg). */
+void keeper_ensemble_to_cfg(keeper_t *k);
 
 /* Who a write comes from: a local connection, or a client of another
  * keeper whose request the leader received (session and identities travel

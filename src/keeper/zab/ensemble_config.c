@@ -129,6 +129,12 @@ static int copy_host(char *dst, size_t cap, span_t s, char *err, size_t errlen)
         return fail(ZBADARGUMENTS, err, errlen, "an empty host name");
     if (len >= cap)
         return fail(ZBADARGUMENTS, err, errlen, "a host name longer than %zu bytes", cap - 1);
+    /* Blanks, control bytes and the separators of the lines a host is written
+     * into would read back as another line or field: no host name has them. */
+    for (const char *p = s.b; p < s.e; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f || strchr(",;=|[]", *p))
+            return fail(ZBADARGUMENTS, err, errlen, "a host name with the character 0x%02x",
+                        (unsigned)(unsigned char)*p);
     memcpy(dst, s.b, len);
     dst[len] = '\0';
     return 0;
@@ -437,7 +443,9 @@ static int config_line(ensemble_config_t *c, const char *b, const char *e, int s
     if (klen == 7 && strncmp(b, "version", 7) == 0) {
         const char *ve = e;
         int64_t v;
-        if (parse_long(vb, ve, 16, &v) != 0)
+        /* A version is a zxid: never negative (ZooKeeper could not read back
+         * the 16 hex digits it would write for one). */
+        if (parse_long(vb, ve, 16, &v) != 0 || v < 0)
             return fail(ZMARSHALLINGERROR, err, errlen, "version '%.*s' is not hexadecimal",
                         (int)(ve - vb > 40 ? 40 : ve - vb), vb);
         c->version = v;
