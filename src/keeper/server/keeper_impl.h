@@ -172,9 +172,6 @@ struct keeper {
     pending_t *unapplied_head, *unapplied_tail;   /* logged, not applied: proposals left by a leader change */
     leader_t *leader;
     follower_t *follower;
-    /* A2-TEMP: A1's fields */
-    ensemble_config_t config, last_seen;
-    int reconfig_enabled;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
     /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
@@ -306,8 +303,6 @@ void prep_applied(keeper_t *k, int64_t zxid);
  * the zxids, so the log stays gap-free. */
 void prep_rollback(keeper_t *k, int64_t zxid);
 
-/* A2-TEMP */
-int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 /* peer.c: the ensemble role. */
 int peer_start(keeper_t *k, char *err, size_t errlen);   /* standalone, or start looking */
 void peer_look(keeper_t *k, const char *why);            /* back to LOOKING */

@@ -11,6 +11,7 @@
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
 #include "base/logging.h"
+#include "base/clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -64,6 +65,10 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
         k->last_seen = *next;
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
+    /* /zookeeper/config follows the active config also when no txn made it
+     * (the epoch's version of a static config, a sync), as ZooKeeper's does. */
+    keeper_config_node_set(k, next, (int64_t)clock_wall_ms());
+    keeper_ensemble_to_cfg(k);
     if (k->election)
         election_set_config(k->election, next);
     update_peer_type(k);
@@ -145,6 +150,8 @@ static void on_election_config(void *arg, const ensemble_config_t *c)
         k->last_seen = *c;
     if (keeper_config_store(k, c, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
+    keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
+    keeper_ensemble_to_cfg(k);
     update_peer_type(k);
 }
 
@@ -216,27 +223,8 @@ void peer_look(keeper_t *k, const char *why)
     readonly_on_looking(k);
 }
 
-/* A2-TEMP: until A1's land */
-int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
-{
-    (void)k; (void)c; (void)committed;
-    return 0;
-}
-
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
-    /* A2-TEMP */
-    if (k->config.n == 0)
-        for (int i = 0; i < k->cfg.npeers; i++) {
-            ensemble_member_t m = {0};
-            m.id = k->cfg.peers[i].id;
-            snprintf(m.host, sizeof(m.host), "%s", k->cfg.peers[i].host);
-            m.quorum_port = k->cfg.peers[i].quorum_port;
-            m.election_port = k->cfg.peers[i].election_port;
-            m.observer = k->cfg.peers[i].observer;
-            ensemble_config_put(&k->config, &m);
-        }
-    k->last_seen = k->config;
     k->last_logged_zxid = tree_last_zxid(k->tree);
     if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;
