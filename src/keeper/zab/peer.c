@@ -12,6 +12,7 @@
 #include "quorum.h"
 #include "base/logging.h"
 #include "base/clock.h"
+#include "base/net.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -202,8 +203,15 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
 
 static void close_clients(keeper_t *k, const char *why)
 {
-    while (k->clients)
-        client_close(k->clients, why);
+    while (k->clients) {
+        /* Replies already made go out first, as far as the socket takes
+         * them without waiting: the client that asked for a reconfig that
+         * sends this keeper LOOKING gets its answer, as from ZooKeeper. */
+        client_conn_t *c = k->clients;
+        if (buf_unread(&c->out))
+            (void)net_write_buffer(c->fd, &c->out);
+        client_close(c, why);
+    }
 }
 
 void peer_look(keeper_t *k, const char *why)
