@@ -317,13 +317,18 @@ int peer_is_voter(const keeper_t *k, int64_t sid);   /* a participant, not an ob
 /* A server's line in the active config (else in the last seen one). */
 const ensemble_member_t *peer_config(const keeper_t *k, int64_t sid);
 /* A reconfig committed: make next the active config (k->config, its
- * zoo.cfg.dynamic.<version> file, the election's voters). designated is the
- * leader the reconfig names (COMMITANDACTIVATE's), -1 for none. 1 with why
- * when this keeper must leave its role (peer_look, from a safe point): a
- * participant<->observer change, a leader removed or without a vote,
- * another designated leader, a follower whose leader lost its vote. A
- * removed follower follows on without a vote, as ZooKeeper's does. */
+ * zoo.cfg.dynamic.<version> file, /zookeeper/config, the election's voters).
+ * designated is the leader the reconfig names (COMMITANDACTIVATE's), -1 for
+ * none. 0, or what this keeper must do (from a safe point) with why:
+ * PEER_HAND_OFF: lead or follow the designated leader at once, without an
+ * election (peer_hand_off); PEER_ELECT: go LOOKING (peer_look): a leader
+ * removed or without a vote, a participant<->observer change, a follower
+ * whose leader lost its vote. A removed follower follows on without a vote,
+ * as ZooKeeper's does. */
+enum { PEER_ELECT = 1, PEER_HAND_OFF = 2 };
 int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen);
+/* Leave the role and lead (leader is this server) or follow leader. */
+void peer_hand_off(keeper_t *k, int64_t leader, const char *why);
 /* A serialized txn (TxnHeader + record, as a PROPOSAL carries it): 1 with
  * *out when it is a reconfig (its SetDataTxn's config, version = its zxid),
  * 0 when it is another txn, -1 for a reconfig whose config does not parse. */

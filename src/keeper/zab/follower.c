@@ -61,6 +61,8 @@ struct follower {
     ensemble_config_t newleader_cfg; /* the config NEWLEADER carried (ZooKeeper 3.8 sends its last seen) */
     int has_newleader_cfg;
     char look_why[160];             /* on_packet returned LOOK_AGAIN: leave the role for this reason */
+    int look_mode;                  /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
+    int64_t look_leader;
     loop_timer_t *timer;
 };
 
@@ -276,11 +278,12 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
 static int activate(follower_t *f, const ensemble_config_t *next, int64_t designated)
 {
     char why[160];
-    if (!peer_activate(f->keeper, next, designated, why, sizeof(why)))
-        return 0;
-    if (f->state != F_ACTIVE)
+    int mode = peer_activate(f->keeper, next, designated, why, sizeof(why));
+    if (!mode || f->state != F_ACTIVE)
         return 0;
     snprintf(f->look_why, sizeof(f->look_why), "%s", why);
+    f->look_mode = mode;
+    f->look_leader = designated;
     return LOOK_AGAIN;
 }
 
@@ -579,7 +582,7 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
     case QP_NEWLEADER:
         if (p->data_len > 1) {
             /* ZooKeeper 3.8's leader sends its last seen config: it is ours
-             * too if newer, and active at UPTODATE once committed here. */
+             * too, and active at UPTODATE once committed here. */
             char err[200];
             if (ensemble_config_parse(&f->newleader_cfg, (const char *)p->data, (size_t)p->data_len, err,
                                       sizeof(err)) < 0) {
@@ -587,7 +590,10 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
                          err);
             } else {
                 f->has_newleader_cfg = 1;
-                if (f->newleader_cfg.version > k->last_seen.version) {
+                /* Taken also when older: ZooKeeper's setLastSeenQuorumVerifier
+                 * complains of a stale one but takes it, so a proposal this
+                 * keeper saw and the sync cut away is forgotten. */
+                if (f->newleader_cfg.version != k->last_seen.version) {
                     k->last_seen = f->newleader_cfg;
                     if (keeper_config_store(k, &f->newleader_cfg, 0) < 0)
                         log_error("cannot write zoo.cfg.dynamic.next");
@@ -700,7 +706,10 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
                 flush(f);   /* the ACKs owed go out first */
                 char why[sizeof(f->look_why)];
                 snprintf(why, sizeof(why), "%s", f->look_why);
-                peer_look(k, why);   /* frees f */
+                if (f->look_mode == PEER_HAND_OFF)
+                    peer_hand_off(k, f->look_leader, why);   /* frees f */
+                else
+                    peer_look(k, why);   /* frees f */
                 return;
             }
             if (rc < 0) {

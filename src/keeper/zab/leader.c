@@ -88,6 +88,8 @@ struct leader {
     int64_t reconfig_zxid;         /* a reconfig proposed, not committed (to k->last_seen); 0: none */
     int stop_committing;           /* a reconfig handed leadership on: nothing more commits here */
     char look_why[160];            /* leave the role (from look_timer, outside any learner's I/O) */
+    int look_mode;                 /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
+    int64_t look_leader;
     loop_timer_t *look_timer;
 };
 
@@ -198,14 +200,19 @@ static void on_look_timer(loop_t *loop, void *arg)
     ld->look_timer = NULL;
     char why[sizeof(ld->look_why)];
     snprintf(why, sizeof(why), "%s", ld->look_why);
-    peer_look(ld->keeper, why);   /* frees ld */
+    if (ld->look_mode == PEER_HAND_OFF)
+        peer_hand_off(ld->keeper, ld->look_leader, why);   /* frees ld */
+    else
+        peer_look(ld->keeper, why);   /* frees ld */
 }
 
 /* Leave the role soon, from a timer: the caller may be inside a learner's I/O. */
-static void look_soon(leader_t *ld, const char *why)
+static void look_soon(leader_t *ld, const char *why, int mode, int64_t leader)
 {
     if (ld->look_timer)
         return;
+    ld->look_mode = mode;
+    ld->look_leader = leader;
     snprintf(ld->look_why, sizeof(ld->look_why), "%s", why);
     ld->look_timer = loop_timer_add(ld->keeper->loop, 0, on_look_timer, ld);
 }
@@ -229,8 +236,9 @@ static void activate_reconfig(leader_t *ld, const ensemble_config_t *next, int64
     keeper_t *k = ld->keeper;
     char why[160];
     ld->reconfig_zxid = 0;
-    if (peer_activate(k, next, designated, why, sizeof(why)))
-        look_soon(ld, why);
+    int mode = peer_activate(k, next, designated, why, sizeof(why));
+    if (mode)
+        look_soon(ld, why, mode, designated);
 }
 
 /* The highest zxid a quorum holds durably (with a reconfig pending, a
@@ -483,6 +491,17 @@ static void touch_session(session_t *s, void *arg)
     session_touch(k->sessions, s->id, loop_now_ms(k->loop));
 }
 
+/* Is the txn at zxid, in this keeper's history, a reconfig? */
+static int reconfig_logged(keeper_t *k, int64_t zxid)
+{
+    long i = history_find(&k->history, zxid);
+    if (i < 0)
+        return 0;
+    const history_entry_t *e = history_at(&k->history, (size_t)i);
+    ensemble_config_t c;
+    return e && peer_reconfig_of(e->bytes, e->len, &c) == 1;
+}
+
 static void establish(leader_t *ld)
 {
     keeper_t *k = ld->keeper;
@@ -507,10 +526,10 @@ static void establish(leader_t *ld)
      * seen config is newer than the active one): everything it logged is
      * committed now, so is the reconfig (ZooKeeper's Leader.lead activates
      * its last seen config once NEWLEADER is acknowledged). One newer than
-     * its log (a crash between writing the file and the log) never was a
-     * proposal here: it is dropped. */
+     * its log (a crash between writing the file and the log, a stale
+     * zoo.cfg.dynamic.next) never was a proposal here: it is dropped. */
     if (k->last_seen.version > k->config.version) {
-        if (k->last_seen.version <= k->last_logged_zxid || k->last_seen.version == zxid_make(ld->new_epoch, 0)) {
+        if (reconfig_logged(k, k->last_seen.version) || k->last_seen.version == zxid_make(ld->new_epoch, 0)) {
             ensemble_config_t next = k->last_seen;
             log_info("committing config version %" PRIx64 " left pending by the previous leader",
                      (uint64_t)next.version);

@@ -11,6 +11,8 @@
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
 #include "base/logging.h"
+#include "base/clock.h"
+#include "base/net.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -53,6 +55,9 @@ static void update_peer_type(keeper_t *k)
         k->cfg.peer_type = me->observer ? PEER_TYPE_OBSERVER : PEER_TYPE_PARTICIPANT;
 }
 
+static void close_clients(keeper_t *k, const char *why);
+static void on_elected(void *arg, peer_state_t state, const vote_t *vote);
+
 int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen)
 {
     if (next->version <= k->config.version)
@@ -64,6 +69,10 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
         k->last_seen = *next;
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
+    /* /zookeeper/config follows the active config also when no txn made it
+     * (the epoch's version of a static config, a sync), as ZooKeeper's does. */
+    keeper_config_node_set(k, next, (int64_t)clock_wall_ms());
+    keeper_ensemble_to_cfg(k);
     if (k->election)
         election_set_config(k->election, next);
     update_peer_type(k);
@@ -71,44 +80,54 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
     log_info("config version %" PRIx64 " is active: %d members, %d voters; this server is %s", (uint64_t)next->version,
              next->n, ensemble_config_voters(next),
              !me ? "not a member" : me->observer ? "an observer" : "a participant");
-    if (!me) {
-        /* Removed: a follower goes on following without a vote and serving
-         * its clients, as ZooKeeper 3.8's does (its learner type does not
-         * change); a leader gives up leading and comes back as such a
-         * follower of whoever the new voters elect. */
-        if (k->role == ROLE_LEADING) {
-            snprintf(why, whylen, "config version %" PRIx64 " removes this leader", (uint64_t)next->version);
-            return 1;
-        }
-        return 0;
+    /* ZooKeeper's processReconfig: a designated leader other than the
+     * current one is followed (or, designated, this server leads) at once,
+     * without an election (updateVote, reconfigFlag): what the leader that
+     * gives up and every learner of it do after a reconfig. */
+    int64_t current = k->role == ROLE_LEADING ? k->cfg.server_id : k->vote.leader;
+    if ((k->role == ROLE_LEADING || k->role == ROLE_FOLLOWING) && designated > 0 && designated != current) {
+        snprintf(why, whylen, "config version %" PRIx64 " designates server %" PRId64 " to lead",
+                 (uint64_t)next->version, designated);
+        return PEER_HAND_OFF;
     }
-    if (was_member && was_observer != me->observer) {
+    /* A removed follower goes on following without a vote and serving its
+     * clients, as ZooKeeper 3.8's does (its learner type does not change). */
+    if (k->role == ROLE_LEADING && (!me || me->observer)) {
+        snprintf(why, whylen, "config version %" PRIx64 " %s", (uint64_t)next->version,
+                 !me ? "removes this leader" : "leaves this leader no vote");
+        return PEER_ELECT;
+    }
+    if (me && was_member && was_observer != me->observer) {
         snprintf(why, whylen, "config version %" PRIx64 " makes this server %s", (uint64_t)next->version,
                  me->observer ? "an observer" : "a participant");
-        return 1;
-    }
-    if (k->role == ROLE_LEADING && me->observer) {
-        snprintf(why, whylen, "config version %" PRIx64 " leaves this leader no vote", (uint64_t)next->version);
-        return 1;
-    }
-    if (k->role == ROLE_LEADING && designated >= 0 && designated != k->cfg.server_id) {
-        snprintf(why, whylen, "config version %" PRIx64 " hands leadership to server %" PRId64,
-                 (uint64_t)next->version, designated);
-        return 1;
+        return PEER_ELECT;
     }
     if (k->role == ROLE_FOLLOWING && designated < 0 && !quorum_config_is_voter(next, k->vote.leader)) {
         snprintf(why, whylen, "config version %" PRIx64 " leaves leader %" PRId64 " no vote", (uint64_t)next->version,
                  k->vote.leader);
-        return 1;
-    }
-    if (k->role == ROLE_FOLLOWING && designated >= 0 && designated != k->vote.leader) {
-        /* ZooKeeper's processReconfig: the designated leader differs, every
-         * learner goes LOOKING and the new voters elect. */
-        snprintf(why, whylen, "config version %" PRIx64 " designates server %" PRId64 " to lead",
-                 (uint64_t)next->version, designated);
-        return 1;
+        return PEER_ELECT;
     }
     return 0;
+}
+
+void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
+{
+    log_warn("leaving the role: %s", why);
+    if (k->role == ROLE_LEADING)
+        leader_stop(k);
+    else if (k->role == ROLE_FOLLOWING)
+        follower_stop(k);
+    k->serving = 0;
+    close_clients(k, "this keeper changes its leader after a reconfig");
+    local_sessions_forget(k);
+    pipeline_abandon(k);
+    vote_t v = k->vote;
+    v.leader = leader;
+    v.zxid = k->last_logged_zxid;
+    peer_state_t state = leader == k->cfg.server_id                 ? PEER_LEADING
+                         : k->cfg.peer_type == PEER_TYPE_OBSERVER ? PEER_OBSERVING
+                                                                   : PEER_FOLLOWING;
+    on_elected(k, state, &v);   /* its own election's outcome; initLimit sends it LOOKING if that fails */
 }
 
 int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out)
@@ -145,6 +164,8 @@ static void on_election_config(void *arg, const ensemble_config_t *c)
         k->last_seen = *c;
     if (keeper_config_store(k, c, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
+    keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
+    keeper_ensemble_to_cfg(k);
     update_peer_type(k);
 }
 
@@ -195,8 +216,15 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
 
 static void close_clients(keeper_t *k, const char *why)
 {
-    while (k->clients)
-        client_close(k->clients, why);
+    while (k->clients) {
+        /* Replies already made go out first, as far as the socket takes
+         * them without waiting: the client that asked for a reconfig that
+         * sends this keeper LOOKING gets its answer, as from ZooKeeper. */
+        client_conn_t *c = k->clients;
+        if (buf_unread(&c->out))
+            (void)net_write_buffer(c->fd, &c->out);
+        client_close(c, why);
+    }
 }
 
 void peer_look(keeper_t *k, const char *why)
