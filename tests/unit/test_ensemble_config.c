@@ -246,8 +246,7 @@ static void test_incremental_refusals(void)
         {"server.5=h:100000:2;3", NULL, ZMARSHALLINGERROR},
         {"server.five=h:1:2;3", NULL, ZMARSHALLINGERROR},           /* Long.parseLong of the id */
         {NULL, "two", ZMARSHALLINGERROR},
-        {NULL, "1,2", ZBADARGUMENTS},                               /* one voter left: "at least 2 followers" */
-        {NULL, "1,2,3", ZBADARGUMENTS},
+        {NULL, "1,2,3", ZBADARGUMENTS},                             /* no voter left: "at least 1 follower" */
         /* A routable address one member already uses. */
         {"server.5=10.1.1.1:2888:3888;2181,server.6=10.1.1.1:2888:3999;2182", NULL, ZBADARGUMENTS},
     };
@@ -260,6 +259,10 @@ static void test_incremental_refusals(void)
         CHECK(err[0] != '\0');
     }
     CHECK(strstr(err, "conflicts") != NULL);
+    /* One voter left is a configuration; prep.c adds ZooKeeper's "at least 2"
+     * under standaloneEnabled=true. */
+    CHECK_EQ(ensemble_config_incremental(&cur, NULL, "1,2", &next, err, sizeof(err)), 0);
+    CHECK_EQ(ensemble_config_voters(&next), 1);
     /* Loopback and wildcard addresses never conflict (every test ensemble shares 127.0.0.1). */
     CHECK_EQ(ensemble_config_incremental(&cur, "server.5=127.0.0.1:2888:3888;0.0.0.0:2181", NULL, &next, err,
                                          sizeof(err)), 0);
@@ -290,8 +293,7 @@ static void test_nonincremental(void)
     struct { const char *members; int code; } cases[] = {
         {"server.1=a:1:2,clientPort=2181", ZBADARGUMENTS},          /* Unrecognised parameter */
         {"server.1=a:1:2,server.2=b:1:2:leader", ZBADARGUMENTS},
-        {"server.1=a:1:2", ZBADARGUMENTS},                          /* at least 2 followers */
-        {"", ZBADARGUMENTS},
+        {"", ZBADARGUMENTS},                                        /* at least 1 follower */
         {"server.1=a:1:2:observer,server.2=b:1:2:observer", ZMARSHALLINGERROR},   /* observers w/o participants */
         {"server.1=a:1:2,server.2=b:1:2:observer", ZMARSHALLINGERROR},            /* observers w/o quorum */
         {"server.1=a:1:2,server.2=b:1:77777", ZMARSHALLINGERROR},
@@ -555,7 +557,11 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
      * leader here: none is synced). */
     CHECK_EQ(prep_reconfig_answer(k, sid, "server.5=h:1:2:leader;3", NULL, NULL, 0x100000000LL), ZBADARGUMENTS);
     CHECK_EQ(prep_reconfig_answer(k, sid, "server.x=h:1:2;3", NULL, NULL, -1), ZMARSHALLINGERROR);
+    k->cfg.standalone_enabled = 1;   /* ZooKeeper's default: at least 2 voters */
     CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2", NULL, -1), ZBADARGUMENTS);
+    k->cfg.standalone_enabled = 0;   /* then 1 is enough, and the quorum check answers */
+    CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2", NULL, -1), ZNEWCONFIGNOQUORUM);
+    CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2,3", NULL, -1), ZBADARGUMENTS);
     CHECK_EQ(prep_reconfig_answer(k, sid, obs, NULL, NULL, 0x100000000LL), ZNEWCONFIGNOQUORUM);
     /* Nothing was proposed by the refusals. */
     CHECK_EQ(k->last_seen.version, k->config.version);
