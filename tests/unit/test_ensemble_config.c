@@ -588,6 +588,74 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
     free(k);
 }
 
+static int config_events;
+
+static void count_config_events(void *watcher, int32_t event_type, const char *path, void *ctx)
+{
+    (void)watcher;
+    (void)ctx;
+    if (event_type == EVENT_NODE_DATA_CHANGED && strcmp(path, "/zookeeper/config") == 0)
+        config_events++;
+}
+
+/* A reconfig txn as the log holds it (TxnHeader type 16 + SetDataTxn), read
+ * back and applied: /zookeeper/config gets the new text with ZooKeeper's stat,
+ * a getData/getConfig watch on it fires, and the configuration reads back
+ * from the txn with the txn's zxid as its version. */
+static void test_reconfig_txn_log_form_and_apply(void)
+{
+    watch_manager_t *wm = watch_manager_create(count_config_events, NULL);
+    tree_t *tree = tree_create(wm);
+    ensemble_config_t next;
+    parse3(&next);
+    next.version = 0x100000009LL;
+    char text[2048];
+    size_t len = ensemble_config_format(&next, text, sizeof(text));
+    txn_header_t hdr = {0x0100000000000001LL, 7, 0x100000009LL, 1700000000000LL, OP_RECONFIG};
+    txn_t txn;
+    txn_init(&txn, OP_RECONFIG);
+    txn.path = strdup("/zookeeper/config");
+    txn.data = malloc(len);
+    memcpy(txn.data, text, len);
+    txn.data_len = (int32_t)len;
+    txn.version = -1;
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(txn_header_write(&b, &hdr), 0);
+    CHECK_EQ(txn_body_write(&b, &txn), 0);
+    /* type 16, then path, data, version -1 */
+    CHECK(b.len > 32 && b.data[31] == 16);   /* TxnHeader: clientId cxid zxid time type */
+    CHECK(memcmp(b.data + b.len - 4, "\xff\xff\xff\xff", 4) == 0);
+    jute_in_t in;
+    jute_in_init(&in, b.data, b.len);
+    txn_header_t h2;
+    txn_t t2;
+    CHECK_EQ(txn_header_read(&in, &h2), 0);
+    CHECK_EQ(txn_body_read(&in, h2.type, &t2), 0);
+    CHECK(h2.type == OP_RECONFIG && t2.version == -1 && t2.data_len == (int32_t)len);
+    ensemble_config_t back;
+    CHECK_EQ(keeper_config_from_txn(&h2, &t2, &back), 0);
+    CHECK(ensemble_config_same_members(&back, &next) && back.version == 0x100000009LL);
+    int dummy;
+    CHECK_EQ(watch_add(wm, WATCH_TABLE_DATA, "/zookeeper/config", &dummy, WATCH_MODE_STANDARD), 0);
+    txn_result_t r;
+    CHECK_EQ(tree_apply(tree, &h2, &t2, &r), ZOK);
+    CHECK(r.has_stat && r.stat.version == -1 && r.stat.mzxid == 0x100000009LL && r.stat.aversion == -1 &&
+          r.stat.czxid == 0 && r.stat.data_length == (int32_t)len);
+    txn_result_free(&r);
+    CHECK_EQ(config_events, 1);
+    const znode_t *n = tree_lookup(tree, "/zookeeper/config");
+    CHECK(n && n->data_len == (int32_t)len && memcmp(n->data, text, len) == 0);
+    /* Another txn type with that path is not a configuration. */
+    h2.type = OP_SET_DATA;
+    CHECK_EQ(keeper_config_from_txn(&h2, &t2, &back), -1);
+    txn_free(&t2);
+    txn_free(&txn);
+    buf_free(&b);
+    tree_destroy(tree);
+    watch_manager_destroy(wm);
+}
+
 void suite_ensemble_config(void)
 {
     RUN(test_member_parse_forms);
@@ -601,4 +669,5 @@ void suite_ensemble_config(void)
     RUN(test_zoo_cfg_dynamic_file);
     RUN(test_config_store_files);
     RUN(test_prep_reconfig_checks_in_zookeepers_order);
+    RUN(test_reconfig_txn_log_form_and_apply);
 }
