@@ -333,6 +333,43 @@ def test_add_remove_observer(ens):
         assert "zoo.cfg.dynamic.%x" % v1 in files
 
 
+def test_running_observer_added_promoted_removed(ens):
+    """A running observer (peerType=observer, its own line :observer) joins by reconfig and
+    serves; joining its id again as a participant makes it vote (a 4th voter: quorum 3); then
+    it is removed."""
+    admin = ens.super_client(ens.leader())
+    base = "/rc-observer-%d" % int(time.time() * 1000)
+    admin.create(base)
+    obs = ens.add_member(observer=True)
+    data, stat = reconfig(admin, joining=ens.joining(obs), leaving=None, new_members=None)
+    ens.mark_config(data.decode())
+    assert obs.sid in ens.observers and ens.quorum() == 2
+    check_config_bytes(data, stat, ens)
+    ens.wait_ready()
+    assert ens.mode(obs) == "observer"
+    c = ens.client(obs)
+    c.create(base + "/via-observer")
+    admin.sync(base)
+    assert admin.exists(base + "/via-observer")
+    ens.observers.discard(obs.sid)            # its line now says participant
+    data, stat = reconfig(admin, joining=ens.joining(obs), leaving=None, new_members=None)
+    ens.mark_config(data.decode())
+    assert obs.sid not in ens.observers and ens.quorum() == 3
+    version = check_config_bytes(data, stat, ens)
+    ens.wait_ready()
+    assert ens.mode(obs) == "follower"
+    for m in ens.in_config():
+        check_dynamic_file(wait_files(ens, m, version), version, expected_lines(ens))
+    c = ens.client(obs)
+    c.create(base + "/via-participant")
+    data, stat = reconfig(admin, joining=None, leaving=str(obs.sid), new_members=None)
+    ens.mark_config(data.decode())
+    assert ens.quorum() == 2
+    ens.wait_ready()
+    admin.sync(base)
+    assert sorted(admin.get_children(base)) == ["via-observer", "via-participant"]
+
+
 def _check_members_hold(e, base, acked):
     e.wait_zxids_equal(members=e.live(), timeout=30)
     for m in e.live():
@@ -363,7 +400,7 @@ def test_add_and_remove_participant_under_load(ens):
         m4 = ens.add_member()          # zoo.cfg: the three members and itself
         data, stat = reconfig(admin, joining=ens.joining(m4), leaving=None, new_members=None)
         ens.mark_config(data.decode())
-        assert ens.config_ids == {1, 2, 3, 4}
+        assert ens.config_ids == {1, 2, 3, m4.sid}
         version = check_config_bytes(data, stat, ens)
         ens.wait_ready()
         assert ens.quorum() == 3
@@ -374,7 +411,7 @@ def test_add_and_remove_participant_under_load(ens):
         assert len(c4.get_children(base)) >= 100
         for m in ens.in_config():
             check_dynamic_file(wait_files(ens, m, version), version, expected_lines(ens))
-        data, stat = reconfig(admin, joining=None, leaving="4", new_members=None)
+        data, stat = reconfig(admin, joining=None, leaving=str(m4.sid), new_members=None)
         ens.mark_config(data.decode())
         assert ens.config_ids == {1, 2, 3}
         version = check_config_bytes(data, stat, ens)
@@ -390,6 +427,7 @@ def test_add_and_remove_participant_under_load(ens):
 
 def test_remove_and_readd_leader(ens):
     old = ens.leader()
+    members = set(ens.config_ids)
     others = [m for m in ens.in_config() if m is not old]
     admin = ens.super_client(old, all_hosts=True)
     base = "/rc-leader-%d" % int(time.time() * 1000)
@@ -413,7 +451,7 @@ def test_remove_and_readd_leader(ens):
     # and comes back
     data, stat = reconfig(admin, joining=ens.joining(old), leaving=None, new_members=None)
     ens.mark_config(data.decode())
-    assert ens.config_ids == {m.sid for m in ens.members if m.sid <= 3}
+    assert ens.config_ids == members
     ens.wait_ready()
     c = ens.client(old)
     c.create(base + "/through-old-leader")
@@ -563,7 +601,7 @@ def test_mixed_reconfig(mixed):
             d, s = c.get("/zookeeper/config")
             assert d == data and s.mzxid == version, "member %d (%s)" % (m.sid, m.kind)
             check_dynamic_file(wait_files(e, m, version), version, expected_lines(e))
-        data, stat = reconfig(admin, joining=None, leaving="4", new_members=None)
+        data, stat = reconfig(admin, joining=None, leaving=str(m4.sid), new_members=None)
         e.mark_config(data.decode())
         e.wait_ready()
         _grows(writer, 100)
