@@ -35,7 +35,7 @@ import conftest
 import ensemble as ensmod
 import zk_clients
 from ensemble import Ensemble
-from harness import free_port, wait_until
+from harness import four_letter_word, free_port, wait_until
 from test_keeper_mixed import Writers
 from zkwire import ERR, OP, WireClient, Writer
 
@@ -190,6 +190,19 @@ def test_config_node_and_files(ens):
         kept = {l for l in bak.splitlines() if l and not re.match(r"(server\.\d+|clientPort|clientPortAddress)=", l)}
         now = set(files["zoo.cfg"].splitlines())
         assert now == kept | {"dynamicConfigFile=%s" % os.path.join(m.workdir, "zoo.cfg.dynamic.%x" % version)}
+
+
+def test_conf_lists_membership(ens):
+    """`conf` on a member of an ensemble ends with its quorum settings and its membership:
+    `membership: ` and the text of /zookeeper/config (no newline after it)."""
+    data, _ = get_config(ens)
+    for m in ens.in_config():
+        out = four_letter_word(m.port, "conf", host=m.placement.host)
+        tail = ("\nserverId=%d\ninitLimit=%d\nsyncLimit=%d\nelectionAlg=3\nelectionPort=%d\nquorumPort=%d\n"
+                "peerType=%d\nmembership: \n%s" % (m.sid, ens.init_limit, ens.sync_limit, m.election_port,
+                                                    m.quorum_port, 1 if m.sid in ens.observers else 0,
+                                                    data.decode()))
+        assert out.endswith(tail), "member %d: %r" % (m.sid, out[-400:])
 
 
 def test_no_auth(ens):
@@ -423,6 +436,13 @@ def test_add_and_remove_participant_under_load(ens):
     _check_members_hold(ens, base, writer.acked)
     for m in ens.in_config():
         check_dynamic_file(wait_files(ens, m, version), version, expected_lines(ens))
+    # the removed member runs on as a follower that does not vote, and still learns the commits
+    assert ens.mode(m4) == "follower"
+    admin.create(base + "-after")
+    c4 = ens.client(m4)
+    c4.sync(base + "-after")
+    assert c4.exists(base + "-after")
+    check_dynamic_file(wait_files(ens, m4, version), version, expected_lines(ens))
 
 
 def test_remove_and_readd_leader(ens):
