@@ -1,6 +1,7 @@
 /* test_ensemble_config.c -- an ensemble's membership: server.N lines, the text
  * of /zookeeper/config and zoo.cfg.dynamic files, and the reconfig request's
  * two forms with ZooKeeper 3.8's answer to each bad argument. */
+#define _GNU_SOURCE
 #include "keeper/zab/ensemble_config.h"
 #include "keeper/data/proto.h"
 #include "suites.h"
@@ -198,6 +199,32 @@ static void test_incremental(void)
     /* Removing an id that is not a member: ZooKeeper says nothing. */
     CHECK_EQ(ensemble_config_incremental(&cur, NULL, "42", &next, err, sizeof(err)), 0);
     CHECK(ensemble_config_same_members(&cur, &next));
+    /* ZooKeeper lists the members in its HashMap's order: the copy of 3
+     * members has 8 buckets, so 9 lands with 1 (seen on ZooKeeper 3.8:
+     * tests/integration/zk_reconfig_facts.py), and stays there in the next
+     * reconfig's copy. */
+    CHECK_EQ(ensemble_config_incremental(&cur, "server.9=127.0.0.1:2909:3909;2199", NULL, &next, err, sizeof(err)),
+             0);
+    ensemble_config_format(&next, out, sizeof(out));
+    CHECK(strncmp(out, "server.1=", 9) == 0 && strstr(out, "2181\nserver.9=") && strstr(out, "2199\nserver.2="));
+    CHECK_EQ(ensemble_config_incremental(&next, NULL, "2", &after, err, sizeof(err)), 0);
+    ensemble_config_format(&after, out, sizeof(out));
+    CHECK(strstr(out, "2181\nserver.9=") && strstr(out, "2199\nserver.3="));
+    /* The file is sorted as text whatever the map's order. */
+    ensemble_config_format_file(&after, 0, out, sizeof(out));
+    CHECK(strstr(out, "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183\nserver.9=") != NULL);
+    /* Five members: still 8 buckets (5 / 0.75 + 1 = 7), so 100 comes between 4 and 5. */
+    ensemble_config_t five;
+    const char five_text[] = "server.1=a:1:2\nserver.2=b:1:2\nserver.3=c:1:2\nserver.4=d:1:2\nserver.5=e:1:2";
+    CHECK_EQ(ensemble_config_parse(&five, five_text, strlen(five_text), err, sizeof(err)), 0);
+    CHECK_EQ(ensemble_config_incremental(&five, "server.100=f:1:2:observer;3", NULL, &next, err, sizeof(err)), 0);
+    ensemble_config_format(&next, out, sizeof(out));
+    CHECK(strstr(out, "server.4=d:1:2:participant\nserver.100=f:1:2:observer;0.0.0.0:3\nserver.5=") != NULL);
+    CHECK_EQ(next.hash_cap, 8);
+    /* Joiners past three quarters of the table double it, as HashMap resizes. */
+    CHECK_EQ(ensemble_config_incremental(&five, "server.6=g:1:2;3,server.7=h:1:2;3", NULL, &next, err, sizeof(err)),
+             0);
+    CHECK_EQ(next.hash_cap, 16);
     /* ZooKeeper reads the id after the key's last '.', whatever precedes it. */
     CHECK_EQ(ensemble_config_incremental(&cur, "participant.7=h7:1:2;3", NULL, &next, err, sizeof(err)), 0);
     CHECK(ensemble_config_find(&next, 7) != NULL);
@@ -307,6 +334,254 @@ static void test_put_remove_same(void)
     CHECK_EQ(ensemble_config_put(&full, &m), -1);
 }
 
+
+/* ---- the keeper side: zoo.cfg with dynamic files, the files written, prep's checks ---- */
+
+#include "base/fsutil.h"
+#include "keeper/data/jute.h"
+#include "keeper/server/keeper_impl.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void write_text(const char *dir, const char *name, const char *text)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(text, f);
+        fclose(f);
+    }
+}
+
+static char *read_back(const char *dir, const char *name)
+{
+    static char buf[8192];
+    char path[600];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static int load_cfg(keeper_config_t *kc, const char *dir, char *err, size_t errlen)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/zoo.cfg", dir);
+    return keeper_config_load(kc, path, err, errlen);
+}
+
+static void test_zoo_cfg_dynamic_file(void)
+{
+    char dir[] = "/tmp/kipper-unit-dyncfg-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char text[2048], err[512] = "";
+    write_text(dir, "myid", "2\n");
+    keeper_config_t *kc = calloc(1, sizeof(*kc));
+    /* The static form with client parts: the member's own line says where to listen. */
+    snprintf(text, sizeof(text), "tickTime=2000\ndataDir=%s\nreconfigEnabled=true\nskipACL=yes\n"
+             "server.1=127.0.0.1:2888:3888:participant;127.0.0.1:2181\n"
+             "server.2=127.0.0.1:2889:3889:participant;127.0.0.1:2182\n"
+             "server.3=127.0.0.1:2890:3890:observer;2183\n", dir);
+    write_text(dir, "zoo.cfg", text);
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), 0);
+    CHECK(kc->reconfig_enabled && kc->skip_acl && kc->npeers == 3 && kc->peers_version == 0);
+    CHECK(kc->client_port == 2182 && strcmp(kc->client_port_address, "127.0.0.1") == 0);
+    CHECK(kc->peers[2].observer && strcmp(kc->peers[2].client_addr, "0.0.0.0") == 0);
+    /* A clientPort that disagrees with the member's own line is refused, as by ZooKeeper. */
+    snprintf(text, sizeof(text), "dataDir=%s\nclientPort=2999\nserver.1=127.0.0.1:2888:3888;2181\n"
+             "server.2=127.0.0.1:2889:3889;2182\n", dir);
+    write_text(dir, "zoo.cfg", text);
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), -1);
+    CHECK(strstr(err, "client address") != NULL);
+    /* dynamicConfigFile: the lines come from there, the version from its name. */
+    snprintf(text, sizeof(text), "dataDir=%s\nreconfigEnabled=true\ndynamicConfigFile=%s/zoo.cfg.dynamic.30000000a\n",
+             dir, dir);
+    write_text(dir, "zoo.cfg", text);
+    write_text(dir, "zoo.cfg.dynamic.30000000a", "server.1=127.0.0.1:2888:3888:participant;127.0.0.1:2181\n"
+                                                 "server.2=127.0.0.1:2889:3889:participant;127.0.0.1:2182");
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), 0);
+    CHECK(kc->npeers == 2 && kc->peers_version == 0x30000000aLL && kc->client_port == 2182);
+    CHECK(!kc->has_next_ensemble);
+    /* zoo.cfg.dynamic.next: a proposal, read as last seen. */
+    write_text(dir, "zoo.cfg.dynamic.next", "server.1=127.0.0.1:2888:3888:participant;127.0.0.1:2181\n"
+                                            "server.2=127.0.0.1:2889:3889:participant;127.0.0.1:2182\n"
+                                            "server.4=127.0.0.1:2891:3891:observer;127.0.0.1:2184\nversion=30000000c");
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), 0);
+    CHECK(kc->has_next_ensemble && kc->next_ensemble.n == 3 && kc->next_ensemble.version == 0x30000000cLL);
+    /* Refused as ZooKeeper refuses them: a version inside the file, server lines in both. */
+    write_text(dir, "zoo.cfg.dynamic.30000000a", "server.1=127.0.0.1:2888:3888\nserver.2=127.0.0.1:2889:3889\n"
+                                                 "version=30000000a");
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), -1);
+    CHECK(strstr(err, "version inside") != NULL);
+    snprintf(text, sizeof(text), "dataDir=%s\ndynamicConfigFile=%s/zoo.cfg.dynamic.30000000a\n"
+             "server.1=127.0.0.1:2888:3888\n", dir, dir);
+    write_text(dir, "zoo.cfg", text);
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), -1);
+    CHECK(strstr(err, "separate dynamic config file") != NULL);
+    snprintf(text, sizeof(text), "dataDir=%s\ndynamicConfigFile=%s/missing\n", dir, dir);
+    write_text(dir, "zoo.cfg", text);
+    CHECK_EQ(load_cfg(kc, dir, err, sizeof(err)), -1);
+    free(kc);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
+static void test_config_store_files(void)
+{
+    char dir[] = "/tmp/kipper-unit-dynstore-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    keeper_t *k = calloc(1, sizeof(*k));
+    char text[1024];
+    snprintf(k->cfg.path, sizeof(k->cfg.path), "%s/zoo.cfg", dir);
+    snprintf(text, sizeof(text), "# comment\ntickTime=2000\nclientPort=2182\npeerType=participant\n"
+             "server.1=127.0.0.1:2888:3888;2181\nserver.2=127.0.0.1:2889:3889;2182\ninitLimit=5\ninitLimit=10\n");
+    write_text(dir, "zoo.cfg", text);
+    k->cfg.server_id = 2;
+    ensemble_config_t c;
+    parse3(&c);
+    c.members[1].id = 2;
+    /* Off: ZooKeeper writes no dynamic file. */
+    CHECK_EQ(keeper_config_store(k, &c, 1), 0);
+    CHECK(read_back(dir, "zoo.cfg.dynamic.100000000") == NULL);
+    k->cfg.reconfig_enabled = 1;
+    k->config = k->last_seen = c;
+    ensemble_config_t next = c;
+    next.version = 0x100000007LL;
+    CHECK_EQ(keeper_config_store(k, &next, 0), 0);
+    CHECK_STR(read_back(dir, "zoo.cfg.dynamic.next"),
+              "server.1=127.0.0.1:2888:3888:participant;0.0.0.0:2181\n"
+              "server.2=127.0.0.1:2889:3889:participant;0.0.0.0:2182\n"
+              "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183\nversion=100000007");
+    k->last_seen = next;
+    k->config = next;
+    CHECK_EQ(keeper_config_store(k, &next, 1), 0);
+    CHECK_STR(read_back(dir, "zoo.cfg.dynamic.100000007"),
+              "server.1=127.0.0.1:2888:3888:participant;0.0.0.0:2181\n"
+              "server.2=127.0.0.1:2889:3889:participant;0.0.0.0:2182\n"
+              "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183");
+    CHECK(read_back(dir, "zoo.cfg.dynamic.next") == NULL);   /* committed: nothing newer proposed */
+    /* zoo.cfg: no membership or client port keys, the last of a repeated key, the pointer at the end. */
+    char want[1024];
+    char real[600];
+    CHECK(realpath(dir, real) != NULL);
+    snprintf(want, sizeof(want), "tickTime=2000\ninitLimit=10\ndynamicConfigFile=%s/zoo.cfg.dynamic.100000007\n", real);
+    CHECK_STR(read_back(dir, "zoo.cfg"), want);
+    CHECK_EQ(k->cfg.npeers, 3);   /* cfg.peers follow the active configuration */
+    /* The rewritten zoo.cfg and its file load back to the same membership. */
+    keeper_config_t *kc = calloc(1, sizeof(*kc));
+    char err[512] = "";
+    write_text(dir, "myid", "2");
+    FILE *f = fopen(k->cfg.path, "a");
+    if (f) {
+        fprintf(f, "dataDir=%s\nreconfigEnabled=true\n", dir);
+        fclose(f);
+    }
+    CHECK_EQ(keeper_config_load(kc, k->cfg.path, err, sizeof(err)), 0);
+    ensemble_config_t back;
+    keeper_config_ensemble(kc, &back);
+    CHECK(ensemble_config_same_members(&back, &next) && back.version == next.version);
+    CHECK_EQ(kc->client_port, 2182);
+    free(kc);
+    free(k);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
+static void no_watch(void *watcher, int32_t event_type, const char *path, void *ctx)
+{
+    (void)watcher;
+    (void)event_type;
+    (void)path;
+    (void)ctx;
+}
+
+/* A reconfig request's record: ReconfigRequest {joining, leaving, newMembers, curConfigId}. */
+static int32_t prep_reconfig_answer(keeper_t *k, int64_t session, const char *joining, const char *leaving,
+                                    const char *members, int64_t from)
+{
+    buf_t b;
+    buf_init(&b);
+    jute_put_string(&b, joining);
+    jute_put_string(&b, leaving);
+    jute_put_string(&b, members);
+    jute_put_long(&b, from);
+    jute_in_t in;
+    jute_in_init(&in, b.data, b.len);
+    prep_origin_t o = {session, NULL, "unit"};
+    txn_header_t hdr;
+    txn_t txn;
+    prep_write(k, &o, OP_RECONFIG, 1, &in, &hdr, &txn);
+    int32_t err = hdr.type == OP_ERROR ? txn.err : ZOK;
+    txn_free(&txn);
+    buf_free(&b);
+    return err;
+}
+
+static void test_prep_reconfig_checks_in_zookeepers_order(void)
+{
+    keeper_t *k = calloc(1, sizeof(*k));
+    k->watches = watch_manager_create(no_watch, NULL);
+    k->tree = tree_create(k->watches);
+    k->sessions = session_tracker_create(1, 2000, 0);
+    k->next_zxid = 0x100000001LL;
+    int64_t sid = 0x0100000000000001LL;
+    session_add(k->sessions, sid, 10000, 0);
+    parse3(&k->config);
+    k->last_seen = k->config;
+    k->cfg.server_id = 1;
+    keeper_ensemble_to_cfg(k);
+    const char *obs = "server.100=127.0.0.1:2900:3900:observer;2190";
+    /* reconfigEnabled off comes first, before the session or anything else. */
+    CHECK_EQ(prep_reconfig_answer(k, 42, obs, NULL, NULL, -1), ZRECONFIGDISABLED);
+    k->reconfig_enabled = 1;
+    k->cfg.reconfig_enabled = 1;
+    CHECK_EQ(prep_reconfig_answer(k, 42, obs, NULL, NULL, -1), ZSESSIONEXPIRED);
+    /* Not leading (standalone here): ZooKeeper's UnimplementedException. */
+    CHECK_EQ(prep_reconfig_answer(k, sid, obs, NULL, NULL, -1), ZUNIMPLEMENTED);
+    k->role = ROLE_LEADING;
+    /* A proposal not yet active. */
+    k->last_seen.version = 0x100000005LL;
+    CHECK_EQ(prep_reconfig_answer(k, sid, "bad", NULL, NULL, 12345), ZRECONFIGINPROGRESS);
+    k->last_seen = k->config;
+    /* curConfigId: -1 or the last seen version. */
+    CHECK_EQ(prep_reconfig_answer(k, sid, obs, NULL, NULL, 0x100000001LL), ZBADVERSION);
+    /* Bad strings after the version check, then the new config's quorum (no
+     * leader here: none is synced). */
+    CHECK_EQ(prep_reconfig_answer(k, sid, "server.5=h:1:2:leader;3", NULL, NULL, 0x100000000LL), ZBADARGUMENTS);
+    CHECK_EQ(prep_reconfig_answer(k, sid, "server.x=h:1:2;3", NULL, NULL, -1), ZMARSHALLINGERROR);
+    CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2", NULL, -1), ZBADARGUMENTS);
+    CHECK_EQ(prep_reconfig_answer(k, sid, obs, NULL, NULL, 0x100000000LL), ZNEWCONFIGNOQUORUM);
+    /* Nothing was proposed by the refusals. */
+    CHECK_EQ(k->last_seen.version, k->config.version);
+    /* A truncated record. */
+    uint8_t half[3] = {0, 0, 0};
+    jute_in_t in;
+    jute_in_init(&in, half, sizeof(half));
+    prep_origin_t o = {sid, NULL, "unit"};
+    txn_header_t hdr;
+    txn_t txn;
+    prep_write(k, &o, OP_RECONFIG, 1, &in, &hdr, &txn);
+    CHECK(hdr.type == OP_ERROR && txn.err == ZMARSHALLINGERROR);
+    txn_free(&txn);
+    /* /zookeeper/config at start: the configuration's text, version -1, mzxid its version. */
+    keeper_config_node_set(k, &k->config, 1234);
+    const znode_t *n = tree_lookup(k->tree, "/zookeeper/config");
+    CHECK(n && n->data_len == (int32_t)strlen(THREE) && memcmp(n->data, THREE, strlen(THREE)) == 0);
+    CHECK(n && n->version == -1 && n->mzxid == 0x100000000LL && n->mtime == 1234 && n->aversion == -1);
+    CHECK_EQ(tree_last_zxid(k->tree), 0);   /* not a transaction */
+    tree_destroy(k->tree);
+    session_tracker_destroy(k->sessions);
+    watch_manager_destroy(k->watches);
+    free(k->changes);
+    free(k);
+}
+
 void suite_ensemble_config(void)
 {
     RUN(test_member_parse_forms);
@@ -317,4 +592,7 @@ void suite_ensemble_config(void)
     RUN(test_incremental_refusals);
     RUN(test_nonincremental);
     RUN(test_put_remove_same);
+    RUN(test_zoo_cfg_dynamic_file);
+    RUN(test_config_store_files);
+    RUN(test_prep_reconfig_checks_in_zookeepers_order);
 }

@@ -158,9 +158,20 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
             rc = edit_static_config(k, path, me && me->client_addr[0]);
         }
         if (rc == 0 && c->version >= k->last_seen.version) {   /* nothing proposed beyond it */
-            snprintf(path, sizeof(path), "%s.dynamic.next", k->cfg.path);
-            unlink(path);
+            char next[PATH_MAX];
+            snprintf(next, sizeof(next), "%s.dynamic.next", k->cfg.path);
+            unlink(next);
         }
+        /* ZooKeeper's processReconfig re-sets /zookeeper/config from every
+         * activation (initConfigInZKDatabase), a reconfig txn's or not; where a
+         * txn made it, the txn's apply comes after and leaves the leader's
+         * text and the txn's time. Here the apply may come first: a node
+         * already at this version is left as the txn made it. */
+        const znode_t *node = k->tree ? tree_lookup(k->tree, CONFIG_NODE) : NULL;
+        if (node && c->version >= k->config.version && node->mzxid < c->version)
+            keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
+        if (c->version == k->config.version)
+            keeper_ensemble_to_cfg(k);
     }
     if (rc < 0)
         log_error("cannot write %s: %s", path, strerror(errno));

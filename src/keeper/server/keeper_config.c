@@ -261,10 +261,12 @@ static int load_dynamic(keeper_config_t *kc, config_t *cfg, char *err, size_t er
     }
     char *text;
     size_t len;
-    if (read_whole_file(v, &text, &len, err, errlen) < 0)
-        return -1;
-    ensemble_config_t *c = malloc(sizeof(*c));
     char why[256];
+    if (read_whole_file(v, &text, &len, why, sizeof(why)) < 0) {
+        snprintf(err, errlen, "%s: dynamicConfigFile cannot be read: %s", cfg->path, why);
+        return -1;
+    }
+    ensemble_config_t *c = malloc(sizeof(*c));
     int rc = c ? ensemble_config_parse(c, text, len, why, sizeof(why)) : -1;
     if (!c)
         snprintf(why, sizeof(why), "out of memory");
@@ -356,6 +358,36 @@ static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
         }
     snprintf(err, errlen, "%s: id %ld has no server.%ld line in %s", path, id, id, kc->path);
     return -1;
+}
+
+/* As QuorumPeerConfig.setupClientPort: this member's own server.N line may
+ * say where clients connect (";[addr:]port"), which is how ZooKeeper keeps it
+ * once it has moved the line to a dynamic file and dropped clientPort from
+ * zoo.cfg. A clientPort/clientPortAddress in zoo.cfg that disagrees with it
+ * is an error there, and here. */
+static int settle_client_port(keeper_config_t *kc, config_t *cfg, char *err, size_t errlen)
+{
+    const keeper_peer_t *me = NULL;
+    for (int i = 0; i < kc->npeers; i++)
+        if (kc->peers[i].id == kc->server_id)
+            me = &kc->peers[i];
+    if (!me || !me->client_addr[0])
+        return 0;
+    const char *addr = strcmp(me->client_addr, "0.0.0.0") == 0 ? "" : me->client_addr;
+    int static_port = config_get(cfg, "clientPort") != NULL;
+    int static_addr = config_get(cfg, "clientPortAddress") != NULL;
+    if ((static_port && kc->client_port != me->client_port) ||
+        (static_addr && strcmp(kc->client_port_address, addr) != 0 &&
+         !(strcmp(kc->client_port_address, "0.0.0.0") == 0 && !addr[0]))) {
+        snprintf(err, errlen, "%s: the client address of server.%d in the static config (%s:%d) differs from the "
+                 "one on its server.%d line (%s:%d)", kc->path, kc->server_id,
+                 kc->client_port_address[0] ? kc->client_port_address : "0.0.0.0", kc->client_port, kc->server_id,
+                 me->client_addr, me->client_port);
+        return -1;
+    }
+    kc->client_port = me->client_port;
+    snprintf(kc->client_port_address, sizeof(kc->client_port_address), "%s", addr);
+    return 0;
 }
 
 /* ZooKeeper reads the Java system property readonlymode.enabled; a zoo.cfg
@@ -487,6 +519,8 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         rc = check_participants(kc, err, errlen);
     if (rc == 0 && kc->npeers > 0)
         rc = read_myid(kc, err, errlen);
+    if (rc == 0 && kc->npeers > 0)
+        rc = settle_client_port(kc, &cfg, err, errlen);
     if (rc == 0)
         settle_peer_type(kc, configured_type);
     if (rc == 0) {

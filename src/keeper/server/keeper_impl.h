@@ -265,8 +265,10 @@ void keeper_ensemble_start(keeper_t *k);
 /* committed=0: zoo.cfg.dynamic.next (a proposal, with its version line);
  * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without
  * its server.N lines, the next file removed once nothing newer is proposed.
- * Nothing when reconfigEnabled is off. Written with a rename, no fsync (the
- * log holds the reconfig; see the file's comment). 0 or -1 (logged). */
+ * committed=1 also sets /zookeeper/config from c (as ZooKeeper does on every
+ * activation) and k->cfg.peers from k->config. Nothing when reconfigEnabled
+ * is off. Written with a rename, no fsync (the log holds the reconfig; see
+ * the file's comment). 0 or -1 (logged). */
 int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 /* /zookeeper/config := c's text, version -1, mzxid c->version, as ZooKeeper's
  * initConfigInZKDatabase (at start, and after a learner's sync). */

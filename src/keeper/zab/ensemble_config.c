@@ -289,17 +289,56 @@ static void member_line(const ensemble_member_t *m, char *line, size_t cap)
         ensemble_member_format(m, line + w, cap - (size_t)w);
 }
 
-/* QuorumMaj.toString: every member's line with '\n', then version=<hex>.
- * ZooKeeper walks a HashMap keyed by id, which is id order for ids below its
- * table size (16 or more); members here are kept in id order. */
+/* java.util.HashMap's table size when filled one put at a time from empty:
+ * 16, doubled whenever the count passes three quarters of it. */
+static int default_table_size(int n)
+{
+    int cap = 16;
+    while (n > cap / 4 * 3)
+        cap *= 2;
+    return cap;
+}
+
+/* HashMap.hash of a Long key below 2^32: its int value with the high half folded in. */
+static unsigned bucket_of(int id, int table)
+{
+    uint32_t h = (uint32_t)id;
+    return (h ^ (h >> 16)) & (uint32_t)(table - 1);
+}
+
+typedef struct { unsigned bucket; int rank; int index; } slot_t;
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const slot_t *x = a, *y = b;
+    if (x->bucket != y->bucket)
+        return x->bucket < y->bucket ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* idx := member indexes in the order ZooKeeper's HashMap iterates them. */
+static void map_order(const ensemble_config_t *c, int *idx)
+{
+    slot_t s[ENSEMBLE_MAX_MEMBERS];
+    int table = c->hash_cap > 0 ? c->hash_cap : default_table_size(c->n);
+    for (int i = 0; i < c->n; i++)
+        s[i] = (slot_t){bucket_of(c->members[i].id, table), c->members[i].rank, i};
+    qsort(s, (size_t)c->n, sizeof(s[0]), cmp_slot);
+    for (int i = 0; i < c->n; i++)
+        idx[i] = s[i].index;
+}
+
+/* QuorumMaj.toString: every member's line with '\n' in its map's order, then version=<hex>. */
 size_t ensemble_config_format(const ensemble_config_t *c, char *out, size_t cap)
 {
     size_t at = 0;
     char line[700];
+    int idx[ENSEMBLE_MAX_MEMBERS];
+    map_order(c, idx);
     if (cap)
         out[0] = '\0';
     for (int i = 0; i < c->n; i++) {
-        member_line(&c->members[i], line, sizeof(line));
+        member_line(&c->members[idx[i]], line, sizeof(line));
         put(out, cap, &at, line);
         put(out, cap, &at, "\n");
     }
@@ -349,17 +388,23 @@ size_t ensemble_config_format_file(const ensemble_config_t *c, int with_version,
 
 int ensemble_config_put(ensemble_config_t *c, const ensemble_member_t *m)
 {
+    int rank = 0;
+    for (int j = 0; j < c->n; j++)
+        if (c->members[j].rank >= rank)
+            rank = c->members[j].rank + 1;
     int i = 0;
     while (i < c->n && c->members[i].id < m->id)
         i++;
     if (i < c->n && c->members[i].id == m->id) {
         c->members[i] = *m;
+        c->members[i].rank = rank;
         return 0;
     }
     if (c->n >= ENSEMBLE_MAX_MEMBERS)
         return -1;
     memmove(&c->members[i + 1], &c->members[i], (size_t)(c->n - i) * sizeof(c->members[0]));
     c->members[i] = *m;
+    c->members[i].rank = rank;
     c->n++;
     return 0;
 }
@@ -558,10 +603,28 @@ static int next_token(const char *s, size_t *pos, char *tok, size_t cap, int *to
     return 0;
 }
 
+/* java.util.HashMap's tableSizeFor: the least power of two >= n (n >= 1). */
+static int table_size_for(int n)
+{
+    int cap = 1;
+    while (cap < n)
+        cap *= 2;
+    return cap;
+}
+
 int ensemble_config_incremental(const ensemble_config_t *cur, const char *joining, const char *leaving,
                                 ensemble_config_t *next, char *err, size_t errlen)
 {
-    *next = *cur;
+    /* ZooKeeper copies the last seen members into a new HashMap (sized for
+     * their count; ranked in the old map's order), removes the leaving,
+     * puts the joining: its text lists them in that map's order. */
+    memset(next, 0, sizeof(*next));
+    next->version = cur->version;
+    next->hash_cap = cur->n > 0 ? table_size_for((int)((float)cur->n / 0.75f + 1.0f)) : 16;
+    int idx[ENSEMBLE_MAX_MEMBERS];
+    map_order(cur, idx);
+    for (int i = 0; i < cur->n; i++)
+        ensemble_config_put(next, &cur->members[idx[i]]);
     char tok[TOKEN_MAX];
     size_t pos = 0;
     int too_long = 0;
@@ -594,6 +657,8 @@ int ensemble_config_incremental(const ensemble_config_t *cur, const char *joinin
                 return rc;
         if (ensemble_config_put(next, &m) != 0)
             return fail(ZBADARGUMENTS, err, errlen, "more than %d members", ENSEMBLE_MAX_MEMBERS);
+        if (next->n > next->hash_cap / 4 * 3)   /* HashMap's resize past three quarters */
+            next->hash_cap *= 2;
     }
     if (too_long)
         return fail(ZBADARGUMENTS, err, errlen, "a joining server string longer than %d bytes", TOKEN_MAX - 1);

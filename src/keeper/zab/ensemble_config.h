@@ -24,12 +24,20 @@ typedef struct {                  /* one server.N line */
     int observer;                 /* role "observer" (else participant): neither votes nor acknowledges */
     char client_addr[256];        /* the address after ';' ("0.0.0.0" when only a port is given); empty: none */
     int client_port;              /* 0 when the line has no client part */
+    int rank;                     /* when it went into ZooKeeper's map of members (ensemble_config_put) */
 } ensemble_member_t;
 
 typedef struct {
     ensemble_member_t members[ENSEMBLE_MAX_MEMBERS]; /* in increasing id order */
     int n;
     int64_t version;              /* zxid of the reconfig that made it; 0: the static zoo.cfg's */
+    /* ZooKeeper lists members in its HashMap's order: by (id's hash & (table
+     * size - 1)), then by when they went in (rank). hash_cap is that table size
+     * for a configuration an incremental reconfig built from another one
+     * (sized from the old one's count); 0: a map filled from text (16,
+     * doubling past 12 and 24 members). For ids below the table size this is
+     * id order. */
+    int hash_cap;
 } ensemble_config_t;
 
 /* The value of a "server.<id>" line, as in zoo.cfg and in reconfig strings:
@@ -50,7 +58,7 @@ size_t ensemble_member_format(const ensemble_member_t *m, char *out, size_t cap)
  * 0, or -1 with err (a duplicate id, a bad line, too many members). */
 int ensemble_config_parse(ensemble_config_t *c, const char *text, size_t len, char *err, size_t errlen);
 
-/* ZooKeeper's exact bytes: "server.N=...\n" per member in id order, then
+/* ZooKeeper's exact bytes: "server.N=...\n" per member in its map's order, then
  * "version=<lower-case hex>" with no newline after it. Returns the length
  * (as snprintf: may exceed cap, out is always NUL-terminated when cap > 0). */
 size_t ensemble_config_format(const ensemble_config_t *c, char *out, size_t cap);
@@ -60,7 +68,8 @@ size_t ensemble_config_format(const ensemble_config_t *c, char *out, size_t cap)
  * joined by '\n', no newline at the end. Length as ensemble_config_format. */
 size_t ensemble_config_format_file(const ensemble_config_t *c, int with_version, char *out, size_t cap);
 
-/* Add/replace/remove: add a member (sorted insert) or replace one with the same id; 0 or -1 when full. */
+/* Add a member (sorted insert) or replace the one with its id, either way
+ * ranked last, as ZooKeeper's remove-then-put; 0 or -1 when full. Remove: 0 or -1 when absent. */
 int ensemble_config_put(ensemble_config_t *c, const ensemble_member_t *m);
 int ensemble_config_remove(ensemble_config_t *c, int id);
 

@@ -236,6 +236,7 @@ void peer_look(keeper_t *k, const char *why)
 
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
+    /* k->config and k->last_seen were set by keeper_ensemble_start (dynamic_config.c). */
     k->last_logged_zxid = tree_last_zxid(k->tree);
     if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;
