@@ -722,7 +722,9 @@ static void test_election_hostile_peers(void)
     election_notification_t looking = {PEER_LOOKING, {99, 5, 1, 1}, 2, NULL, 0};
     buf_t body;
     buf_init(&body);
-    election_encode_notification(&body, &looking, "", 0);
+    /* with a newer config naming only itself: a stranger does not get to rewrite the membership */
+    static const char forged[] = "server.99=127.0.0.1:1:2:participant\nversion=7fffffffffffffff";
+    election_encode_notification(&body, &looking, forged, strlen(forged));
     jute_put_int(&hello, (int32_t)buf_unread(&body));
     buf_append(&hello, buf_read_ptr(&body), buf_unread(&body));
     cluster_pause(cl, 50);
@@ -737,6 +739,8 @@ static void test_election_hostile_peers(void)
         CHECK(got >= 48);   /* a notification: length, then state, leader, ... */
         close(stranger);
     }
+    CHECK_EQ(election_config_version(cl->el[0]), 0);
+    CHECK_EQ(cl->adopted[0], 0);
     for (int i = 0; i < NPROBES; i++) {
         if (fds[i] >= 0) {
             if (!was_closed(fds[i]))

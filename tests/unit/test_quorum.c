@@ -284,6 +284,40 @@ static void test_quorum_reconfig_two_majorities(void)
     CHECK(!quorum_config_has_majority(&removed, (int64_t[]){1, 9}, 2));
 }
 
+/* What a member does once a reconfig is active (ZooKeeper's
+ * processReconfig): the designated leader, when another than the current
+ * one, is led or followed at once; a leader removed or made an observer, a
+ * participant made an observer (or back), a follower whose leader lost its
+ * vote: an election; a removed follower follows on without a vote. */
+static void test_quorum_reconfig_action(void)
+{
+    ensemble_config_t three, no1, one_obs, four;
+    make_config(&three, (int[]){1, 2, 3}, 3, NULL, 0, 0x100000000LL);
+    make_config(&no1, (int[]){2, 3}, 2, NULL, 0, 0x100000005LL);
+    make_config(&one_obs, (int[]){2, 3}, 2, (int[]){1}, 1, 0x100000005LL);
+    make_config(&four, (int[]){1, 2, 3, 4}, 4, NULL, 0, 0x100000005LL);
+    /* Adding 4: nothing changes for anyone, 4 included (it starts voting). */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &four, 1), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &four, 1), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('F', 4, 1, &three, &four, 1), QUORUM_STAY);
+    /* Removing the leader 1, which designated 2: 1 and 3 hand off to 2, and 2 leads. */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    CHECK_EQ(quorum_reconfig_action('F', 3, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    /* The same with no designated leader named (NEWLEADER's config): elect. */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &no1, -1), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('F', 3, 1, &three, &no1, -1), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &one_obs, -1), QUORUM_ELECT);
+    /* Removing a follower: it stays, without a vote; the others too. */
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &three, &no1, 3), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('L', 3, 3, &three, &no1, 3), QUORUM_STAY);
+    /* A follower made an observer, or back, starts again as that. */
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &three, &one_obs, 3), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &one_obs, &three, 3), QUORUM_ELECT);
+    /* Looking: nothing to leave. */
+    CHECK_EQ(quorum_reconfig_action('-', 1, 1, &three, &no1, 2), QUORUM_STAY);
+}
+
 void suite_quorum(void)
 {
     RUN(test_quorum_packet_round_trip_and_partial_input);
@@ -293,4 +327,5 @@ void suite_quorum(void)
     RUN(test_quorum_summary_order);
     RUN(test_quorum_counts_only_participants);
     RUN(test_quorum_reconfig_two_majorities);
+    RUN(test_quorum_reconfig_action);
 }

@@ -1127,7 +1127,10 @@ static void on_restart(loop_t *loop, void *arg)
  * config that does not parse is ignored, as ZooKeeper logs and goes on. */
 static int maybe_adopt_config(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
-    if (!n->config || n->config_len <= 0 || el->state != PEER_LOOKING)
+    /* Only from a member of our config: ZooKeeper takes it from anyone, but
+     * then any stranger on the election port could rewrite the membership
+     * (a server about to be added hears it from members it knows). */
+    if (!n->config || n->config_len <= 0 || el->state != PEER_LOOKING || !from->member)
         return 0;
     /* Cheap test first: every notification carries the config, almost
      * always the one we have. */

@@ -11,9 +11,9 @@
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
 #include "base/logging.h"
-#include "base/clock.h"
 #include "base/net.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,17 +62,16 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
 {
     if (next->version <= k->config.version)
         return 0;   /* activated already (a COMMIT after the sync's NEWLEADER carried it) */
-    const ensemble_member_t *was = ensemble_config_find(&k->config, k->cfg.server_id);
-    int was_member = was != NULL, was_observer = was && was->observer;
+    static_assert(sizeof(ensemble_config_t) < 64 * 1024, "ensemble_config_t lives on the stack here");
+    ensemble_config_t prev = k->config;
     k->config = *next;
     if (k->last_seen.version < next->version)
         k->last_seen = *next;
+    /* Its file, zoo.cfg, and /zookeeper/config when no txn set it (the
+     * epoch's version of a static config, a sync), as ZooKeeper's
+     * processReconfig; cfg.peers follow (dynamic_config.c). */
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
-    /* /zookeeper/config follows the active config also when no txn made it
-     * (the epoch's version of a static config, a sync), as ZooKeeper's does. */
-    keeper_config_node_set(k, next, (int64_t)clock_wall_ms());
-    keeper_ensemble_to_cfg(k);
     if (k->election)
         election_set_config(k->election, next);
     update_peer_type(k);
@@ -80,34 +79,23 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
     log_info("config version %" PRIx64 " is active: %d members, %d voters; this server is %s", (uint64_t)next->version,
              next->n, ensemble_config_voters(next),
              !me ? "not a member" : me->observer ? "an observer" : "a participant");
-    /* ZooKeeper's processReconfig: a designated leader other than the
-     * current one is followed (or, designated, this server leads) at once,
-     * without an election (updateVote, reconfigFlag): what the leader that
-     * gives up and every learner of it do after a reconfig. */
+    char role = k->role == ROLE_LEADING ? 'L' : k->role == ROLE_FOLLOWING ? 'F' : '-';
     int64_t current = k->role == ROLE_LEADING ? k->cfg.server_id : k->vote.leader;
-    if ((k->role == ROLE_LEADING || k->role == ROLE_FOLLOWING) && designated > 0 && designated != current) {
+    int action = quorum_reconfig_action(role, k->cfg.server_id, current, &prev, next, designated);
+    if (action == QUORUM_HAND_OFF)
         snprintf(why, whylen, "config version %" PRIx64 " designates server %" PRId64 " to lead",
                  (uint64_t)next->version, designated);
-        return PEER_HAND_OFF;
-    }
-    /* A removed follower goes on following without a vote and serving its
-     * clients, as ZooKeeper 3.8's does (its learner type does not change). */
-    if (k->role == ROLE_LEADING && (!me || me->observer)) {
+    else if (action == QUORUM_ELECT && role == 'L')
         snprintf(why, whylen, "config version %" PRIx64 " %s", (uint64_t)next->version,
                  !me ? "removes this leader" : "leaves this leader no vote");
-        return PEER_ELECT;
-    }
-    if (me && was_member && was_observer != me->observer) {
+    else if (action == QUORUM_ELECT && me && ensemble_config_find(&prev, k->cfg.server_id) &&
+             ensemble_config_find(&prev, k->cfg.server_id)->observer != me->observer)
         snprintf(why, whylen, "config version %" PRIx64 " makes this server %s", (uint64_t)next->version,
                  me->observer ? "an observer" : "a participant");
-        return PEER_ELECT;
-    }
-    if (k->role == ROLE_FOLLOWING && designated < 0 && !quorum_config_is_voter(next, k->vote.leader)) {
+    else if (action == QUORUM_ELECT)
         snprintf(why, whylen, "config version %" PRIx64 " leaves leader %" PRId64 " no vote", (uint64_t)next->version,
-                 k->vote.leader);
-        return PEER_ELECT;
-    }
-    return 0;
+                 current);
+    return action == QUORUM_HAND_OFF ? PEER_HAND_OFF : action == QUORUM_ELECT ? PEER_ELECT : 0;
 }
 
 void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
@@ -164,8 +152,6 @@ static void on_election_config(void *arg, const ensemble_config_t *c)
         k->last_seen = *c;
     if (keeper_config_store(k, c, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
-    keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
-    keeper_ensemble_to_cfg(k);
     update_peer_type(k);
 }
 

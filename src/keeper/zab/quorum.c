@@ -98,6 +98,24 @@ int64_t quorum_designated_leader(const ensemble_config_t *next, int64_t leader_s
     return best;
 }
 
+int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemble_config_t *prev,
+                           const ensemble_config_t *next, int64_t designated)
+{
+    if (role != 'L' && role != 'F')
+        return QUORUM_STAY;
+    if (designated > 0 && designated != leader)
+        return QUORUM_HAND_OFF;
+    const ensemble_member_t *was = self > 0 && self <= INT32_MAX ? ensemble_config_find(prev, (int)self) : NULL;
+    const ensemble_member_t *me = self > 0 && self <= INT32_MAX ? ensemble_config_find(next, (int)self) : NULL;
+    if (role == 'L' && (!me || me->observer))
+        return QUORUM_ELECT;
+    if (me && was && was->observer != me->observer)
+        return QUORUM_ELECT;
+    if (role == 'F' && designated < 0 && !quorum_config_is_voter(next, leader))
+        return QUORUM_ELECT;
+    return QUORUM_STAY;
+}
+
 long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p)
 {
     memset(p, 0, sizeof(*p));

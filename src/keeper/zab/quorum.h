@@ -129,6 +129,20 @@ int quorum_config_is_voter(const ensemble_config_t *c, int64_t sid);
 int64_t quorum_designated_leader(const ensemble_config_t *next, int64_t leader_sid, int64_t reconfig_zxid,
                                  const quorum_ack_t *acks, int n);
 
+/* What a member does when a reconfig's config next (replacing prev)
+ * becomes active, as ZooKeeper's QuorumPeer.processReconfig decides it.
+ * role: 'L' leading, 'F' following (observing too), else neither; leader:
+ * the one it follows (itself when leading); designated: the reconfig's
+ * designated leader, -1 when none was named (NEWLEADER's config, a COMMIT
+ * in a sync). QUORUM_HAND_OFF: lead or follow `designated` at once, without
+ * an election (updateVote); QUORUM_ELECT: go LOOKING (a leader removed or
+ * without a vote, a participant<->observer change, a follower's leader
+ * without a vote); QUORUM_STAY: nothing changes (a removed follower follows
+ * on without a vote, as ZooKeeper 3.8's does). */
+enum { QUORUM_STAY = 0, QUORUM_ELECT = 1, QUORUM_HAND_OFF = 2 };
+int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemble_config_t *prev,
+                           const ensemble_config_t *next, int64_t designated);
+
 /* Where a SNAP's snapshot stream ends. A leader sends the SNAP packet,
  * then the snapshot (sessions, ACL cache, nodes up to the path "/") with no
  * length in front, then the string "BenWasHere". The scan resumes where it
