@@ -588,6 +588,49 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
     free(k);
 }
 
+/* At start: zoo.cfg.bak as ZooKeeper writes it, a reconfig the log holds
+ * beyond the files taken as pending (not as committed: the log may hold it
+ * uncommitted), /zookeeper/config set from the committed configuration. */
+static void test_ensemble_start(void)
+{
+    char dir[] = "/tmp/kipper-unit-dynstart-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char text[2048], err[512] = "";
+    write_text(dir, "myid", "1\n");
+    snprintf(text, sizeof(text), "dataDir=%s\nreconfigEnabled=true\n"
+             "server.1=127.0.0.1:2888:3888:participant;0.0.0.0:2181\n"
+             "server.2=127.0.0.1:2889:3889:participant;0.0.0.0:2182\n"
+             "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183\n", dir);
+    write_text(dir, "zoo.cfg", text);
+    keeper_t *k = calloc(1, sizeof(*k));
+    CHECK_EQ(load_cfg(&k->cfg, dir, err, sizeof(err)), 0);
+    k->watches = watch_manager_create(no_watch, NULL);
+    k->tree = tree_create(k->watches);
+    /* The log left a 4-member configuration in the tree. */
+    ensemble_config_t logged;
+    parse3(&logged);
+    ensemble_member_t m = logged.members[2];
+    m.id = 4;
+    m.quorum_port = 2891;
+    ensemble_config_put(&logged, &m);
+    logged.version = 0x100000009LL;
+    keeper_config_node_set(k, &logged, 1);
+    keeper_ensemble_start(k);
+    CHECK(k->config.n == 3 && k->config.version == 0 && k->reconfig_enabled);
+    CHECK(k->last_seen.n == 4 && k->last_seen.version == 0x100000009LL);
+    CHECK_STR(read_back(dir, "zoo.cfg.bak"), text);
+    char *next = read_back(dir, "zoo.cfg.dynamic.next");
+    CHECK(next && strstr(next, "server.4=") && strstr(next, "version=100000009"));
+    const znode_t *n = tree_lookup(k->tree, "/zookeeper/config");
+    CHECK(n && n->mzxid == 0 && n->version == -1 && n->data_len > 0 &&
+          memmem(n->data, (size_t)n->data_len, "version=0", 9) != NULL);
+    CHECK(read_back(dir, "zoo.cfg.dynamic.0") == NULL);   /* committed files come with the first leader */
+    tree_destroy(k->tree);
+    watch_manager_destroy(k->watches);
+    free(k);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
 static int config_events;
 
 static void count_config_events(void *watcher, int32_t event_type, const char *path, void *ctx)
@@ -670,4 +713,5 @@ void suite_ensemble_config(void)
     RUN(test_config_store_files);
     RUN(test_prep_reconfig_checks_in_zookeepers_order);
     RUN(test_reconfig_txn_log_form_and_apply);
+    RUN(test_ensemble_start);
 }
