@@ -166,7 +166,8 @@ static int add_peer(keeper_config_t *kc, const ensemble_member_t *m, const char 
 
 /* server.N=host:quorumPort:electionPort[:participant|observer][;[clientAddr:]clientPort],
  * read by ensemble_member_parse, the one reading of these lines in kipper.
- * The client part is kept for /zookeeper/config; clientPort says where to listen. */
+ * The client part is kept for /zookeeper/config and, on this member's own
+ * line, says where to listen (settle_client_port). */
 static void parse_peer(const char *key, const char *value, void *arg)
 {
     peer_parse_t *pp = arg;
