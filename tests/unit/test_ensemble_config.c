@@ -631,6 +631,46 @@ static void test_ensemble_start(void)
     CHECK_EQ(fs_remove_tree(dir), 0);
 }
 
+static int32_t prep_set_data_answer(keeper_t *k, int64_t session, const char *path)
+{
+    buf_t b;
+    buf_init(&b);
+    jute_put_string(&b, path);
+    jute_put_buffer(&b, "v", 1);
+    jute_put_int(&b, -1);
+    jute_in_t in;
+    jute_in_init(&in, b.data, b.len);
+    prep_origin_t o = {session, NULL, "unit"};
+    txn_header_t hdr;
+    txn_t txn;
+    prep_write(k, &o, OP_SET_DATA, 1, &in, &hdr, &txn);
+    int32_t err = hdr.type == OP_ERROR ? txn.err : ZOK;
+    txn_free(&txn);
+    buf_free(&b);
+    prep_rollback(k, hdr.zxid);   /* forget the change record: each call starts from the tree */
+    return err;
+}
+
+/* skipACL=yes (ZooKeeper's zookeeper.skipACL): no ACL is checked. */
+static void test_skip_acl(void)
+{
+    keeper_t *k = calloc(1, sizeof(*k));
+    k->watches = watch_manager_create(no_watch, NULL);
+    k->tree = tree_create(k->watches);
+    k->sessions = session_tracker_create(1, 2000, 0);
+    k->next_zxid = 1;
+    int64_t sid = 0x0100000000000001LL;
+    session_add(k->sessions, sid, 10000, 0);
+    CHECK_EQ(prep_set_data_answer(k, sid, "/zookeeper/config"), ZNOAUTH);   /* world may only read it */
+    k->cfg.skip_acl = 1;
+    CHECK_EQ(prep_set_data_answer(k, sid, "/zookeeper/config"), ZOK);
+    tree_destroy(k->tree);
+    session_tracker_destroy(k->sessions);
+    watch_manager_destroy(k->watches);
+    free(k->changes);
+    free(k);
+}
+
 static int config_events;
 
 static void count_config_events(void *watcher, int32_t event_type, const char *path, void *ctx)
@@ -714,4 +754,5 @@ void suite_ensemble_config(void)
     RUN(test_prep_reconfig_checks_in_zookeepers_order);
     RUN(test_reconfig_txn_log_form_and_apply);
     RUN(test_ensemble_start);
+    RUN(test_skip_acl);
 }
