@@ -75,7 +75,7 @@ int ensemble_config_remove(ensemble_config_t *c, int id);
 
 /* The reconfig request's two forms. joining: comma-separated "server.N=..."
  * (or NULL/""); leaving: comma-separated ids (or NULL/""); new_members:
- * comma-separated "server.N=...". next's version is left at cur's (incremental)
+ * comma-separated "server.N=...". next must not be cur. next's version is left at cur's (incremental)
  * or 0; the caller sets it to the txn's zxid. Returns 0, or ZooKeeper's
  * answer (ZBADARGUMENTS, ZMARSHALLINGERROR) with the reason in err, including
  * "at least 1 follower" (ZooKeeper's "at least 2" under standaloneEnabled=true
