@@ -294,7 +294,8 @@ def test_empty_reconfig_is_a_new_version(ens):
 
 
 def test_new_config_without_quorum(ens):
-    """Three participants that do not run, added to three: 6 voters, 3 synced, no quorum."""
+    """Three participants that do not run, added to three: 6 voters, 3 synced, no quorum (and a
+    new configuration of one member and two that do not run)."""
     c = ens.super_client(ens.leader())
     before = c.get("/zookeeper/config")[0]
     joining = ",".join("server.%d=%s" % (sid, dead_line()) for sid in (5, 6, 7))
@@ -307,6 +308,11 @@ def test_new_config_without_quorum(ens):
     with pytest.raises(ke.NewConfigNoQuorumError):
         reconfig(c, joining=None, leaving=None, new_members=members)
     assert get_config(ens)[0] == before
+    # one participant that does not run, added to three, is allowed: 3 of 4 synced is a quorum
+    data, _ = reconfig(c, joining="server.6=" + dead_line(), leaving=None, new_members=None)
+    assert set(parse_config(data)[0]) == set(ens.config_ids) | {6}
+    data, _ = reconfig(c, joining=None, leaving="6", new_members=None)
+    assert parse_config(data)[0] == expected_lines(ens)
 
 
 def test_reconfig_in_progress(ens):
