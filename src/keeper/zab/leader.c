@@ -609,6 +609,19 @@ static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
                     l->addr, quorum_packet_name(p->type), sid);
         return 0;
     }
+    /* LearnerInfo {sid, protocol version, config version}: as ZooKeeper's
+     * LearnerHandler, a learner whose active config is later than any this
+     * leader has seen is ahead of it and is not taken. (Compared with the
+     * last seen one, not the active one: a reconfig this leader inherited
+     * pending may be active at a learner already; establish commits it.) */
+    (void)jute_get_int(&in);
+    int64_t config_version = jute_get_long(&in);
+    if (!in.error && config_version > k->last_seen.version) {
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "server %" PRId64 " has config version %" PRIx64 ", later than ours (%" PRIx64 "); refusing it",
+                    sid, (uint64_t)config_version, (uint64_t)k->last_seen.version);
+        return 0;
+    }
     if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
         learner_log(ld, l, LOG_LEVEL_WARN,
                     "quorum connection from %s: %s of server %" PRId64 " has accepted epoch %" PRId64

@@ -11,7 +11,6 @@
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
 #include "base/logging.h"
-#include "base/clock.h"
 #include "base/net.h"
 
 #include <assert.h>
@@ -68,12 +67,11 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
     k->config = *next;
     if (k->last_seen.version < next->version)
         k->last_seen = *next;
+    /* Its file, zoo.cfg, and /zookeeper/config when no txn set it (the
+     * epoch's version of a static config, a sync), as ZooKeeper's
+     * processReconfig; cfg.peers follow (dynamic_config.c). */
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
-    /* /zookeeper/config follows the active config also when no txn made it
-     * (the epoch's version of a static config, a sync), as ZooKeeper's does. */
-    keeper_config_node_set(k, next, (int64_t)clock_wall_ms());
-    keeper_ensemble_to_cfg(k);
     if (k->election)
         election_set_config(k->election, next);
     update_peer_type(k);
@@ -154,8 +152,6 @@ static void on_election_config(void *arg, const ensemble_config_t *c)
         k->last_seen = *c;
     if (keeper_config_store(k, c, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
-    keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
-    keeper_ensemble_to_cfg(k);
     update_peer_type(k);
 }
 
