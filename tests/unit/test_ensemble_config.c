@@ -246,8 +246,7 @@ static void test_incremental_refusals(void)
         {"server.5=h:100000:2;3", NULL, ZMARSHALLINGERROR},
         {"server.five=h:1:2;3", NULL, ZMARSHALLINGERROR},           /* Long.parseLong of the id */
         {NULL, "two", ZMARSHALLINGERROR},
-        {NULL, "1,2", ZBADARGUMENTS},                               /* one voter left: "at least 2 followers" */
-        {NULL, "1,2,3", ZBADARGUMENTS},
+        {NULL, "1,2,3", ZBADARGUMENTS},                             /* no voter left: "at least 1 follower" */
         /* A routable address one member already uses. */
         {"server.5=10.1.1.1:2888:3888;2181,server.6=10.1.1.1:2888:3999;2182", NULL, ZBADARGUMENTS},
     };
@@ -260,6 +259,10 @@ static void test_incremental_refusals(void)
         CHECK(err[0] != '\0');
     }
     CHECK(strstr(err, "conflicts") != NULL);
+    /* One voter left is a configuration; prep.c adds ZooKeeper's "at least 2"
+     * under standaloneEnabled=true. */
+    CHECK_EQ(ensemble_config_incremental(&cur, NULL, "1,2", &next, err, sizeof(err)), 0);
+    CHECK_EQ(ensemble_config_voters(&next), 1);
     /* Loopback and wildcard addresses never conflict (every test ensemble shares 127.0.0.1). */
     CHECK_EQ(ensemble_config_incremental(&cur, "server.5=127.0.0.1:2888:3888;0.0.0.0:2181", NULL, &next, err,
                                          sizeof(err)), 0);
@@ -290,8 +293,7 @@ static void test_nonincremental(void)
     struct { const char *members; int code; } cases[] = {
         {"server.1=a:1:2,clientPort=2181", ZBADARGUMENTS},          /* Unrecognised parameter */
         {"server.1=a:1:2,server.2=b:1:2:leader", ZBADARGUMENTS},
-        {"server.1=a:1:2", ZBADARGUMENTS},                          /* at least 2 followers */
-        {"", ZBADARGUMENTS},
+        {"", ZBADARGUMENTS},                                        /* at least 1 follower */
         {"server.1=a:1:2:observer,server.2=b:1:2:observer", ZMARSHALLINGERROR},   /* observers w/o participants */
         {"server.1=a:1:2,server.2=b:1:2:observer", ZMARSHALLINGERROR},            /* observers w/o quorum */
         {"server.1=a:1:2,server.2=b:1:77777", ZMARSHALLINGERROR},
@@ -555,7 +557,11 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
      * leader here: none is synced). */
     CHECK_EQ(prep_reconfig_answer(k, sid, "server.5=h:1:2:leader;3", NULL, NULL, 0x100000000LL), ZBADARGUMENTS);
     CHECK_EQ(prep_reconfig_answer(k, sid, "server.x=h:1:2;3", NULL, NULL, -1), ZMARSHALLINGERROR);
+    k->cfg.standalone_enabled = 1;   /* ZooKeeper's default: at least 2 voters */
     CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2", NULL, -1), ZBADARGUMENTS);
+    k->cfg.standalone_enabled = 0;   /* then 1 is enough, and the quorum check answers */
+    CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2", NULL, -1), ZNEWCONFIGNOQUORUM);
+    CHECK_EQ(prep_reconfig_answer(k, sid, NULL, "1,2,3", NULL, -1), ZBADARGUMENTS);
     CHECK_EQ(prep_reconfig_answer(k, sid, obs, NULL, NULL, 0x100000000LL), ZNEWCONFIGNOQUORUM);
     /* Nothing was proposed by the refusals. */
     CHECK_EQ(k->last_seen.version, k->config.version);
@@ -582,6 +588,117 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
     free(k);
 }
 
+/* At start: zoo.cfg.bak as ZooKeeper writes it, a reconfig the log holds
+ * beyond the files taken as pending (not as committed: the log may hold it
+ * uncommitted), /zookeeper/config set from the committed configuration. */
+static void test_ensemble_start(void)
+{
+    char dir[] = "/tmp/kipper-unit-dynstart-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char text[2048], err[512] = "";
+    write_text(dir, "myid", "1\n");
+    snprintf(text, sizeof(text), "dataDir=%s\nreconfigEnabled=true\n"
+             "server.1=127.0.0.1:2888:3888:participant;0.0.0.0:2181\n"
+             "server.2=127.0.0.1:2889:3889:participant;0.0.0.0:2182\n"
+             "server.3=127.0.0.1:2890:3890:participant;0.0.0.0:2183\n", dir);
+    write_text(dir, "zoo.cfg", text);
+    keeper_t *k = calloc(1, sizeof(*k));
+    CHECK_EQ(load_cfg(&k->cfg, dir, err, sizeof(err)), 0);
+    k->watches = watch_manager_create(no_watch, NULL);
+    k->tree = tree_create(k->watches);
+    /* The log left a 4-member configuration in the tree. */
+    ensemble_config_t logged;
+    parse3(&logged);
+    ensemble_member_t m = logged.members[2];
+    m.id = 4;
+    m.quorum_port = 2891;
+    ensemble_config_put(&logged, &m);
+    logged.version = 0x100000009LL;
+    keeper_config_node_set(k, &logged, 1);
+    keeper_ensemble_start(k);
+    CHECK(k->config.n == 3 && k->config.version == 0 && k->reconfig_enabled);
+    CHECK(k->last_seen.n == 4 && k->last_seen.version == 0x100000009LL);
+    CHECK_STR(read_back(dir, "zoo.cfg.bak"), text);
+    char *next = read_back(dir, "zoo.cfg.dynamic.next");
+    CHECK(next && strstr(next, "server.4=") && strstr(next, "version=100000009"));
+    const znode_t *n = tree_lookup(k->tree, "/zookeeper/config");
+    CHECK(n && n->mzxid == 0 && n->version == -1 && n->data_len > 0 &&
+          memmem(n->data, (size_t)n->data_len, "version=0", 9) != NULL);
+    CHECK(read_back(dir, "zoo.cfg.dynamic.0") == NULL);   /* committed files come with the first leader */
+    tree_destroy(k->tree);
+    watch_manager_destroy(k->watches);
+    free(k);
+    CHECK_EQ(fs_remove_tree(dir), 0);
+}
+
+static int config_events;
+
+static void count_config_events(void *watcher, int32_t event_type, const char *path, void *ctx)
+{
+    (void)watcher;
+    (void)ctx;
+    if (event_type == EVENT_NODE_DATA_CHANGED && strcmp(path, "/zookeeper/config") == 0)
+        config_events++;
+}
+
+/* A reconfig txn as the log holds it (TxnHeader type 16 + SetDataTxn), read
+ * back and applied: /zookeeper/config gets the new text with ZooKeeper's stat,
+ * a getData/getConfig watch on it fires, and the configuration reads back
+ * from the txn with the txn's zxid as its version. */
+static void test_reconfig_txn_log_form_and_apply(void)
+{
+    watch_manager_t *wm = watch_manager_create(count_config_events, NULL);
+    tree_t *tree = tree_create(wm);
+    ensemble_config_t next;
+    parse3(&next);
+    next.version = 0x100000009LL;
+    char text[2048];
+    size_t len = ensemble_config_format(&next, text, sizeof(text));
+    txn_header_t hdr = {0x0100000000000001LL, 7, 0x100000009LL, 1700000000000LL, OP_RECONFIG};
+    txn_t txn;
+    txn_init(&txn, OP_RECONFIG);
+    txn.path = strdup("/zookeeper/config");
+    txn.data = malloc(len);
+    memcpy(txn.data, text, len);
+    txn.data_len = (int32_t)len;
+    txn.version = -1;
+    buf_t b;
+    buf_init(&b);
+    CHECK_EQ(txn_header_write(&b, &hdr), 0);
+    CHECK_EQ(txn_body_write(&b, &txn), 0);
+    /* type 16, then path, data, version -1 */
+    CHECK(b.len > 32 && b.data[31] == 16);   /* TxnHeader: clientId cxid zxid time type */
+    CHECK(memcmp(b.data + b.len - 4, "\xff\xff\xff\xff", 4) == 0);
+    jute_in_t in;
+    jute_in_init(&in, b.data, b.len);
+    txn_header_t h2;
+    txn_t t2;
+    CHECK_EQ(txn_header_read(&in, &h2), 0);
+    CHECK_EQ(txn_body_read(&in, h2.type, &t2), 0);
+    CHECK(h2.type == OP_RECONFIG && t2.version == -1 && t2.data_len == (int32_t)len);
+    ensemble_config_t back;
+    CHECK_EQ(keeper_config_from_txn(&h2, &t2, &back), 0);
+    CHECK(ensemble_config_same_members(&back, &next) && back.version == 0x100000009LL);
+    int dummy;
+    CHECK_EQ(watch_add(wm, WATCH_TABLE_DATA, "/zookeeper/config", &dummy, WATCH_MODE_STANDARD), 0);
+    txn_result_t r;
+    CHECK_EQ(tree_apply(tree, &h2, &t2, &r), ZOK);
+    CHECK(r.has_stat && r.stat.version == -1 && r.stat.mzxid == 0x100000009LL && r.stat.aversion == -1 &&
+          r.stat.czxid == 0 && r.stat.data_length == (int32_t)len);
+    txn_result_free(&r);
+    CHECK_EQ(config_events, 1);
+    const znode_t *n = tree_lookup(tree, "/zookeeper/config");
+    CHECK(n && n->data_len == (int32_t)len && memcmp(n->data, text, len) == 0);
+    /* Another txn type with that path is not a configuration. */
+    h2.type = OP_SET_DATA;
+    CHECK_EQ(keeper_config_from_txn(&h2, &t2, &back), -1);
+    txn_free(&t2);
+    txn_free(&txn);
+    buf_free(&b);
+    tree_destroy(tree);
+    watch_manager_destroy(wm);
+}
+
 void suite_ensemble_config(void)
 {
     RUN(test_member_parse_forms);
@@ -595,4 +712,6 @@ void suite_ensemble_config(void)
     RUN(test_zoo_cfg_dynamic_file);
     RUN(test_config_store_files);
     RUN(test_prep_reconfig_checks_in_zookeepers_order);
+    RUN(test_reconfig_txn_log_form_and_apply);
+    RUN(test_ensemble_start);
 }

@@ -11,9 +11,11 @@
  * Durability: these files are written on the event loop (a reconfig commits
  * there) with a rename but no fsync, so the loop never waits for the disk. The
  * reconfig transaction itself is in the fsynced log, and at start
- * keeper_ensemble_start() rewrites the files from /zookeeper/config when the
- * log holds a newer configuration than they do, so a crash between the commit
- * and the file reaching the disk loses nothing. */
+ * keeper_ensemble_start() takes a newer configuration the log left in
+ * /zookeeper/config as the last seen one (a proposal: the log may hold it
+ * uncommitted), which the ensemble then completes or drops as any pending
+ * reconfig (keeper/zab/leader.c), so a crash between the commit and the file
+ * reaching the disk loses nothing. */
 #define _GNU_SOURCE
 #include "keeper_impl.h"
 #include "base/clock.h"
@@ -241,8 +243,8 @@ static void backup_static_config(const keeper_t *k)
     free(text);
 }
 
-/* The configuration /zookeeper/config holds after recovery (the log's newest
- * committed reconfig), when it is newer than the files'. */
+/* The configuration /zookeeper/config holds after recovery: the log's newest
+ * reconfig, committed or only proposed. */
 static int config_in_tree(const keeper_t *k, ensemble_config_t *out)
 {
     const znode_t *n = tree_lookup(k->tree, CONFIG_NODE);
@@ -268,15 +270,12 @@ void keeper_ensemble_start(keeper_t *k)
         if (k->cfg.has_next_ensemble && k->cfg.next_ensemble.version > k->config.version)
             k->last_seen = k->cfg.next_ensemble;
         ensemble_config_t *logged = malloc(sizeof(*logged));
-        if (logged && config_in_tree(k, logged) == 0 && logged->version > k->config.version) {
-            log_warn("%s names configuration %llx but the log has committed %llx: taking the log's and "
-                     "rewriting the files", k->cfg.path, (unsigned long long)k->config.version,
-                     (unsigned long long)logged->version);
-            k->config = *logged;
-            if (k->last_seen.version < k->config.version)
-                k->last_seen = k->config;
-            keeper_config_store(k, &k->config, 1);
-            keeper_ensemble_to_cfg(k);
+        if (logged && config_in_tree(k, logged) == 0 && logged->version > k->last_seen.version) {
+            log_warn("the log holds configuration %llx, newer than %s's files (%llx): taking it as the last "
+                     "seen one, for the ensemble to complete", (unsigned long long)logged->version, k->cfg.path,
+                     (unsigned long long)k->last_seen.version);
+            k->last_seen = *logged;
+            keeper_config_store(k, logged, 0);
         }
         free(logged);
     }

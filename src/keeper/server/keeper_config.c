@@ -502,10 +502,6 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         snprintf(err, errlen, "%s", cfg.error);
         rc = -1;
     }
-    if (rc == 0 && !kc->standalone_enabled) {
-        snprintf(err, errlen, "%s: standaloneEnabled=false is not supported by kipper", path);
-        rc = -1;
-    }
     if (rc == 0)
         get_skip_acl(&cfg, kc);
     if (rc == 0)

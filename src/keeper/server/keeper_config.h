@@ -60,7 +60,7 @@ typedef struct {
     ensemble_config_t next_ensemble;/* zoo.cfg.dynamic.next: proposed, never committed */
     int has_next_ensemble;
     int reconfig_enabled;         /* reconfigEnabled: the reconfig request and the dynamic files */
-    int standalone_enabled;       /* standaloneEnabled (only true is supported) */
+    int standalone_enabled;       /* standaloneEnabled: a reconfig keeps at least 2 voters (else 1) */
     int skip_acl;                 /* skipACL / zookeeper.skipACL = yes: no ACL is checked */
 } keeper_config_t;
 

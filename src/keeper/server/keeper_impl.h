@@ -259,8 +259,9 @@ void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being wri
 
 /* dynamic_config.c: the membership's files and /zookeeper/config. */
 /* At start, after recovery: k->config and k->last_seen from cfg (zoo.cfg, its
- * dynamicConfigFile, zoo.cfg.dynamic.next), or from the log's newer committed
- * reconfig; zoo.cfg.bak as ZooKeeper writes it; /zookeeper/config's content. */
+ * dynamicConfigFile, zoo.cfg.dynamic.next), last_seen from the log's reconfig
+ * when that is newer; zoo.cfg.bak as ZooKeeper writes it; /zookeeper/config's
+ * content (the committed configuration, as ZooKeeper sets it at start). */
 void keeper_ensemble_start(keeper_t *k);
 /* committed=0: zoo.cfg.dynamic.next (a proposal, with its version line);
  * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without

@@ -611,7 +611,8 @@ static int session_alive(const keeper_t *k, int64_t session_id)
  * checks in ZooKeeper's order so a request with several faults gets the same
  * code: the record; reconfigEnabled; the session; standalone; a reconfig
  * still pending; curConfigId against the last proposed version; the new
- * membership's strings and its voters (ensemble_config.c); a quorum of it
+ * membership's strings and its voters (ensemble_config.c; at least 2 with
+ * standaloneEnabled, ZooKeeper's default); a quorum of it
  * connected and synced to this leader; WRITE on /zookeeper/config (checked
  * last, as there). The txn is ZooKeeper's: type reconfig, a SetDataTxn of
  * /zookeeper/config with the new configuration's text and version -1. */
@@ -648,6 +649,10 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
         /* newMembers given: the non-incremental form, whatever else is set. */
         err = new_members ? ensemble_config_nonincremental(new_members, next, why, sizeof(why))
                           : ensemble_config_incremental(&k->last_seen, joining, leaving, next, why, sizeof(why));
+        if (err == ZOK && k->cfg.standalone_enabled && ensemble_config_voters(next) < 2) {
+            snprintf(why, sizeof(why), "Reconfig failed - new configuration must include at least 2 followers");
+            err = ZBADARGUMENTS;
+        }
         if (err != ZOK)
             log_info("reconfig from %s refused (%d): %s", c->who, err, why);
     }

@@ -533,8 +533,8 @@ int ensemble_config_parse(ensemble_config_t *c, const char *text, size_t len, ch
 }
 
 /* QuorumPeerConfig.parseDynamicConfig's checks on the participants, then
- * PrepRequestProcessor's "at least 2 followers" (standaloneEnabled, the
- * default kipper keeps). */
+ * PrepRequestProcessor's "at least 1 follower" (its "at least 2" under
+ * standaloneEnabled=true is the caller's: prep.c). */
 static int check_voters(const ensemble_config_t *next, char *err, size_t errlen)
 {
     int voters = ensemble_config_voters(next), observers = next->n - voters;
@@ -542,8 +542,8 @@ static int check_voters(const ensemble_config_t *next, char *err, size_t errlen)
         return fail(ZMARSHALLINGERROR, err, errlen, "Observers w/o participants is an invalid configuration");
     if (voters == 1 && observers > 0)
         return fail(ZMARSHALLINGERROR, err, errlen, "Observers w/o quorum is an invalid configuration");
-    if (voters < 2)
-        return fail(ZBADARGUMENTS, err, errlen, "Reconfig failed - new configuration must include at least 2 followers");
+    if (voters < 1)
+        return fail(ZBADARGUMENTS, err, errlen, "Reconfig failed - new configuration must include at least 1 follower");
     return 0;
 }
 

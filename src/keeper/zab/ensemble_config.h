@@ -78,7 +78,8 @@ int ensemble_config_remove(ensemble_config_t *c, int id);
  * comma-separated "server.N=...". next's version is left at cur's (incremental)
  * or 0; the caller sets it to the txn's zxid. Returns 0, or ZooKeeper's
  * answer (ZBADARGUMENTS, ZMARSHALLINGERROR) with the reason in err, including
- * "at least 2 followers" (ZooKeeper's check under standaloneEnabled=true). */
+ * "at least 1 follower" (ZooKeeper's "at least 2" under standaloneEnabled=true
+ * is for the caller to add). */
 int ensemble_config_incremental(const ensemble_config_t *cur, const char *joining, const char *leaving,
                                 ensemble_config_t *next, char *err, size_t errlen);
 int ensemble_config_nonincremental(const char *new_members, ensemble_config_t *next, char *err, size_t errlen);
