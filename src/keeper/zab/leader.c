@@ -628,9 +628,18 @@ static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
     int64_t sid = jute_get_long(&in);
     /* A server outside the active config is taken as a learner without a
      * vote, as ZooKeeper's LearnerHandler does: one about to be added syncs
-     * first, and the reconfig then counts its acknowledgements. */
+     * first, and the reconfig then counts its acknowledgements (with
+     * reconfigEnabled; see below). */
     if (in.error || sid <= 0 || sid >= 64 * SID_SET_WORDS || sid == k->cfg.server_id) {
         learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64 ", not a server id",
+                    l->addr, quorum_packet_name(p->type), sid);
+        return 0;
+    }
+    if (!peer_config(k, sid) && !k->reconfig_enabled) {
+        /* Without reconfigEnabled no server can be added: one outside the
+         * config is a stranger (ZooKeeper syncs it all the same). */
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64
+                    ", which is in no config here (reconfigEnabled is off); refusing it",
                     l->addr, quorum_packet_name(p->type), sid);
         return 0;
     }
