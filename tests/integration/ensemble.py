@@ -25,6 +25,14 @@ wait_ready wants them in `Mode: observer`, counted by the leader's zk_synced_obs
 replace(m, kind) swaps a stopped member for the other kind on the same zoo.cfg, myid and
 data folders (a migration in place); data_log_dirs=True gives each member a dataLogDir.
 
+reconfig_enabled=True: reconfigEnabled=true and the super digest of kazoo's harness (SUPER_AUTH,
+super_client()) on every member, server lines as ZooKeeper rewrites them
+(host:quorum:election:participant;host:client); a member restarts on the zoo.cfg it rewrote
+(dynamicConfigFile) and config_files() reads its zoo.cfg* files. add_member() starts a new member
+whose zoo.cfg lists the current configuration and itself, joining(m) is the reconfig string adding
+it, mark_config(text) records a reconfig's result in config_ids; live(), quorum(), start(), heal(),
+wait_ready() and hosts() count only the current configuration's members.
+
 Faults: kill(m) (SIGKILL, for kipper with its forked snapshot writers), stop(m)
 (SIGTERM), start(m) (same dataDir and ports), pause(m)/resume(m) (SIGSTOP/SIGCONT:
 a member cut off from everyone, clients included), wipe(m) (a stopped member's

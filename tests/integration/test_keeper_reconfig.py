@@ -294,7 +294,8 @@ def test_empty_reconfig_is_a_new_version(ens):
 
 
 def test_new_config_without_quorum(ens):
-    """Three participants that do not run, added to three: 6 voters, 3 synced, no quorum."""
+    """Three participants that do not run, added to three: 6 voters, 3 synced, no quorum (and a
+    new configuration of one member and two that do not run)."""
     c = ens.super_client(ens.leader())
     before = c.get("/zookeeper/config")[0]
     joining = ",".join("server.%d=%s" % (sid, dead_line()) for sid in (5, 6, 7))
@@ -307,6 +308,11 @@ def test_new_config_without_quorum(ens):
     with pytest.raises(ke.NewConfigNoQuorumError):
         reconfig(c, joining=None, leaving=None, new_members=members)
     assert get_config(ens)[0] == before
+    # one participant that does not run, added to three, is allowed: 3 of 4 synced is a quorum
+    data, _ = reconfig(c, joining="server.6=" + dead_line(), leaving=None, new_members=None)
+    assert set(parse_config(data)[0]) == set(ens.config_ids) | {6}
+    data, _ = reconfig(c, joining=None, leaving="6", new_members=None)
+    assert parse_config(data)[0] == expected_lines(ens)
 
 
 def test_reconfig_in_progress(ens):
@@ -597,7 +603,8 @@ def mixed(request):
 def test_mixed_reconfig(mixed):
     """Member 3 (the one of the other kind) leads; a 4th participant of the followers' kind is
     added under a writer and removed, then an observer nobody runs; every member's
-    /zookeeper/config and files agree, nothing acknowledged is lost."""
+    /zookeeper/config and files agree, nothing acknowledged is lost. Then the leader is removed:
+    a follower (the other kind) leads, the old leader follows it without a vote and is added back."""
     e = mixed
     leader = e.wait_ready()
     assert leader.sid == 3, "member 3 started first and should lead"
@@ -634,6 +641,28 @@ def test_mixed_reconfig(mixed):
     lines, version = parse_config(data)
     data, _ = reconfig(admin, joining=None, leaving="6", new_members=None)
     e.mark_config(data.decode())
+    lines, version = parse_config(data)
+    for m in e.in_config():
+        check_dynamic_file(wait_files(e, m, version), version, lines)
+    # the leader (the other kind) removed: a follower takes over, the old leader follows it
+    # without a vote, and is added back
+    try:
+        data, _ = reconfig(admin, joining=None, leaving="3", new_members=None)
+    except ke.ConnectionLoss:
+        data = e.poll(lambda: (lambda d: d if 3 not in parse_config(d)[0] else None)(
+            e.client(e.member(2)).get("/zookeeper/config")[0]), timeout=30, what="member 3 removed")
+    e.mark_config(data.decode())
+    new = e.wait_ready()
+    assert new.kind == follower_kind
+    e.poll(lambda: e.mode(leader) == "follower", timeout=30, what="the old leader to follow")
+    admin.create(base + "-without-3")
+    data, _ = reconfig(admin, joining=e.joining(leader), leaving=None, new_members=None)
+    e.mark_config(data.decode())
+    assert e.config_ids == {1, 2, 3}
+    e.wait_ready()
+    c3 = e.client(leader)
+    c3.sync(base + "-without-3")
+    assert c3.exists(base + "-without-3")
     lines, version = parse_config(data)
     for m in e.in_config():
         check_dynamic_file(wait_files(e, m, version), version, lines)

@@ -276,6 +276,7 @@ static int cluster_init(cluster_t *cl, int n)
     for (int i = 0; i < n; i++) {
         keeper_config_t *kc = &cl->cfg[i];
         kc->tick_time = 100;
+        kc->reconfig_enabled = 1;   /* servers outside the config are answered (test_election_newer_config) */
         kc->sync_limit = 5;   /* half a second for a peer to name itself */
         kc->server_id = i + 1;
         kc->npeers = n;
@@ -938,6 +939,38 @@ out:
     free(h);
 }
 
+/* Without reconfigEnabled no server can be added: a stranger naming an id
+ * outside the config is cut off, whatever its id. */
+static void test_election_strangers_without_reconfig(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    cl->cfg[0].reconfig_enabled = 0;
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    if (!cl->el[0])
+        goto out;
+    int fd = dial_loopback(cl->cfg[0].peers[0].election_port);
+    CHECK(fd >= 0);
+    buf_t hello;
+    buf_init(&hello);
+    put_initial(&hello, -65536, 99, "127.0.0.1:1");
+    cluster_pause(cl, 50);
+    if (fd >= 0) {
+        CHECK_EQ(send(fd, buf_read_ptr(&hello), buf_unread(&hello), MSG_NOSIGNAL), (ssize_t)buf_unread(&hello));
+        cluster_pause(cl, 300);
+        CHECK(was_closed(fd));
+        close(fd);
+    }
+    buf_free(&hello);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 void suite_election(void)
 {
     RUN(test_election_vote_order);
@@ -950,6 +983,7 @@ void suite_election(void)
     RUN(test_election_observer);
     RUN(test_election_newer_config);
     RUN(test_election_hostile_peers);
+    RUN(test_election_strangers_without_reconfig);
     RUN(test_election_forged_max_values);
     RUN(test_handshake_room);
     RUN(test_election_held_handshakes);

@@ -143,6 +143,7 @@ struct election {
     election_config_fn on_config;        /* a LOOKING notification carried a newer config */
     void *on_config_arg;
     loop_timer_t *restart_timer;         /* the round restarts after adopting one */
+    int accept_strangers;                /* reconfigEnabled: servers outside the config are answered */
     char my_address[300];                /* "host:port" of our InitialMessage */
     int listen_fd;
     accept_backoff_t accept;             /* the listener, paused when descriptors run out */
@@ -621,9 +622,10 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
     /* A server outside our configuration (one about to be added) that has
      * the larger id keeps its connection, as in ZooKeeper's
      * QuorumCnxManager, so that it learns whom we follow; we cannot dial
-     * one back, having no address for it. */
+     * one back, having no address for it. Only with reconfigEnabled: without
+     * it no server can be added, and strangers are refused as before. */
     el_peer_t *p = find_peer(el, sid);
-    if (!p && sid > el->my_id)
+    if (!p && sid > el->my_id && el->accept_strangers)
         p = peer_slot(el, sid, 0);
     char why[96];
     if (!p || p == el->self) {
@@ -1315,6 +1317,7 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ense
     el->listen_fd = -1;
     el->on_config = on_config;
     el->on_config_arg = arg;
+    el->accept_strangers = cfg->reconfig_enabled;
     if (apply_config(el, ens, err, errlen) < 0) {
         free(el);
         return NULL;

@@ -99,6 +99,16 @@ static void sid_add(sid_set_t *s, int64_t sid)
         s->bits[sid / 64] |= 1ull << (sid % 64);
 }
 
+/* The servers of a set, as a list. */
+static int sid_list(const sid_set_t *s, int64_t *out, int cap)
+{
+    int n = 0;
+    for (int64_t sid = 0; sid < 64 * SID_SET_WORDS && n < cap; sid++)
+        if (s->bits[sid / 64] >> (sid % 64) & 1)
+            out[n++] = sid;
+    return n;
+}
+
 static int sid_count(const sid_set_t *s)
 {
     int n = 0;
@@ -523,23 +533,38 @@ static void establish(leader_t *ld)
     log_info("LEADING epoch %" PRId64 " with %d of %d participants; serving clients", ld->new_epoch,
              sid_count(&ld->newleader_from), ensemble_config_voters(&k->config));
     /* A reconfig this leader logged and had not seen committed (its last
-     * seen config is newer than the active one): everything it logged is
-     * committed now, so is the reconfig (ZooKeeper's Leader.lead activates
-     * its last seen config once NEWLEADER is acknowledged). One newer than
-     * its log (a crash between writing the file and the log, a stale
-     * zoo.cfg.dynamic.next) never was a proposal here: it is dropped. */
+     * seen config is newer than the active one; check_last_seen kept only
+     * a logged one), or the new epoch's version of a static config:
+     * everything it logged is committed now, so is the reconfig (ZooKeeper's
+     * Leader.lead activates its last seen config once NEWLEADER is
+     * acknowledged by a quorum of both). */
     if (k->last_seen.version > k->config.version) {
-        if (reconfig_logged(k, k->last_seen.version) || k->last_seen.version == zxid_make(ld->new_epoch, 0)) {
-            ensemble_config_t next = k->last_seen;
+        ensemble_config_t next = k->last_seen;
+        if (next.version != zxid_make(ld->new_epoch, 0))
             log_info("committing config version %" PRIx64 " left pending by the previous leader",
                      (uint64_t)next.version);
-            int64_t designated = quorum_config_is_voter(&next, k->cfg.server_id) ? k->cfg.server_id : -1;
-            activate_reconfig(ld, &next, designated);
-        } else {
-            log_info("dropping config version %" PRIx64 ", never logged here", (uint64_t)k->last_seen.version);
-            k->last_seen = k->config;
-        }
+        /* ZooKeeper's getDesignatedLeader over NEWLEADER's acknowledgements. */
+        quorum_ack_t acks[64 * SID_SET_WORDS];
+        int64_t sids[64 * SID_SET_WORDS];
+        int n = sid_list(&ld->newleader_from, sids, (int)(sizeof(sids) / sizeof(sids[0])));
+        for (int i = 0; i < n; i++)
+            acks[i] = (quorum_ack_t){sids[i], next.version};
+        int64_t designated = quorum_designated_leader(&next, k->cfg.server_id, next.version, acks, n);
+        activate_reconfig(ld, &next, designated);
     }
+}
+
+/* A last seen config newer than the active one that this new leader never
+ * logged as a reconfig (a crash between writing zoo.cfg.dynamic.next and
+ * the log, a proposal a sync cut away) was never proposed here: dropped
+ * before anyone is synced, so NEWLEADER does not carry it. */
+static void check_last_seen(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    if (k->last_seen.version <= k->config.version || reconfig_logged(k, k->last_seen.version))
+        return;
+    log_info("dropping config version %" PRIx64 ", never logged here", (uint64_t)k->last_seen.version);
+    k->last_seen = k->config;
 }
 
 static void send_leaderinfo(learner_t *l)
@@ -603,9 +628,18 @@ static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
     int64_t sid = jute_get_long(&in);
     /* A server outside the active config is taken as a learner without a
      * vote, as ZooKeeper's LearnerHandler does: one about to be added syncs
-     * first, and the reconfig then counts its acknowledgements. */
+     * first, and the reconfig then counts its acknowledgements (with
+     * reconfigEnabled; see below). */
     if (in.error || sid <= 0 || sid >= 64 * SID_SET_WORDS || sid == k->cfg.server_id) {
         learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64 ", not a server id",
+                    l->addr, quorum_packet_name(p->type), sid);
+        return 0;
+    }
+    if (!peer_config(k, sid) && !k->reconfig_enabled) {
+        /* Without reconfigEnabled no server can be added: one outside the
+         * config is a stranger (ZooKeeper syncs it all the same). */
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64
+                    ", which is in no config here (reconfigEnabled is off); refusing it",
                     l->addr, quorum_packet_name(p->type), sid);
         return 0;
     }
@@ -668,6 +702,7 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
         return;
     ld->new_epoch = ld->max_accepted_epoch + 1;
     ld->epoch_set = 1;
+    check_last_seen(ld);
     if (k->reconfig_enabled && k->config.version == 0 && k->last_seen.version == 0) {
         /* As ZooKeeper's Leader.lead with reconfigEnabled: the static
          * config (version 0) becomes the new epoch's first zxid's version,
@@ -735,18 +770,30 @@ static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
     sync_learner(l);
 }
 
+/* Has NEWLEADER been acknowledged by a quorum: of the active config, and
+ * of the last seen one too when it is newer (ZooKeeper's newLeaderProposal
+ * carries both verifiers then; establish activates the newer one)? */
+static int newleader_quorum(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    int64_t sids[64 * SID_SET_WORDS];
+    int n = sid_list(&ld->newleader_from, sids, (int)(sizeof(sids) / sizeof(sids[0])));
+    return quorum_config_has_majority(&k->config, sids, n) &&
+           (k->last_seen.version <= k->config.version || quorum_config_has_majority(&k->last_seen, sids, n));
+}
+
 static void on_ack(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
     if (l->state == LEARNER_SYNCED && p->zxid == zxid_make(ld->new_epoch, 0)) {
         l->acked_newleader = 1;
-        if (l->voter)
+        if (!l->observer)   /* counted by config in newleader_quorum */
             sid_add(&ld->newleader_from, l->sid);
         if (ld->established) {
             send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
-        } else if (sid_count(&ld->newleader_from) >= peer_quorum_size(ld->keeper)) {
+        } else if (newleader_quorum(ld)) {
             establish(ld);
         }
         return;
