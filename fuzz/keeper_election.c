@@ -6,11 +6,15 @@
  * Input: the bytes a peer sends on one election connection. Each decoded
  * vote is also ranked against the previous one and against the extremes
  * with election_vote_beats (the total order every round applies), which
- * must be a strict order: never both ways, never a vote over itself. */
+ * must be a strict order: never both ways, never a vote over itself. The
+ * config text a notification carries stays inside its message and goes
+ * through ensemble_config_parse, as a LOOKING keeper reads it
+ * (maybe_adopt_config). */
 #include "fuzz.h"
 
 #include "base/endian.h"
 #include "keeper/zab/election.h"
+#include "keeper/zab/ensemble_config.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -46,8 +50,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len <= 0 || len > ELECTION_MAX_MESSAGE || (size_t)len > size - off - 4)
             break;   /* the connection is closed, or waits for the rest */
         election_notification_t n;
-        if (election_decode_notification(data + off + 4, (size_t)len, &n, &why) < 0)
+        const uint8_t *msg = data + off + 4;
+        if (election_decode_notification(msg, (size_t)len, &n, &why) < 0)
             break;
+        if (n.config) {
+            FUZZ_CHECK(n.config_len >= 0 && n.config >= msg && n.config + n.config_len <= msg + len,
+                       "a config of %d bytes outside its %d-byte message", n.config_len, len);
+            static ensemble_config_t c;
+            char err[256];
+            if (ensemble_config_parse(&c, (const char *)n.config, (size_t)n.config_len, err, sizeof(err)) == 0)
+                FUZZ_CHECK(c.n >= 0 && c.n <= ENSEMBLE_MAX_MEMBERS, "a config of %d members", c.n);
+        }
         off += 4 + (size_t)len;
         rank(&n.vote, &previous);
         rank(&n.vote, &n.vote);

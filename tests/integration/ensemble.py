@@ -25,6 +25,14 @@ wait_ready wants them in `Mode: observer`, counted by the leader's zk_synced_obs
 replace(m, kind) swaps a stopped member for the other kind on the same zoo.cfg, myid and
 data folders (a migration in place); data_log_dirs=True gives each member a dataLogDir.
 
+reconfig_enabled=True: reconfigEnabled=true and the super digest of kazoo's harness (SUPER_AUTH,
+super_client()) on every member, server lines as ZooKeeper rewrites them
+(host:quorum:election:participant;host:client); a member restarts on the zoo.cfg it rewrote
+(dynamicConfigFile) and config_files() reads its zoo.cfg* files. add_member() starts a new member
+whose zoo.cfg lists the current configuration and itself, joining(m) is the reconfig string adding
+it, mark_config(text) records a reconfig's result in config_ids; live(), quorum(), start(), heal(),
+wait_ready() and hosts() count only the current configuration's members.
+
 Faults: kill(m) (SIGKILL, for kipper with its forked snapshot writers), stop(m)
 (SIGTERM), start(m) (same dataDir and ports), pause(m)/resume(m) (SIGSTOP/SIGCONT:
 a member cut off from everyone, clients included), wipe(m) (a stopped member's
@@ -56,6 +64,10 @@ TICK_MS = 200
 INIT_LIMIT = 20            # ticks a follower may take to connect and sync (4 s)
 SYNC_LIMIT = 10            # ticks without an answer before leader and follower give up on each other (2 s)
 MAX_SESSION_MS = 30000     # so that test clients may ask for sessions that outlive a fail-over
+# reconfig_enabled=True: the super user of kazoo's own test harness (super:test), whose
+# digest is base64(sha1("super:test")); only it may reconfig.
+SUPER_AUTH = ("digest", "super:test")
+SUPER_DIGEST = "super:D/InIHSb7yEEbrWz8b9l71RjZJU="
 
 
 
@@ -102,6 +114,7 @@ class _MemberMixin:
         self.port, self.quorum_port, self.election_port = ports
         self.paused = False
         self.reuse_config = False      # Ensemble.replace: start on the zoo.cfg another kind wrote
+        self.launched_once = False
         with open(os.path.join(self.data_dir, "myid"), "w") as f:
             f.write("%d\n" % sid)
 
@@ -120,11 +133,39 @@ class _MemberMixin:
             "4lw.commands.whitelist": "*",
         }
         for m in self.ensemble.members:
-            cfg["server.%d" % m.sid] = "%s:%d:%d%s" % (m.placement.host, m.quorum_port, m.election_port,
-                                                       ":observer" if m.sid in self.ensemble.observers else "")
+            if m is not self and m.sid not in self.ensemble.config_ids:
+                continue            # removed by a reconfig (or not yet joined): not in this member's file
+            cfg["server.%d" % m.sid] = m.server_line()
         if self.sid in self.ensemble.observers:
             cfg["peerType"] = "observer"
+        if self.ensemble.reconfig_enabled:
+            cfg["reconfigEnabled"] = "true"
+            cfg["DigestAuthenticationProvider.superDigest"] = SUPER_DIGEST
         return cfg
+
+    def server_line(self):
+        """This member's server.N value: host:quorum:election[:observer], and with reconfig
+        the ';client' part (what a reconfig's joining string names too)."""
+        obs = self.sid in self.ensemble.observers
+        line = "%s:%d:%d" % (self.placement.host, self.quorum_port, self.election_port)
+        if not self.ensemble.reconfig_enabled:
+            return line + (":observer" if obs else "")
+        return "%s:%s;%s:%d" % (line, "observer" if obs else "participant", self.placement.host, self.port)
+
+    def config_files(self):
+        """{file name: text} for zoo.cfg and every zoo.cfg.* file (zoo.cfg.bak, zoo.cfg.dynamic.N,
+        zoo.cfg.dynamic.next) in the member's work folder, as they are now."""
+        out = {}
+        for name in sorted(os.listdir(self.workdir)):
+            if name == "zoo.cfg" or name.startswith("zoo.cfg."):
+                with open(os.path.join(self.workdir, name), errors="replace") as f:
+                    out[name] = f.read()
+        return out
+
+    def _keep_own_config(self):
+        """With reconfig the member rewrites its own zoo.cfg (dynamicConfigFile): after the
+        first start it restarts on the files as it left them, as an operator's would."""
+        return self.reuse_config or (self.ensemble.reconfig_enabled and self.launched_once)
 
     @staticmethod
     def _write_cfg(path, cfg):
@@ -197,8 +238,9 @@ class KipperMember(_MemberMixin, harness.Keeper):
     def launch(self):
         """Start the process without waiting for anything (on the zoo.cfg already there
         when this member replaced a ZooKeeper one: Ensemble.replace)."""
-        if not (self.reuse_config and os.path.exists(self.cfg_path)):
+        if not (self._keep_own_config() and os.path.exists(self.cfg_path)):
             self.write_config()
+        self.launched_once = True
         self._log = open(self.log_path, "ab")
         self.proc = self.placement.popen([harness.KIPPER, "keeper", self.cfg_path], stdin=subprocess.DEVNULL,
                                          stdout=self._log, stderr=subprocess.STDOUT, cwd=self.workdir)
@@ -221,8 +263,13 @@ def _zk_member_class():
             cfg = self.ensemble_config()
             cfg.update({"admin.enableServer": "false", "maxClientCnxns": "0", "standaloneEnabled": "false",
                         "reconfigEnabled": "false"})
+            if self.ensemble.reconfig_enabled:
+                cfg["reconfigEnabled"] = "true"
             cfg.update({k: str(v) for k, v in self.extra.items()})
             self._write_cfg(self.cfg_path, cfg)
+            self.write_log_config()
+
+        def write_log_config(self):
             with open(self.log4j_path, "w") as f:
                 f.write(apache_zk.LOG4J_PROPERTIES % {"log": self.log_path})
                 # "Sending TRUNC to follower zxidToSend=..." is a DEBUG line in 3.8.
@@ -232,7 +279,11 @@ def _zk_member_class():
             if not apache_zk.available():
                 raise RuntimeError("Apache ZooKeeper not installed (need %s and %s)"
                                    % (apache_zk.ZK_JAR, apache_zk.JAVA))
-            self.write_config()
+            if self._keep_own_config() and os.path.exists(self.cfg_path):
+                self.write_log_config()
+            else:
+                self.write_config()
+            self.launched_once = True
             self._console = open(self.console_path, "ab")
             self.proc = self.placement.popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._console,
                                              stderr=subprocess.STDOUT, cwd=self.workdir)
@@ -248,7 +299,7 @@ class Ensemble:
 
     def __init__(self, n, tick_time=TICK_MS, init_limit=INIT_LIMIT, sync_limit=SYNC_LIMIT,
                  max_session_ms=MAX_SESSION_MS, extra=None, target=None, placement=None, targets=None,
-                 data_log_dirs=False, observers=()):
+                 data_log_dirs=False, observers=(), reconfig_enabled=False):
         """placement: member id -> harness.Placement (where it runs; loopback by default).
         data_log_dirs: each member gets a dataLogDir of its own, beside its dataDir.
         target: what every member is ('kipper' or 'zookeeper'; KIPPER_TEST_TARGET by default);
@@ -259,7 +310,10 @@ class Ensemble:
             assert len(targets) == n, "targets names %d members, the ensemble has %d" % (len(targets), n)
             targets = {sid: t for sid, t in enumerate(targets, 1)}
         self.targets = {sid: (targets or {}).get(sid, default) for sid in range(1, n + 1)}
-        self.observers = frozenset(observers)
+        self.observers = set(observers)
+        self.reconfig_enabled = reconfig_enabled
+        self.config_ids = set(self.targets)     # the members of the current configuration
+        self.data_log_dirs = data_log_dirs
         assert self.observers <= set(self.targets) and len(self.observers) < n, "observers must be members"
         for sid, t in self.targets.items():
             if t not in ("kipper", "zookeeper"):
@@ -301,29 +355,85 @@ class Ensemble:
         return self.members[sid - 1]
 
     def participants(self):
-        """The members that vote (all but the observers)."""
-        return [m for m in self.members if m.sid not in self.observers]
+        """The members of the current configuration that vote (all but the observers)."""
+        return [m for m in self.in_config() if m.sid not in self.observers]
+
+    def in_config(self):
+        """The members of the current configuration (all but those a reconfig removed or
+        that add_member started and no reconfig has added yet)."""
+        return [m for m in self.members if m.sid in self.config_ids]
 
     def quorum(self):
         return len(self.participants()) // 2 + 1
 
     def hosts(self, first=None, members=None):
         """A connect string of members (all by default), `first` first."""
-        ms = list(members or self.members)
-        if first is not None:
+        ms = list(members or self.in_config())
+        if first is not None and first in ms:
             ms.remove(first)
             ms.insert(0, first)
         return ",".join("%s:%d" % (m.placement.host, m.port) for m in ms)
 
     def live(self):
-        """Members whose process runs and is not paused."""
-        return [m for m in self.members if m.running() and not m.paused]
+        """Members of the current configuration whose process runs and is not paused."""
+        return [m for m in self.in_config() if m.running() and not m.paused]
+
+    # -- dynamic reconfiguration (reconfig_enabled=True)
+    def add_member(self, kind=None, observer=False, start=True):
+        """A new member (the next id, free ports, kind: 'kipper' or 'zookeeper', the
+        ensemble's target by default) whose zoo.cfg lists the current configuration's members
+        and itself, as a server joining by reconfig needs (with reconfig its own line says
+        participant or observer). Started (client port answering) but not in config_ids:
+        joining(member) is the reconfig string that adds it; mark_config() records the result."""
+        kind = kind or (self.target if self.target != "mixed" else TARGET)
+        sid = len(self.members) + 1
+        cport, qport, eport = _free_ports(3)
+        wd = os.path.join(self.workdir, "m%d" % sid)
+        os.makedirs(wd, exist_ok=True)
+        cls = _zk_member_class() if kind == "zookeeper" else KipperMember
+        self.targets[sid] = kind
+        if observer:
+            self.observers.add(sid)
+        m = cls(self, sid, (cport, qport, eport), wd)
+        if self.data_log_dirs:
+            m.extra["dataLogDir"] = os.path.join(wd, "datalog")
+            os.makedirs(m.extra["dataLogDir"], exist_ok=True)
+        self.members.append(m)
+        kinds = set(self.targets.values())
+        self.target = kinds.pop() if len(kinds) == 1 else "mixed"
+        if start:
+            m.launch()
+            self.poll(m._ready, timeout=60.0, what="member %d's client port" % sid)
+        return m
+
+    def joining(self, member):
+        """The reconfig `joining` string that adds member: server.N=<its server line>."""
+        return "server.%d=%s" % (member.sid, member.server_line())
+
+    def mark_config(self, config_text):
+        """Record the membership of a configuration's text (/zookeeper/config, a reconfig's
+        answer): config_ids and observers follow it."""
+        ids, obs = set(), set()
+        for line in config_text.splitlines():
+            mm = re.match(r"server\.(\d+)=([^;]*)", line.strip())
+            if mm:
+                sid = int(mm.group(1))
+                ids.add(sid)
+                if mm.group(2).endswith(":observer"):
+                    obs.add(sid)
+        self.config_ids = ids
+        self.observers = {s for s in self.observers if s not in ids} | obs
+        return ids
+
+    def super_client(self, member=None, **kw):
+        """A kazoo client authenticated as the super user (who may reconfig)."""
+        return self.client(member, auth_data=[SUPER_AUTH], **kw)
 
     # -- life cycle
     def start(self, member=None, wait=True, timeout=90.0):
         """Start every member (member=None) or one (same dataDir and ports); with wait,
         wait until the live members have one leader and all serve."""
-        targets = self.members if member is None else [member]
+        targets = self.in_config() if member is None else [member]
         for m in targets:
             if not m.running():
                 m.paused = False
@@ -403,11 +513,12 @@ class Ensemble:
         return new
 
     def heal(self, timeout=90.0):
-        """Resume paused members, start stopped ones, wait until all serve."""
+        """Resume paused members, start the stopped members of the current configuration,
+        wait until they all serve."""
         for m in self.members:
             if m.paused:
                 self.resume(m)
-        stopped = [m for m in self.members if not m.running()]
+        stopped = [m for m in self.in_config() if not m.running()]
         for m in stopped:
             m.launch()
         for m in stopped:

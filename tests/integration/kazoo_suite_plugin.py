@@ -7,9 +7,9 @@ Use (test_kazoo_suite.py does this):
     KAZOO_SUITE_HOSTS=127.0.0.1:2181 PYTHONPATH=tests/integration \
         python3 -m pytest -p kazoo_suite_plugin --pyargs kazoo.tests
 
-or, for the tests that stop and restart members, against a 3-member kipper ensemble that
-the plugin starts and owns itself (ensemble.py), with kazoo's harness settings (tickTime
-2000, initLimit 4, syncLimit 2, maxClientCnxns 0) and readonlymode.enabled, as kazoo's
+or, for the tests that stop and restart members (and TestReconfig), against a 3-member kipper
+ensemble that the plugin starts and owns itself (ensemble.py), with kazoo's harness settings
+(tickTime 2000, initLimit 4, syncLimit 2, maxClientCnxns 0) and readonlymode.enabled, as kazoo's
 harness starts ZooKeeper with -Dreadonlymode.enabled=true:
 
     KAZOO_SUITE_ENSEMBLE=3 PYTHONPATH=tests/integration \
@@ -18,7 +18,10 @@ harness starts ZooKeeper with -Dreadonlymode.enabled=true:
 What it does with KAZOO_SUITE_ENSEMBLE: cluster[i] is member i+1; stop() stops it (SIGTERM,
 data kept), run() starts it again and waits for its client port; the tests in
 ENSEMBLE_TESTS are not skipped. Only those (and their eventlet and gevent copies, which
-pass too) have been run this way so far.
+pass too) have been run this way so far. The members also have reconfigEnabled=true and
+the superDigest of kazoo's harness (super:test, what TestReconfig authenticates as), as kazoo's
+harness gives its ensemble. KAZOO_SUITE_ENSEMBLE_TARGET=zookeeper makes them Apache ZooKeeper 3.8
+members instead of kipper keepers (test_kazoo_suite.py runs TestReconfig on both).
 
 What it does with KAZOO_SUITE_HOSTS:
 - replaces kazoo.testing.harness.get_global_cluster with a fake one-member "cluster" whose
@@ -80,7 +83,7 @@ SKIPS = {
         "dynamic reconfiguration needs a quorum ensemble with reconfigEnabled=true and the harness's "
         "superDigest. A standalone ZooKeeper 3.8 answers every reconfig with error -123 "
         "(RECONFIGDISABLED), which kazoo 2.8 cannot map (RuntimeError in its reader thread), so the "
-        "call never returns and the test hangs",
+        "call never returns and the test hangs" + OWN_ENSEMBLE,
     "test_sasl.py::TestLegacySASLDigestAuthentication::test_connect_sasl_auth":
         "needs a server with a JAAS login config (DigestLoginModule, user jaasuser), which kazoo's "
         "harness sets up via ZOOKEEPER_JAAS_AUTH; SASL is not among the keeper's auth schemes "
@@ -91,10 +94,12 @@ SKIPS = {
         "(world, auth, digest, ip). The test_invalid_sasl_auth tests still run",
 }
 # Skipped against one external server, run against the plugin's own ensemble.
+# A node id ending in "::" names a whole class.
 ENSEMBLE_TESTS = ("test_connection.py::TestReadOnlyMode::test_read_only",
                   "test_client.py::TestClient::test_update_host_list",
                   "test_client.py::TestClient::test_request_queuing_session_recovered",
-                  "test_client.py::TestClient::test_request_queuing_session_expired")
+                  "test_client.py::TestClient::test_request_queuing_session_expired",
+                  "test_client.py::TestReconfig::")
 # Tests that skip themselves here (not listed above): test_build.py (runs only on Travis),
 # test_sasl.py TestGSSAPISASLAuthentication (needs a Kerberos KDC), gevent/eventlet handler
 # tests when those packages are missing.
@@ -181,11 +186,11 @@ class _OwnedMember:
 class _OwnedCluster:
     """Looks like kazoo.testing.common.ZookeeperCluster over a kipper ensemble started here."""
 
-    def __init__(self, n):
+    def __init__(self, n, target="kipper"):
         from ensemble import Ensemble
         self._ensemble = Ensemble(n, tick_time=2000, init_limit=4, sync_limit=2,
                                   extra={"maxClientCnxns": "0", "readonlymode.enabled": "true"},
-                                  target="kipper")
+                                  target=target, reconfig_enabled=True)
         self._members = [_OwnedMember(self._ensemble, m) for m in self._ensemble.members]
         self._ensemble.start()
 
@@ -225,7 +230,7 @@ def pytest_configure(config):
     import kazoo.testing.harness as harness
 
     if members:
-        cluster = _OwnedCluster(int(members))
+        cluster = _OwnedCluster(int(members), os.environ.get("KAZOO_SUITE_ENSEMBLE_TARGET") or "kipper")
         _OWNED.append(cluster)
     else:
         cluster = _ExternalCluster(hosts)
@@ -242,7 +247,7 @@ def pytest_collection_modifyitems(config, items):
     owned = bool(os.environ.get("KAZOO_SUITE_ENSEMBLE"))
     for item in items:
         nodeid = item.nodeid
-        if owned and any(nodeid.endswith(t) for t in ENSEMBLE_TESTS):
+        if owned and any(nodeid.endswith(t) or (t.endswith("::") and t in nodeid) for t in ENSEMBLE_TESTS):
             continue
         # --pyargs gives node ids relative to rootdir or absolute; match on the tail
         for key, reason in SKIPS.items():

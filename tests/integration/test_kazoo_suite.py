@@ -14,7 +14,9 @@ readonlymode.enabled that the plugin starts itself (KAZOO_SUITE_ENSEMBLE=3; abou
 no ZooKeeper baseline: ZooKeeper 3.8 fails it under kazoo's harness settings, since without
 localSessionsEnabled it answers a new read-only session with a bare NOTREADONLY reply header and
 disconnects a session of the ensemble reconnecting read-only (docs/migrating-from-zookeeper.md);
-the TestClient ones pass on a ZooKeeper ensemble too.
+the TestClient ones pass on a ZooKeeper ensemble too. A third runs kazoo's TestReconfig on a
+3-member ensemble of the plugin's with reconfigEnabled and the harness's super digest, of ZooKeeper
+and of the target at once (about 15 s).
 
 Run by hand against any server:
     /usr/bin/python3 tests/integration/test_kazoo_suite.py zookeeper|kipper|HOST:PORT [pytest args]
@@ -56,15 +58,18 @@ def kazoo_suite_available():
     return True
 
 
-def run_kazoo_suite(hosts, workdir, extra_args=(), timeout=SUITE_TIMEOUT, ensemble_members=None):
-    """Run kazoo.tests against hosts, or (ensemble_members=N) against an N-member kipper
-    ensemble the plugin starts itself; returns ({test id: (outcome, message)}, output path)."""
+def run_kazoo_suite(hosts, workdir, extra_args=(), timeout=SUITE_TIMEOUT, ensemble_members=None,
+                    ensemble_target="kipper"):
+    """Run kazoo.tests against hosts, or (ensemble_members=N) against an N-member ensemble
+    (of ensemble_target: kipper or zookeeper) the plugin starts itself; returns
+    ({test id: (outcome, message)}, output path)."""
     junit = os.path.join(workdir, "kazoo-suite.xml")
     out_path = os.path.join(workdir, "kazoo-suite.out")
     env = dict(os.environ, PYTHONPATH=HERE, PYTHONDONTWRITEBYTECODE="1",
                KAZOO_SUITE_TEST_TIMEOUT=str(TEST_TIMEOUT))
     if ensemble_members:
         env["KAZOO_SUITE_ENSEMBLE"] = str(ensemble_members)
+        env["KAZOO_SUITE_ENSEMBLE_TARGET"] = ensemble_target
         env.pop("KAZOO_SUITE_HOSTS", None)
     else:
         env["KAZOO_SUITE_HOSTS"] = hosts
@@ -183,6 +188,38 @@ def test_kazoo_ensemble_tests_on_a_kipper_ensemble(workdirs):
     outcomes = {t: results.get(t, ("not run", "")) for t in ENSEMBLE_TESTS}
     bad = {t: o for t, o in outcomes.items() if o[0] != "passed"}
     assert not bad, "%s (output in %s)" % ("; ".join("%s: %s %s" % (t, o[0], o[1]) for t, o in bad.items()), out)
+
+
+# kazoo's TestReconfig (test_no_super_auth, test_add_remove_observer, test_bad_input), as
+# parse_junit names them
+RECONFIG_TESTS = ("test_client.TestReconfig::test_no_super_auth",
+                  "test_client.TestReconfig::test_add_remove_observer",
+                  "test_client.TestReconfig::test_bad_input")
+
+
+def _reconfig_tests_on(target, workdirs):
+    workdir = tempfile.mkdtemp(prefix="kazoo-suite-reconfig-%s-" % target)
+    workdirs.append(workdir)
+    results, out = run_kazoo_suite(None, workdir, ["-k", "TestReconfig"], timeout=180, ensemble_members=3,
+                                   ensemble_target=target)
+    outcomes = {t: results.get(t, ("not run", "")) for t in RECONFIG_TESTS}
+    return {t: o for t, o in outcomes.items() if o[0] != "passed"}, out
+
+
+@pytest.mark.skipif(not kazoo_suite_available(), reason="python3-kazoo's test suite not installed")
+@pytest.mark.skipif(not zookeeper_available(), reason="Debian package zookeeper not installed")
+def test_kazoo_reconfig_tests_on_an_ensemble(workdirs):
+    """kazoo's TestReconfig, skipped against one server, passes against a 3-member ensemble with
+    reconfigEnabled and the super digest of kazoo's harness that the plugin owns, of Apache
+    ZooKeeper 3.8 (the baseline) and of the target (both at once): a reconfig without the super
+    user is refused, an observer nobody runs is added and removed, a from_config in the future
+    is BADVERSION, a malformed joining string BADARGUMENTS."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        runs = {t: pool.submit(_reconfig_tests_on, t, workdirs) for t in dict.fromkeys(("zookeeper", TARGET))}
+        results = {t: f.result() for t, f in runs.items()}
+    msgs = ["%s: %s (output in %s)" % (t, "; ".join("%s: %s %s" % (n, o[0], o[1]) for n, o in bad.items()), out)
+            for t, (bad, out) in results.items() if bad]
+    assert not msgs, "\n".join(msgs)
 
 
 if __name__ == "__main__":

@@ -51,6 +51,7 @@ int main(int argc, char **argv)
     suite_txnlog();
     suite_election();
     suite_quorum();
+    suite_ensemble_config();
     suite_partition_log();
     suite_kafka_codec();
     suite_broker_config();

@@ -16,6 +16,7 @@ void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, da
 void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */
 
 void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, history */
+void suite_ensemble_config(void); /* test_ensemble_config.c: server.N lines, /zookeeper/config, reconfig strings */
 void suite_partition_log(void); /* test_partition_log.c: segments, indexes, recovery, checkpoints */
 void suite_broker_config(void); /* test_broker_config.c: server.properties parsing */
 void suite_broker_config_defs(void); /* test_broker_config_defs.c: Kafka's broker configs as data */

@@ -43,7 +43,7 @@ static const char config_text[] = "server.1=127.0.0.1:2888:3888:participant\nver
 
 static void test_election_notification_roundtrip(void)
 {
-    election_notification_t n = {PEER_FOLLOWING, {3, 0x500000007LL, 9, 5}, 2}, d;
+    election_notification_t n = {PEER_FOLLOWING, {3, 0x500000007LL, 9, 5}, 2, NULL, 0}, d;
     buf_t b;
     buf_init(&b);
     election_encode_notification(&b, &n, config_text, strlen(config_text));
@@ -62,6 +62,9 @@ static void test_election_notification_roundtrip(void)
     CHECK_EQ(d.vote.election_epoch, 9);
     CHECK_EQ(d.vote.peer_epoch, 5);
     CHECK_EQ(d.version, 2);
+    /* the sender's config, which a LOOKING server takes when newer */
+    CHECK_EQ(d.config_len, (int32_t)strlen(config_text));
+    CHECK(d.config == p + 44);
     /* an empty config is fine too */
     buf_clear(&b);
     election_encode_notification(&b, &n, "", 0);
@@ -107,7 +110,7 @@ static void test_election_notification_old_formats(void)
 
 static void test_election_notification_garbage(void)
 {
-    election_notification_t n = {PEER_LOOKING, {1, 2, 3, 4}, 2}, d;
+    election_notification_t n = {PEER_LOOKING, {1, 2, 3, 4}, 2, NULL, 0}, d;
     const char *why = NULL;
     buf_t b;
     buf_init(&b);
@@ -227,6 +230,9 @@ struct cluster {
     loop_t *loop;
     int n;
     keeper_config_t cfg[MAX_NODES];
+    ensemble_config_t ens[MAX_NODES];   /* set by cluster_start from cfg, unless ens_set */
+    int ens_set[MAX_NODES];
+    int adopted[MAX_NODES];             /* newer configs taken from notifications */
     election_t *el[MAX_NODES];
     node_ref_t ref[MAX_NODES];
     int decided[MAX_NODES];
@@ -270,6 +276,7 @@ static int cluster_init(cluster_t *cl, int n)
     for (int i = 0; i < n; i++) {
         keeper_config_t *kc = &cl->cfg[i];
         kc->tick_time = 100;
+        kc->reconfig_enabled = 1;   /* servers outside the config are answered (test_election_newer_config) */
         kc->sync_limit = 5;   /* half a second for a peer to name itself */
         kc->server_id = i + 1;
         kc->npeers = n;
@@ -285,10 +292,34 @@ static int cluster_init(cluster_t *cl, int n)
     return 0;
 }
 
+static void on_config_adopted(void *arg, const ensemble_config_t *c)
+{
+    node_ref_t *ref = arg;
+    ref->cl->adopted[ref->index]++;
+    ref->cl->ens[ref->index] = *c;
+}
+
+/* The active config of node i: its cfg's server lines, version 0. */
+static void cluster_static_config(cluster_t *cl, int i, ensemble_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int j = 0; j < cl->cfg[i].npeers; j++) {
+        ensemble_member_t m = {0};
+        m.id = cl->cfg[i].peers[j].id;
+        snprintf(m.host, sizeof(m.host), "%s", cl->cfg[i].peers[j].host);
+        m.quorum_port = cl->cfg[i].peers[j].quorum_port;
+        m.election_port = cl->cfg[i].peers[j].election_port;
+        m.observer = cl->cfg[i].peers[j].observer;
+        ensemble_config_put(c, &m);
+    }
+}
+
 static int cluster_start(cluster_t *cl, int i)
 {
     char err[256] = "";
-    cl->el[i] = election_create(cl->loop, &cl->cfg[i], err, sizeof(err));
+    if (!cl->ens_set[i])
+        cluster_static_config(cl, i, &cl->ens[i]);
+    cl->el[i] = election_create(cl->loop, &cl->cfg[i], &cl->ens[i], on_config_adopted, &cl->ref[i], err, sizeof(err));
     if (!cl->el[i])
         fprintf(stderr, "  election_create(%d): %s\n", i + 1, err);
     return cl->el[i] ? 0 : -1;
@@ -544,6 +575,77 @@ out:
     free(cl);
 }
 
+/* Dynamic reconfiguration: servers 1-3 run config version 0x100000007
+ * {1, 2, 3}; server 4 starts on the static {1, 2, 3, 4} (version 0), as a
+ * server about to be added does. Its notifications reach 1-3, which answer
+ * it although it is in none of their configs; it takes their newer config
+ * (FastLeaderElection's processReconfig), restarts its round and, with no
+ * vote in it, joins the leader the voters report, as a follower. Server 1,
+ * on an older config of the same voters, takes the newer one too. */
+static void test_election_newer_config(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 4) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    ensemble_config_t newer;
+    cluster_static_config(cl, 0, &newer);
+    ensemble_config_remove(&newer, 4);
+    newer.version = 0x100000007LL;
+    for (int i = 1; i < 3; i++) {
+        cl->ens[i] = newer;
+        cl->ens_set[i] = 1;
+    }
+    cl->ens[0] = newer;
+    cl->ens[0].version = 0x100000003LL;
+    cl->ens_set[0] = 1;
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 0; i < 4; i++)
+        if (!cl->el[i])
+            goto out;
+    CHECK_EQ(election_config_version(cl->el[3]), 0);
+    /* Server 4 has the best zxid and the largest id: without a vote it must not matter. */
+    cluster_look(cl, 3, 0x100000050LL, 1);
+    for (int i = 0; i < 3; i++)
+        cluster_look(cl, i, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cl->vote[i].leader, 3);
+    CHECK_EQ(cl->state[2], PEER_LEADING);
+    CHECK_EQ(cl->state[0], PEER_FOLLOWING);
+    CHECK_EQ(cl->state[1], PEER_FOLLOWING);
+    CHECK_EQ(cl->state[3], PEER_FOLLOWING);
+    CHECK_EQ(election_config_version(cl->el[3]), 0x100000007LL);
+    CHECK_EQ(election_config_version(cl->el[0]), 0x100000007LL);
+    CHECK(cl->adopted[3] >= 1);
+    CHECK_EQ(cl->ens[3].n, 3);   /* the keeper was handed the config taken */
+    CHECK_EQ(cl->adopted[1], 0);
+    CHECK_EQ(cl->adopted[2], 0);
+
+    /* The reconfig that adds server 4 commits: with the new config set on
+     * every server, 4 votes, and 1-3 and 4 elect again (3 is gone: 4 leads). */
+    ensemble_config_t added;
+    cluster_static_config(cl, 0, &added);
+    added.version = 0x100000009LL;
+    cluster_stop(cl, 2);
+    for (int i = 0; i < 4; i++)
+        if (cl->el[i])
+            election_set_config(cl->el[i], &added);
+    cluster_look(cl, 0, 0x100000060LL, 1);
+    cluster_look(cl, 1, 0x100000060LL, 1);
+    cluster_look(cl, 3, 0x100000060LL, 1);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    CHECK_EQ(cl->state[3], PEER_LEADING);
+    CHECK_EQ(cl->vote[0].leader, 4);
+    CHECK_EQ(cl->vote[1].leader, 4);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 /* ---- hostile peers ---- */
 
 static int dial_loopback(int port)
@@ -591,7 +693,7 @@ static void test_election_hostile_peers(void)
     for (int i = 0; i < NPROBES; i++)
         buf_init(&msg[i]);
     jute_put_long(&msg[0], -12345);                       /* unknown protocol version */
-    jute_put_long(&msg[1], 99);                           /* old-style id not in server.N */
+    jute_put_long(&msg[1], 0);                            /* old-style id, smaller, not in the config */
     put_initial(&msg[2], -65536, 1, "127.0.0.1:1");       /* our own id */
     put_initial(&msg[3], -65536, 3, "127.0.0.1:1");       /* then an absurd message length */
     jute_put_int(&msg[3], 0x7fffffff);
@@ -611,7 +713,35 @@ static void test_election_hostile_peers(void)
         if (fds[i] >= 0 && buf_unread(&msg[i]) > 0)
             CHECK_EQ(send(fds[i], buf_read_ptr(&msg[i]), buf_unread(&msg[i]), MSG_NOSIGNAL),
                      (ssize_t)buf_unread(&msg[i]));
+    /* A larger id outside the config (a server about to be added) keeps
+     * its connection, as in ZooKeeper, and is answered. */
+    int stranger = dial_loopback(port);
+    CHECK(stranger >= 0);
+    buf_t hello;
+    buf_init(&hello);
+    put_initial(&hello, -65536, 99, "127.0.0.1:1");
+    election_notification_t looking = {PEER_LOOKING, {99, 5, 1, 1}, 2, NULL, 0};
+    buf_t body;
+    buf_init(&body);
+    /* with a newer config naming only itself: a stranger does not get to rewrite the membership */
+    static const char forged[] = "server.99=127.0.0.1:1:2:participant\nversion=7fffffffffffffff";
+    election_encode_notification(&body, &looking, forged, strlen(forged));
+    jute_put_int(&hello, (int32_t)buf_unread(&body));
+    buf_append(&hello, buf_read_ptr(&body), buf_unread(&body));
+    cluster_pause(cl, 50);
+    if (stranger >= 0)
+        CHECK_EQ(send(stranger, buf_read_ptr(&hello), buf_unread(&hello), MSG_NOSIGNAL), (ssize_t)buf_unread(&hello));
+    buf_free(&hello);
+    buf_free(&body);
     cluster_pause(cl, 1000);
+    if (stranger >= 0) {
+        uint8_t answer[64];
+        ssize_t got = recv(stranger, answer, sizeof(answer), MSG_DONTWAIT);
+        CHECK(got >= 48);   /* a notification: length, then state, leader, ... */
+        close(stranger);
+    }
+    CHECK_EQ(election_config_version(cl->el[0]), 0);
+    CHECK_EQ(cl->adopted[0], 0);
     for (int i = 0; i < NPROBES; i++) {
         if (fds[i] >= 0) {
             if (!was_closed(fds[i]))
@@ -659,7 +789,7 @@ static void test_election_forged_max_values(void)
         CHECK(fds[i] >= 0);
     }
     cluster_pause(cl, 50);
-    election_notification_t forged = {PEER_LOOKING, {2, INT64_MAX, INT64_MAX, INT64_MAX}, 2};
+    election_notification_t forged = {PEER_LOOKING, {2, INT64_MAX, INT64_MAX, INT64_MAX}, 2, NULL, 0};
     buf_t msg;
     buf_init(&msg);
     put_initial(&msg, -65536, 3, "127.0.0.1:1");
@@ -809,6 +939,38 @@ out:
     free(h);
 }
 
+/* Without reconfigEnabled no server can be added: a stranger naming an id
+ * outside the config is cut off, whatever its id. */
+static void test_election_strangers_without_reconfig(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    cl->cfg[0].reconfig_enabled = 0;
+    CHECK_EQ(cluster_start(cl, 0), 0);
+    if (!cl->el[0])
+        goto out;
+    int fd = dial_loopback(cl->cfg[0].peers[0].election_port);
+    CHECK(fd >= 0);
+    buf_t hello;
+    buf_init(&hello);
+    put_initial(&hello, -65536, 99, "127.0.0.1:1");
+    cluster_pause(cl, 50);
+    if (fd >= 0) {
+        CHECK_EQ(send(fd, buf_read_ptr(&hello), buf_unread(&hello), MSG_NOSIGNAL), (ssize_t)buf_unread(&hello));
+        cluster_pause(cl, 300);
+        CHECK(was_closed(fd));
+        close(fd);
+    }
+    buf_free(&hello);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 void suite_election(void)
 {
     RUN(test_election_vote_order);
@@ -819,7 +981,9 @@ void suite_election(void)
     RUN(test_election_three);
     RUN(test_election_five);
     RUN(test_election_observer);
+    RUN(test_election_newer_config);
     RUN(test_election_hostile_peers);
+    RUN(test_election_strangers_without_reconfig);
     RUN(test_election_forged_max_values);
     RUN(test_handshake_room);
     RUN(test_election_held_handshakes);

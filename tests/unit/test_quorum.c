@@ -6,6 +6,7 @@
 #include "suites.h"
 #include "unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,6 +204,120 @@ static void test_quorum_counts_only_participants(void)
     CHECK_EQ(quorum_commit_point(two, 2, 2), 5);
 }
 
+static void make_config(ensemble_config_t *c, const int *ids, int n, const int *observers, int nobs, int64_t version)
+{
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < n + nobs; i++) {
+        ensemble_member_t m = {0};
+        m.id = i < n ? ids[i] : observers[i - n];
+        snprintf(m.host, sizeof(m.host), "127.0.0.1");
+        m.quorum_port = 2000 + m.id;
+        m.election_port = 3000 + m.id;
+        m.observer = i >= n;
+        ensemble_config_put(c, &m);
+    }
+    c->version = version;
+}
+
+/* ZooKeeper's qvAcksetPairs: while a reconfig is pending, it and every
+ * proposal after it commit only once a majority of the current voters AND
+ * a majority of the new voters hold them; earlier proposals need the
+ * current majority alone. Acks of servers outside a config (a server being
+ * added, an observer) count only for the config they vote in. */
+static void test_quorum_reconfig_two_majorities(void)
+{
+    ensemble_config_t cur, next, removed;
+    make_config(&cur, (int[]){1, 2, 3}, 3, (int[]){9}, 1, 0x100000000LL);
+    make_config(&next, (int[]){1, 2, 3, 4}, 4, NULL, 0, 0x100000005LL);
+    make_config(&removed, (int[]){2, 3}, 2, NULL, 0, 0x100000005LL);
+    CHECK(quorum_config_is_voter(&cur, 1));
+    CHECK(!quorum_config_is_voter(&cur, 9));   /* an observer */
+    CHECK(!quorum_config_is_voter(&cur, 4));   /* not a member */
+    CHECK(!quorum_config_is_voter(&cur, 0));
+    CHECK(!quorum_config_is_voter(&cur, -1));
+
+    /* No reconfig pending: the current config's majority (the observer's and
+     * the newcomer's acks are not counted). */
+    quorum_ack_t a1[] = {{1, 0x100000007LL}, {9, 0x100000009LL}, {4, 0x100000009LL}, {2, 0x100000004LL}};
+    CHECK_EQ(quorum_config_commit_point(&cur, a1, 4), 0x100000004LL);
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, NULL, 0, a1, 4), 0x100000004LL);
+    quorum_ack_t lone[] = {{1, 0x100000007LL}, {4, 0x100000007LL}, {9, 0x100000007LL}};
+    CHECK_EQ(quorum_config_commit_point(&cur, lone, 3), -1);
+    /* The same server twice is one vote. */
+    quorum_ack_t twice[] = {{1, 0x100000007LL}, {1, 0x100000007LL}};
+    CHECK_EQ(quorum_config_commit_point(&cur, twice, 2), -1);
+
+    /* Adding 4 (reconfig at ...05): 1 and 2 are cur's majority, but next
+     * (4 voters) needs 3: the reconfig and what follows wait; what precedes
+     * it commits. */
+    quorum_ack_t a2[] = {{1, 0x100000007LL}, {2, 0x100000007LL}, {3, 0x100000002LL}};
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, &next, 0x100000005LL, a2, 3), 0x100000004LL);
+    /* 4, synced as a learner without a vote, acknowledges: both majorities. */
+    quorum_ack_t a3[] = {{1, 0x100000007LL}, {2, 0x100000006LL}, {3, 0x100000002LL}, {4, 0x100000007LL}};
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, &next, 0x100000005LL, a3, 4), 0x100000006LL);
+    /* Behind the reconfig, everything needs only cur's majority. */
+    quorum_ack_t a4[] = {{1, 0x100000004LL}, {2, 0x100000003LL}};
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, &next, 0x100000005LL, a4, 2), 0x100000003LL);
+
+    /* Removing the leader 1: cur's majority {1, 2} is not next's {2, 3}. */
+    quorum_ack_t a5[] = {{1, 0x100000006LL}, {2, 0x100000006LL}, {3, 0x100000001LL}};
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, &removed, 0x100000005LL, a5, 3), 0x100000004LL);
+    quorum_ack_t a6[] = {{1, 0x100000006LL}, {2, 0x100000006LL}, {3, 0x100000005LL}};
+    CHECK_EQ(quorum_reconfig_commit_point(&cur, &removed, 0x100000005LL, a6, 3), 0x100000005LL);
+
+    /* The designated leader: the leader while it votes in next; else the
+     * smallest voter of next that acknowledged the reconfig. */
+    CHECK_EQ(quorum_designated_leader(&next, 1, 0x100000005LL, a3, 4), 1);
+    CHECK_EQ(quorum_designated_leader(&removed, 1, 0x100000005LL, a6, 3), 2);
+    quorum_ack_t a7[] = {{1, 0x100000006LL}, {2, 0x100000004LL}, {3, 0x100000005LL}};
+    CHECK_EQ(quorum_designated_leader(&removed, 1, 0x100000005LL, a7, 3), 3);
+    CHECK_EQ(quorum_designated_leader(&removed, 1, 0x100000005LL, a7, 1), -1);
+
+    /* leader_quorum_synced's rule: do these servers hold next's majority? */
+    int64_t synced[] = {1, 2, 9};
+    CHECK(quorum_config_has_majority(&cur, synced, 3));
+    CHECK(!quorum_config_has_majority(&next, synced, 3));
+    int64_t synced4[] = {1, 2, 4, 4};
+    CHECK(quorum_config_has_majority(&next, synced4, 4));
+    int64_t dup[] = {1, 1, 2};
+    CHECK(!quorum_config_has_majority(&next, dup, 3));
+    CHECK(!quorum_config_has_majority(&removed, (int64_t[]){1, 9}, 2));
+}
+
+/* What a member does once a reconfig is active (ZooKeeper's
+ * processReconfig): the designated leader, when another than the current
+ * one, is led or followed at once; a leader removed or made an observer, a
+ * participant made an observer (or back), a follower whose leader lost its
+ * vote: an election; a removed follower follows on without a vote. */
+static void test_quorum_reconfig_action(void)
+{
+    ensemble_config_t three, no1, one_obs, four;
+    make_config(&three, (int[]){1, 2, 3}, 3, NULL, 0, 0x100000000LL);
+    make_config(&no1, (int[]){2, 3}, 2, NULL, 0, 0x100000005LL);
+    make_config(&one_obs, (int[]){2, 3}, 2, (int[]){1}, 1, 0x100000005LL);
+    make_config(&four, (int[]){1, 2, 3, 4}, 4, NULL, 0, 0x100000005LL);
+    /* Adding 4: nothing changes for anyone, 4 included (it starts voting). */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &four, 1), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &four, 1), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('F', 4, 1, &three, &four, 1), QUORUM_STAY);
+    /* Removing the leader 1, which designated 2: 1 and 3 hand off to 2, and 2 leads. */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    CHECK_EQ(quorum_reconfig_action('F', 3, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &no1, 2), QUORUM_HAND_OFF);
+    /* The same with no designated leader named (NEWLEADER's config): elect. */
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &no1, -1), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('F', 3, 1, &three, &no1, -1), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('L', 1, 1, &three, &one_obs, -1), QUORUM_ELECT);
+    /* Removing a follower: it stays, without a vote; the others too. */
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &three, &no1, 3), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('L', 3, 3, &three, &no1, 3), QUORUM_STAY);
+    /* A follower made an observer, or back, starts again as that. */
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &three, &one_obs, 3), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('F', 1, 3, &one_obs, &three, 3), QUORUM_ELECT);
+    /* Looking: nothing to leave. */
+    CHECK_EQ(quorum_reconfig_action('-', 1, 1, &three, &no1, 2), QUORUM_STAY);
+}
+
 void suite_quorum(void)
 {
     RUN(test_quorum_packet_round_trip_and_partial_input);
@@ -211,4 +326,6 @@ void suite_quorum(void)
     RUN(test_quorum_epoch_bounds);
     RUN(test_quorum_summary_order);
     RUN(test_quorum_counts_only_participants);
+    RUN(test_quorum_reconfig_two_majorities);
+    RUN(test_quorum_reconfig_action);
 }

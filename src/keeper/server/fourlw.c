@@ -180,6 +180,28 @@ static void configuration(keeper_t *k, buf_t *out)
                k->cfg.tick_time, k->cfg.max_client_cnxns, k->cfg.min_session_timeout,
                k->cfg.max_session_timeout);
     out_printf(out, "clientPortListenBacklog=511\nserverId=%d\n", k->cfg.server_id);
+    if (k->role == ROLE_STANDALONE)
+        return;
+    /* An ensemble member goes on as ZooKeeper's QuorumZooKeeperServer.dumpConf:
+     * its quorum settings, then the active membership as /zookeeper/config
+     * holds it (QuorumVerifier.toString: no newline after it). */
+    const ensemble_member_t *me = ensemble_config_find(&k->config, k->cfg.server_id);
+    out_printf(out, "initLimit=%d\nsyncLimit=%d\nelectionAlg=3\nelectionPort=%d\nquorumPort=%d\npeerType=%d\n",
+               k->cfg.init_limit, k->cfg.sync_limit, me ? me->election_port : 0, me ? me->quorum_port : 0,
+               k->cfg.peer_type == PEER_TYPE_OBSERVER ? 1 : 0);
+    out_printf(out, "membership: \n");
+    const znode_t *node = tree_lookup(k->tree, "/zookeeper/config");
+    if (node && node->data_len > 0) {
+        buf_append(out, node->data, (size_t)node->data_len);
+        return;
+    }
+    char *text = malloc(ENSEMBLE_MAX_MEMBERS * 600 + 64);
+    if (!text)
+        return;
+    size_t len = ensemble_config_format(&k->config, text, ENSEMBLE_MAX_MEMBERS * 600 + 64);
+    if (len < ENSEMBLE_MAX_MEMBERS * 600 + 64)
+        buf_append(out, text, len);
+    free(text);
 }
 
 /* dump: sessions, then each session's ephemerals (ZooKeeper's DumpCommand). */

@@ -7,11 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Keys ZooKeeper knows that kipper accepts but does not act on. */
 static const char *const accepted_without_effect[] = {
     "admin.enableServer", "admin.serverPort", "admin.serverAddress", "admin.commandURL",
-    "standaloneEnabled", "reconfigEnabled", "metricsProvider.className",
+    "metricsProvider.className",
     "metricsProvider.httpPort", "metricsProvider.exportJvmInfo", "quorumListenOnAllIPs",
     "electionAlg", "syncEnabled", "clientPortListenBacklog", "snapSizeLimitInKb",
 };
@@ -74,20 +75,6 @@ static int check_security(config_t *cfg, char *err, size_t errlen)
         }
     for (size_t i = 0; i < sizeof(security_tuning_prefixes) / sizeof(security_tuning_prefixes[0]); i++)
         config_each_prefix(cfg, security_tuning_prefixes[i], note_tuning_key, (void *)cfg->path);
-    return 0;
-}
-
-/* Keys kipper cannot honour and whose silent absence would be worse than not
- * starting: without its dynamic file's server.N lines an ensemble member would
- * run standalone on the ensemble's data (docs/migrating-from-zookeeper.md). */
-static int refuse_unsupported(config_t *cfg, char *err, size_t errlen)
-{
-    const char *v = config_get(cfg, "dynamicConfigFile");
-    if (v) {
-        snprintf(err, errlen, "%s: dynamicConfigFile is not supported by kipper: put the server.N lines of '%.200s' "
-                 "in %s instead", cfg->path, v, cfg->path);
-        return -1;
-    }
     return 0;
 }
 
@@ -157,8 +144,30 @@ typedef struct {
     int failed;
 } peer_parse_t;
 
-/* server.N=host:quorumPort:electionPort[:participant|observer][;clientAddr]
- * (the client address after ';' is not used: clientPort says where to listen). */
+static int add_peer(keeper_config_t *kc, const ensemble_member_t *m, const char *where, char *err, size_t errlen)
+{
+    /* Session ids carry the server id in their top byte (session.c): 1 to 255. */
+    if (m->id < 1 || m->id > 255) {
+        snprintf(err, errlen, "%s: server.%d: the server id must be a number from 1 to 255", where, m->id);
+        return -1;
+    }
+    for (int i = 0; i < kc->npeers; i++)
+        if (kc->peers[i].id == m->id) {   /* a later line wins, as in java.util.Properties */
+            kc->peers[i] = *m;
+            return 0;
+        }
+    if (kc->npeers >= KEEPER_MAX_SERVERS) {
+        snprintf(err, errlen, "%s: more than %d server.N lines", where, KEEPER_MAX_SERVERS);
+        return -1;
+    }
+    kc->peers[kc->npeers++] = *m;
+    return 0;
+}
+
+/* server.N=host:quorumPort:electionPort[:participant|observer][;[clientAddr:]clientPort],
+ * read by ensemble_member_parse, the one reading of these lines in kipper.
+ * The client part is kept for /zookeeper/config and, on this member's own
+ * line, says where to listen (settle_client_port). */
 static void parse_peer(const char *key, const char *value, void *arg)
 {
     peer_parse_t *pp = arg;
@@ -173,25 +182,145 @@ static void parse_peer(const char *key, const char *value, void *arg)
         pp->failed = 1;
         return;
     }
-    if (pp->kc->npeers >= KEEPER_MAX_SERVERS) {
-        snprintf(pp->err, pp->errlen, "%s: more than %d server.N lines", pp->kc->path, KEEPER_MAX_SERVERS);
+    ensemble_member_t m;
+    char why[256];
+    if (ensemble_member_parse(&m, (int)id, value, why, sizeof(why)) != 0) {
+        snprintf(pp->err, pp->errlen, "%s: %s must be host:quorumPort:electionPort[:participant|:observer]"
+                 "[;[clientAddr:]clientPort], got '%.100s': %s", pp->kc->path, key, value, why);
         pp->failed = 1;
         return;
     }
-    keeper_peer_t *p = &pp->kc->peers[pp->kc->npeers];
-    char role[32] = "";
-    int n = sscanf(value, "%255[^:]:%d:%d:%31[a-z]", p->host, &p->quorum_port, &p->election_port, role);
-    if (n < 3 || p->quorum_port < 1 || p->quorum_port > 65535 || p->election_port < 1 ||
-        p->election_port > 65535 || (n == 4 && strcmp(role, "participant") != 0 && strcmp(role, "observer") != 0)) {
-        snprintf(pp->err, pp->errlen,
-                 "%s: %s must be host:quorumPort:electionPort[:participant|:observer], got '%.100s'",
-                 pp->kc->path, key, value);
+    if (add_peer(pp->kc, &m, pp->kc->path, pp->err, pp->errlen) < 0)
         pp->failed = 1;
-        return;
+}
+
+static int read_whole_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
     }
-    p->id = (int)id;
-    p->observer = n == 4 && strcmp(role, "observer") == 0;
-    pp->kc->npeers++;
+    /* A membership file is a few lines; anything near this is not one. */
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap + 1);
+    if (!buf) {
+        fclose(f);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    n = fread(buf, 1, cap + 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad || n > cap) {
+        free(buf);
+        snprintf(err, errlen, "%s: %s", path, bad ? "read error" : "larger than 1 MiB");
+        return -1;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* The version a dynamic file's name carries after its last '.', in hex
+ * (QuorumPeerConfig.getVersionFromFilename); 0 when it carries none. */
+static int64_t version_from_filename(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (!dot || !dot[1])
+        return 0;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(dot + 1, &end, 16);
+    if (errno || *end || v > INT64_MAX || dot[1] == '-' || dot[1] == '+')
+        return 0;
+    return (int64_t)v;
+}
+
+/* dynamicConfigFile: the server.N lines live there, with no version inside
+ * (its name says it), as QuorumPeerConfig.parse reads it; then
+ * <zoo.cfg>.dynamic.next, a reconfig proposed and not committed. */
+static int load_dynamic(keeper_config_t *kc, config_t *cfg, char *err, size_t errlen)
+{
+    const char *v = config_get(cfg, "dynamicConfigFile");
+    if (!v)
+        return 0;
+    if (strlen(v) >= sizeof(kc->dynamic_config_file)) {
+        snprintf(err, errlen, "%s: dynamicConfigFile is longer than %zu bytes", cfg->path,
+                 sizeof(kc->dynamic_config_file) - 1);
+        return -1;
+    }
+    snprintf(kc->dynamic_config_file, sizeof(kc->dynamic_config_file), "%s", v);
+    for (size_t i = 0; i < cfg->count; i++) {
+        const char *key = cfg->entries[i].key;
+        if (strncmp(key, "server.", 7) == 0 || strncmp(key, "group", 5) == 0 || strncmp(key, "weight", 6) == 0) {
+            snprintf(err, errlen, "%s: parameter %s must be in a separate dynamic config file (%s)", cfg->path, key,
+                     v);
+            return -1;
+        }
+    }
+    char *text;
+    size_t len;
+    char why[256];
+    if (read_whole_file(v, &text, &len, why, sizeof(why)) < 0) {
+        snprintf(err, errlen, "%s: dynamicConfigFile cannot be read: %s", cfg->path, why);
+        return -1;
+    }
+    ensemble_config_t *c = malloc(sizeof(*c));
+    int rc = c ? ensemble_config_parse(c, text, len, why, sizeof(why)) : -1;
+    if (!c)
+        snprintf(why, sizeof(why), "out of memory");
+    if (rc == 0 && memmem(text, len, "version", 7) && c->version != 0) {
+        snprintf(why, sizeof(why), "dynamic file shouldn't have version inside");
+        rc = -1;
+    }
+    free(text);
+    for (int i = 0; rc == 0 && i < c->n; i++)
+        if (add_peer(kc, &c->members[i], v, err, errlen) < 0) {
+            free(c);
+            return -1;
+        }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s (dynamicConfigFile of %s): %s", v, cfg->path, why);
+        free(c);
+        return -1;
+    }
+    kc->peers_version = version_from_filename(v);
+    free(c);
+    char next[600];
+    snprintf(next, sizeof(next), "%s.dynamic.next", cfg->path);
+    if (access(next, F_OK) == 0) {
+        if (read_whole_file(next, &text, &len, err, errlen) < 0)
+            return -1;
+        rc = ensemble_config_parse(&kc->next_ensemble, text, len, why, sizeof(why));
+        free(text);
+        if (rc == 0)
+            kc->has_next_ensemble = 1;
+        else   /* as ZooKeeper: an unreadable next file is left, not fatal */
+            log_warn("%s: not read: %s", next, why);
+    }
+    return 0;
+}
+
+void keeper_config_ensemble(const keeper_config_t *kc, ensemble_config_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (int i = 0; i < kc->npeers; i++)
+        ensemble_config_put(out, &kc->peers[i]);
+    out->version = kc->peers_version;
+}
+
+/* skipACL: ZooKeeper reads the system property zookeeper.skipACL, which a
+ * zoo.cfg line "skipACL=yes" also sets (zoo.cfg keys it does not know become
+ * "zookeeper." properties); only "yes" turns it on. */
+static void get_skip_acl(config_t *cfg, keeper_config_t *kc)
+{
+    const char *a = config_get(cfg, "skipACL");
+    const char *b = config_get(cfg, "zookeeper.skipACL");
+    kc->skip_acl = (a && strcmp(a, "yes") == 0) || (b && strcmp(b, "yes") == 0);
+    if (kc->skip_acl)
+        log_warn("%s: skipACL=yes: no ACL is checked, every client may read and change every node", cfg->path);
 }
 
 /* Observers follow a quorum of participants: there must be one to follow. */
@@ -230,6 +359,36 @@ static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
         }
     snprintf(err, errlen, "%s: id %ld has no server.%ld line in %s", path, id, id, kc->path);
     return -1;
+}
+
+/* As QuorumPeerConfig.setupClientPort: this member's own server.N line may
+ * say where clients connect (";[addr:]port"), which is how ZooKeeper keeps it
+ * once it has moved the line to a dynamic file and dropped clientPort from
+ * zoo.cfg. A clientPort/clientPortAddress in zoo.cfg that disagrees with it
+ * is an error there, and here. */
+static int settle_client_port(keeper_config_t *kc, config_t *cfg, char *err, size_t errlen)
+{
+    const keeper_peer_t *me = NULL;
+    for (int i = 0; i < kc->npeers; i++)
+        if (kc->peers[i].id == kc->server_id)
+            me = &kc->peers[i];
+    if (!me || !me->client_addr[0])
+        return 0;
+    const char *addr = strcmp(me->client_addr, "0.0.0.0") == 0 ? "" : me->client_addr;
+    int static_port = config_get(cfg, "clientPort") != NULL;
+    int static_addr = config_get(cfg, "clientPortAddress") != NULL;
+    if ((static_port && kc->client_port != me->client_port) ||
+        (static_addr && strcmp(kc->client_port_address, addr) != 0 &&
+         !(strcmp(kc->client_port_address, "0.0.0.0") == 0 && !addr[0]))) {
+        snprintf(err, errlen, "%s: the client address of server.%d in the static config (%s:%d) differs from the "
+                 "one on its server.%d line (%s:%d)", kc->path, kc->server_id,
+                 kc->client_port_address[0] ? kc->client_port_address : "0.0.0.0", kc->client_port, kc->server_id,
+                 me->client_addr, me->client_port);
+        return -1;
+    }
+    kc->client_port = me->client_port;
+    snprintf(kc->client_port_address, sizeof(kc->client_port_address), "%s", addr);
+    return 0;
 }
 
 /* ZooKeeper reads the Java system property readonlymode.enabled; a zoo.cfg
@@ -334,14 +493,21 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         return -1;
     }
     keeper_peer_type_t configured_type = PEER_TYPE_PARTICIPANT;
-    int rc = refuse_unsupported(&cfg, err, errlen);
-    if (rc == 0)
-        rc = get_peer_type(&cfg, &configured_type, err, errlen);
+    int rc = get_peer_type(&cfg, &configured_type, err, errlen);
     if (rc == 0)
         rc = load_values(kc, &cfg, err, errlen);
     if (rc == 0)
         rc = check_security(&cfg, err, errlen);
-    if (rc == 0) {
+    if (rc == 0 && (config_get_bool(&cfg, "reconfigEnabled", 0, &kc->reconfig_enabled) < 0 ||
+                    config_get_bool(&cfg, "standaloneEnabled", 1, &kc->standalone_enabled) < 0)) {
+        snprintf(err, errlen, "%s", cfg.error);
+        rc = -1;
+    }
+    if (rc == 0)
+        get_skip_acl(&cfg, kc);
+    if (rc == 0)
+        rc = load_dynamic(kc, &cfg, err, errlen);
+    if (rc == 0 && !kc->dynamic_config_file[0]) {
         peer_parse_t pp = {kc, err, errlen, 0};
         config_each_prefix(&cfg, "server.", parse_peer, &pp);
         rc = pp.failed ? -1 : 0;
@@ -350,6 +516,8 @@ int keeper_config_load(keeper_config_t *kc, const char *path, char *err, size_t 
         rc = check_participants(kc, err, errlen);
     if (rc == 0 && kc->npeers > 0)
         rc = read_myid(kc, err, errlen);
+    if (rc == 0 && kc->npeers > 0)
+        rc = settle_client_port(kc, &cfg, err, errlen);
     if (rc == 0)
         settle_peer_type(kc, configured_type);
     if (rc == 0) {

@@ -6,16 +6,12 @@
 #include <stdint.h>
 
 #include "base/config.h"
+#include "keeper/zab/ensemble_config.h"
 
-#define KEEPER_MAX_SERVERS 32
+#define KEEPER_MAX_SERVERS ENSEMBLE_MAX_MEMBERS
 
-typedef struct {
-    int id;
-    char host[256];
-    int quorum_port;
-    int election_port;
-    int observer;                 /* ":observer" on its server.N line: it neither votes nor acknowledges */
-} keeper_peer_t;
+/* One server.N line (observer: ":observer" on it, it neither votes nor acknowledges). */
+typedef ensemble_member_t keeper_peer_t;
 
 /* What this member is (peerType, and its own server.N line, which wins). */
 typedef enum { PEER_TYPE_PARTICIPANT, PEER_TYPE_OBSERVER } keeper_peer_type_t;
@@ -55,9 +51,21 @@ typedef struct {
     int container_max_per_minute;
     int server_id;                /* myid; 0 when standalone */
     keeper_peer_type_t peer_type; /* from this member's server.N line (peerType must agree or is overruled) */
+    /* The membership read at start: zoo.cfg's server.N lines, or (dynamicConfigFile)
+     * that file's, with the version its name carries. peers/npeers are its members. */
     keeper_peer_t peers[KEEPER_MAX_SERVERS];
     int npeers;
+    int64_t peers_version;
+    char dynamic_config_file[512];  /* dynamicConfigFile as written; empty: the server.N lines are in zoo.cfg */
+    ensemble_config_t next_ensemble;/* zoo.cfg.dynamic.next: proposed, never committed */
+    int has_next_ensemble;
+    int reconfig_enabled;         /* reconfigEnabled: the reconfig request and the dynamic files */
+    int standalone_enabled;       /* standaloneEnabled: a reconfig keeps at least 2 voters (else 1) */
+    int skip_acl;                 /* skipACL / zookeeper.skipACL = yes: no ACL is checked */
 } keeper_config_t;
+
+/* The membership cfg was started with, as one value (version peers_version). */
+void keeper_config_ensemble(const keeper_config_t *kc, ensemble_config_t *out);
 
 /* Read zoo.cfg (and dataDir/myid when server.N lines exist). 0, or -1 with
  * a message naming the key in err. Unknown keys are logged as warnings. */

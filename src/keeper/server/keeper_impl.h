@@ -174,6 +174,10 @@ struct keeper {
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
+    /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
+    ensemble_config_t config;      /* committed and active membership */
+    ensemble_config_t last_seen;   /* newest proposed one; equal to config when no reconfig is pending */
+    int reconfig_enabled;          /* reconfigEnabled */
 };
 
 /* server.c */
@@ -253,6 +257,28 @@ void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
 void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
 void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
 
+/* dynamic_config.c: the membership's files and /zookeeper/config. */
+/* At start, after recovery: k->config and k->last_seen from cfg (zoo.cfg, its
+ * dynamicConfigFile, zoo.cfg.dynamic.next), last_seen from the log's reconfig
+ * when that is newer; zoo.cfg.bak as ZooKeeper writes it; /zookeeper/config's
+ * content (the committed configuration, as ZooKeeper sets it at start). */
+void keeper_ensemble_start(keeper_t *k);
+/* committed=0: zoo.cfg.dynamic.next (a proposal, with its version line);
+ * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without
+ * its server.N lines, the next file removed once nothing newer is proposed.
+ * committed=1 also sets /zookeeper/config from c (as ZooKeeper does on every
+ * activation) and k->cfg.peers from k->config. Nothing when reconfigEnabled
+ * is off. Written with a rename, no fsync (the log holds the reconfig; see
+ * the file's comment). 0 or -1 (logged). */
+int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
+/* /zookeeper/config := c's text, version -1, mzxid c->version, as ZooKeeper's
+ * initConfigInZKDatabase (at start, and after a learner's sync). */
+int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtime);
+/* The configuration a reconfig txn carries, version = its zxid. 0 or -1. */
+int keeper_config_from_txn(const txn_header_t *hdr, const txn_t *txn, ensemble_config_t *out);
+/* k->cfg.peers/npeers := k->config's members (for code that still reads cfg). */
+void keeper_ensemble_to_cfg(keeper_t *k);
+
 /* Who a write comes from: a local connection, or a client of another
  * keeper whose request the leader received (session and identities travel
  * with it). who names it in log lines. */
@@ -289,7 +315,25 @@ void peer_apply_unapplied(keeper_t *k);                  /* apply what k->unappl
 void peer_drop_unapplied(keeper_t *k);
 int peer_quorum_size(const keeper_t *k);   /* a majority of the participants */
 int peer_is_voter(const keeper_t *k, int64_t sid);   /* a participant, not an observer */
-const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid);
+/* A server's line in the active config (else in the last seen one). */
+const ensemble_member_t *peer_config(const keeper_t *k, int64_t sid);
+/* A reconfig committed: make next the active config (k->config, its
+ * zoo.cfg.dynamic.<version> file, /zookeeper/config, the election's voters).
+ * designated is the leader the reconfig names (COMMITANDACTIVATE's), -1 for
+ * none. 0, or what this keeper must do (from a safe point) with why:
+ * PEER_HAND_OFF: lead or follow the designated leader at once, without an
+ * election (peer_hand_off); PEER_ELECT: go LOOKING (peer_look): a leader
+ * removed or without a vote, a participant<->observer change, a follower
+ * whose leader lost its vote. A removed follower follows on without a vote,
+ * as ZooKeeper's does. */
+enum { PEER_ELECT = 1, PEER_HAND_OFF = 2 };
+int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen);
+/* Leave the role and lead (leader is this server) or follow leader. */
+void peer_hand_off(keeper_t *k, int64_t leader, const char *why);
+/* A serialized txn (TxnHeader + record, as a PROPOSAL carries it): 1 with
+ * *out when it is a reconfig (its SetDataTxn's config, version = its zxid),
+ * 0 when it is another txn, -1 for a reconfig whose config does not parse. */
+int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out);
 
 /* leader.c */
 int leader_start(keeper_t *k, char *err, size_t errlen);
@@ -299,6 +343,11 @@ void leader_on_durable(keeper_t *k, int64_t durable_zxid);
 void leader_answer_sync(keeper_t *k, int64_t learner_sid);
 /* Learners connected (followers and observers) and those synced of each kind. */
 void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int *synced_observers);
+/* 1 when a majority of next's voters are connected and synced to this
+ * leader, itself included when it is one of them (ZooKeeper's check before
+ * a reconfig: a new config must be able to commit). 0 otherwise, and when
+ * this keeper does not lead. */
+int leader_quorum_synced(keeper_t *k, const ensemble_config_t *next);
 
 /* follower.c */
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen);

@@ -89,6 +89,22 @@ static int replay_one(void *arg, const txn_header_t *hdr, const txn_t *txn)
     return 0;
 }
 
+static int write_initial_snapshot(keeper_t *k, char *err, size_t errlen)
+{
+    tree_t *empty = tree_create(NULL);
+    char why[512];
+    int rc = empty ? snapshot_write_file(k->snap_dir, 0, empty, NULL, 0, why, sizeof(why)) : -1;
+    if (!empty)
+        snprintf(why, sizeof(why), "out of memory");
+    tree_destroy(empty);
+    if (rc < 0) {
+        snprintf(err, errlen, "cannot write %s/snapshot.0: %s", k->snap_dir, why);
+        return -1;
+    }
+    log_info("wrote %s/snapshot.0 (the empty tree), as ZooKeeper does in a new data folder", k->snap_dir);
+    return 0;
+}
+
 int persist_recover(keeper_t *k, char *err, size_t errlen)
 {
     snprintf(k->snap_dir, sizeof(k->snap_dir), "%s/version-2", k->cfg.data_dir);
@@ -101,6 +117,7 @@ int persist_recover(keeper_t *k, char *err, size_t errlen)
     int64_t snap_zxid;
     if (load_newest_snapshot(k, &snap_zxid, err, errlen) < 0)
         return -1;
+    int from_snapshot = k->tree != NULL;
     if (!k->tree && !(k->tree = tree_create(k->watches))) {
         snprintf(err, errlen, "out of memory");
         return -1;
@@ -112,6 +129,14 @@ int persist_recover(keeper_t *k, char *err, size_t errlen)
         snprintf(err, errlen, "cannot restore a consistent state: %s", why);
         return -1;
     }
+    /* ZooKeeper writes snapshot.0 of the empty tree when it first starts on a
+     * dataDir, and will not start on a log without any snapshot ("No snapshot
+     * found, but there are log entries"). The same file here keeps a folder
+     * kipper started readable by ZooKeeper, so a member can be switched back
+     * (docs/migrating-from-zookeeper.md). Valid also beside a log already
+     * there: without a snapshot that log was replayed from zxid 1. */
+    if (!from_snapshot && write_initial_snapshot(k, err, errlen) < 0)
+        return -1;
     /* Sessions get a whole timeout from now: their clients may reconnect,
      * and their ephemerals stay until they really expire. */
     log_info("restored to zxid 0x%" PRIx64 " (snapshot 0x%" PRIx64 " + %zu logged transactions), %zu sessions",

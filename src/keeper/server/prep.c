@@ -26,6 +26,12 @@ static const auth_set_t *identities_of(const prep_origin_t *o)
     return o && o->auth ? o->auth : &no_identities;
 }
 
+/* ZooKeeper's ACL checks, unless skipACL=yes turned them all off. */
+static int check_acl(const keeper_t *k, const acl_list_t *acl, int32_t perm, const auth_set_t *ids)
+{
+    return k->cfg.skip_acl ? ZOK : acl_check(acl, perm, ids);
+}
+
 /* ---- the view prep validates against ---- */
 
 typedef struct {
@@ -249,7 +255,7 @@ static int prep_create(keeper_t *k, const prep_origin_t *c, const txn_header_t *
     node_view_t parent;
     err = view_node(k, parent_path, &parent);
     if (err == ZOK)
-        err = acl_check(parent.acl, PERM_CREATE, identities_of(c));
+        err = check_acl(k, parent.acl, PERM_CREATE, identities_of(c));
     if (err == ZOK) {
         if (sequential) {
             if (asprintf(&path, "%s%010d", r->path, parent.stat.cversion) < 0)
@@ -316,7 +322,7 @@ static int prep_delete(keeper_t *k, const prep_origin_t *c, const txn_header_t *
     node_view_t parent, node;
     int err = view_node(k, parent_path, &parent);
     if (err == ZOK && r->type == OP_DELETE)
-        err = acl_check(parent.acl, PERM_DELETE, identities_of(c));
+        err = check_acl(k, parent.acl, PERM_DELETE, identities_of(c));
     if (err == ZOK)
         err = view_node(k, r->path, &node);
     if (err == ZOK && r->type == OP_DELETE)
@@ -347,7 +353,7 @@ static int prep_set_data(keeper_t *k, const prep_origin_t *c, const txn_header_t
     node_view_t node;
     int err = view_node(k, r->path, &node);
     if (err == ZOK)
-        err = acl_check(node.acl, PERM_WRITE, identities_of(c));
+        err = check_acl(k, node.acl, PERM_WRITE, identities_of(c));
     if (err == ZOK)
         err = check_version(node.stat.version, r->version);
     if (err != ZOK)
@@ -379,7 +385,7 @@ static int prep_set_acl(keeper_t *k, const prep_origin_t *c, const txn_header_t 
     node_view_t node;
     err = view_node(k, r->path, &node);
     if (err == ZOK)
-        err = acl_check(node.acl, PERM_ADMIN, identities_of(c));
+        err = check_acl(k, node.acl, PERM_ADMIN, identities_of(c));
     if (err == ZOK)
         err = check_version(node.stat.aversion, r->version);
     if (err != ZOK) {
@@ -403,7 +409,7 @@ static int prep_check(keeper_t *k, const prep_origin_t *c, write_request_t *r, t
     node_view_t node;
     int err = view_node(k, r->path, &node);
     if (err == ZOK)
-        err = acl_check(node.acl, PERM_READ, identities_of(c));
+        err = check_acl(k, node.acl, PERM_READ, identities_of(c));
     if (err == ZOK)
         err = check_version(node.stat.version, r->version);
     if (err != ZOK)
@@ -596,16 +602,121 @@ static int session_alive(const keeper_t *k, int64_t session_id)
     return k->cfg.local_sessions_enabled && session_server_id(session_id) != k->cfg.server_id;
 }
 
+#define CONFIG_NODE "/zookeeper/config"
+
+/* Room for a configuration's text (ensemble_config_format). */
+#define CONFIG_TEXT_CAP (ENSEMBLE_MAX_MEMBERS * 700 + 64)
+
+/* A reconfig (ZooKeeper 3.8's PrepRequestProcessor, case reconfig), its
+ * checks in ZooKeeper's order so a request with several faults gets the same
+ * code: the record; reconfigEnabled; the session; standalone; a reconfig
+ * still pending; curConfigId against the last proposed version; the new
+ * membership's strings and its voters (ensemble_config.c; at least 2 with
+ * standaloneEnabled, ZooKeeper's default); a quorum of it
+ * connected and synced to this leader; WRITE on /zookeeper/config (checked
+ * last, as there). The txn is ZooKeeper's: type reconfig, a SetDataTxn of
+ * /zookeeper/config with the new configuration's text and version -1. */
+static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t *hdr, jute_in_t *in, txn_t *txn)
+{
+    char *joining = jute_get_string(in);
+    char *leaving = jute_get_string(in);
+    char *new_members = jute_get_string(in);
+    int64_t cur_config_id = jute_get_long(in);
+    ensemble_config_t *next = NULL;
+    char *text = NULL;
+    int err = ZOK;
+    if (in->error || in->nul_in_string) {
+        log_warn("malformed reconfig request from %s", c->who);
+        err = ZMARSHALLINGERROR;
+    } else if (!k->reconfig_enabled) {
+        log_warn("reconfig requested by %s, but reconfigEnabled is off", c->who);
+        err = ZRECONFIGDISABLED;
+    } else if (!session_alive(k, c->session_id)) {
+        err = ZSESSIONEXPIRED;
+    } else if (k->role != ROLE_LEADING || k->cfg.npeers == 0) {
+        err = ZUNIMPLEMENTED;   /* standalone: ZooKeeper does not reconfigure one server */
+    } else if (k->last_seen.version != k->config.version) {
+        err = ZRECONFIGINPROGRESS;
+    } else if (cur_config_id != -1 && cur_config_id != k->last_seen.version) {
+        log_info("reconfig from %s: from version %llx, but the last seen version is %llx", c->who,
+                 (unsigned long long)cur_config_id, (unsigned long long)k->last_seen.version);
+        err = ZBADVERSION;
+    }
+    char why[300] = "";
+    if (err == ZOK && !(next = malloc(sizeof(*next))))
+        err = ZSYSTEMERROR;
+    if (err == ZOK) {
+        /* newMembers given: the non-incremental form, whatever else is set. */
+        err = new_members ? ensemble_config_nonincremental(new_members, next, why, sizeof(why))
+                          : ensemble_config_incremental(&k->last_seen, joining, leaving, next, why, sizeof(why));
+        /* kipper's own bound (keeper_config.c: session ids carry the server id
+         * in their top byte): a member it could not restart with is refused
+         * now rather than written into every member's dynamic file. */
+        for (int i = 0; err == ZOK && i < next->n; i++)
+            if (next->members[i].id < 1 || next->members[i].id > 255) {
+                snprintf(why, sizeof(why), "server.%d: kipper takes server ids from 1 to 255", next->members[i].id);
+                err = ZBADARGUMENTS;
+            }
+        if (err == ZOK && k->cfg.standalone_enabled && ensemble_config_voters(next) < 2) {
+            snprintf(why, sizeof(why), "Reconfig failed - new configuration must include at least 2 followers");
+            err = ZBADARGUMENTS;
+        }
+        if (err != ZOK)
+            log_info("reconfig from %s refused (%d): %s", c->who, err, why);
+    }
+    if (err == ZOK) {
+        next->version = hdr->zxid;
+        if (!leader_quorum_synced(k, next)) {
+            log_warn("reconfig from %s: there must be a connected and synced quorum in the new configuration",
+                     c->who);
+            err = ZNEWCONFIGNOQUORUM;
+        }
+    }
+    node_view_t node;
+    if (err == ZOK)
+        err = view_node(k, CONFIG_NODE, &node);
+    if (err == ZOK)
+        err = check_acl(k, node.acl, PERM_WRITE, identities_of(c));
+    if (err == ZOK && !(text = malloc(CONFIG_TEXT_CAP)))
+        err = ZSYSTEMERROR;
+    if (err == ZOK) {
+        size_t len = ensemble_config_format(next, text, CONFIG_TEXT_CAP);
+        txn_init(txn, OP_RECONFIG);
+        txn->path = strdup(CONFIG_NODE);
+        txn->data = (uint8_t *)text;
+        txn->data_len = (int32_t)len;
+        txn->version = -1;
+        text = NULL;
+        node.stat.version = -1;
+        node.stat.mtime = hdr->time;
+        node.stat.mzxid = hdr->zxid;
+        node.stat.data_length = (int32_t)len;
+        add_change(k, CONFIG_NODE, hdr->zxid, &node);
+        /* Proposed: a second reconfig is refused until this one is active. */
+        k->last_seen = *next;
+        log_info("reconfig from %s: proposing configuration %llx with %d members (%d voters)", c->who,
+                 (unsigned long long)next->version, next->n, ensemble_config_voters(next));
+    }
+    free(text);
+    free(next);
+    free(joining);
+    free(leaving);
+    free(new_members);
+    return err;
+}
+
 void prep_write(keeper_t *k, const prep_origin_t *c, int32_t type, int32_t cxid, jute_in_t *in, txn_header_t *hdr,
                 txn_t *txn)
 {
     begin_txn(k, c->session_id, cxid, type, hdr);
-    if (!session_alive(k, c->session_id)) {
-        make_error(hdr, txn, ZSESSIONEXPIRED);
+    if (type == OP_RECONFIG) {   /* its own order of checks, the session's among them */
+        int err = prep_reconfig(k, c, hdr, in, txn);
+        if (err != ZOK)
+            make_error(hdr, txn, err);
         return;
     }
-    if (type == OP_RECONFIG) {
-        make_error(hdr, txn, ZRECONFIGDISABLED);   /* reconfigEnabled=false, as ZooKeeper's default */
+    if (!session_alive(k, c->session_id)) {
+        make_error(hdr, txn, ZSESSIONEXPIRED);
         return;
     }
     if (type == OP_MULTI) {

@@ -671,6 +671,7 @@ static int keeper_start(keeper_t *k, char *err, size_t errlen)
     if (persist_recover(k, err, errlen) < 0 || persist_open_log(k, err, errlen) < 0)
         return -1;
     k->next_zxid = tree_last_zxid(k->tree) + 1;
+    keeper_ensemble_start(k);
     k->stats.latency_min_ms = UINT64_MAX;
     k->started_wall_ms = clock_wall_ms();
     k->listen_fd = net_listen_tcp(k->cfg.client_port_address, k->cfg.client_port, 511, err, errlen);

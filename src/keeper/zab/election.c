@@ -46,7 +46,9 @@
 #include "base/ratelimit.h"
 #include "handshake.h"
 #include "quorum.h"
+#include "ensemble_config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,7 +74,7 @@
 #define DIAL_BACKOFF_MAX_MS 5000
 #define READ_CHUNK 16384
 #define ACCEPTS_PER_WAKEUP 16
-#define CONFIG_TEXT_MAX (KEEPER_MAX_SERVERS * 320 + 32)
+#define CONFIG_TEXT_MAX (ENSEMBLE_MAX_MEMBERS * 600 + 64)
 
 typedef struct el_conn el_conn_t;
 
@@ -82,7 +84,11 @@ typedef struct {
     int64_t id;
     char host[256];
     int quorum_port, election_port;
-    int observer;             /* does not vote: its votes are not counted, ours not sent to it */
+    int nonvoter;             /* does not vote (an observer, or not in the active configuration):
+                                 its votes are not counted, ours not sent to it */
+    int observer;             /* its role is observer: OBSERVING once it follows */
+    int member;               /* in the active configuration; else known only by its connection */
+    int has_addr;             /* resolved: we may dial it (a stranger that dialled us we may not) */
     struct sockaddr_storage addr;
     socklen_t addrlen;
     el_conn_t *conn;          /* the connection in use, at most one */
@@ -133,6 +139,11 @@ struct election {
     el_peer_t *self;
     char config_text[CONFIG_TEXT_MAX];   /* our voting view, sent in every notification */
     size_t config_len;
+    int64_t config_version;              /* its version (the reconfig's zxid; 0: static) */
+    election_config_fn on_config;        /* a LOOKING notification carried a newer config */
+    void *on_config_arg;
+    loop_timer_t *restart_timer;         /* the round restarts after adopting one */
+    int accept_strangers;                /* reconfigEnabled: servers outside the config are answered */
     char my_address[300];                /* "host:port" of our InitialMessage */
     int listen_fd;
     accept_backoff_t accept;             /* the listener, paused when descriptors run out */
@@ -162,6 +173,7 @@ struct election {
 
 static void conn_on_io(loop_t *loop, int fd, unsigned events, void *arg);
 static void peer_maybe_dial(el_peer_t *p);
+static el_peer_t *peer_slot(election_t *el, int64_t id, int evict);
 static void peer_dial_failed(el_peer_t *p, const char *why);
 static void on_notification(election_t *el, el_peer_t *from, const election_notification_t *n);
 
@@ -197,6 +209,8 @@ int election_decode_notification(const uint8_t *msg, size_t len, election_notifi
     n->vote.zxid = jute_get_long(&in);
     n->vote.election_epoch = jute_get_long(&in);
     n->version = 0;
+    n->config = NULL;
+    n->config_len = 0;
     if (len == 28) {
         n->vote.peer_epoch = n->vote.zxid >> 32;   /* ZxidUtils.getEpochFromZxid */
     } else {
@@ -211,6 +225,10 @@ int election_decode_notification(const uint8_t *msg, size_t len, election_notifi
             }
             if (!in.error && jute_remaining(&in) < (size_t)config_len)
                 in.error = 1;
+            if (!in.error) {
+                n->config = msg + in.pos;
+                n->config_len = config_len;
+            }
         }
     }
     if (in.error) {
@@ -545,7 +563,7 @@ static void on_redial(loop_t *loop, void *arg)
 static void peer_maybe_dial(el_peer_t *p)
 {
     election_t *el = p->el;
-    if (p == el->self || p->conn || p->dial || !p->has_pending)
+    if (p == el->self || p->conn || p->dial || !p->has_pending || !p->has_addr)
         return;
     uint64_t now = loop_now_ms(el->loop);
     if (now >= p->next_dial_ms)
@@ -601,11 +619,18 @@ static int conn_flush(el_conn_t *c)
 static int conn_accept_peer(el_conn_t *c, int64_t sid)
 {
     election_t *el = c->el;
+    /* A server outside our configuration (one about to be added) that has
+     * the larger id keeps its connection, as in ZooKeeper's
+     * QuorumCnxManager, so that it learns whom we follow; we cannot dial
+     * one back, having no address for it. Only with reconfigEnabled: without
+     * it no server can be added, and strangers are refused as before. */
     el_peer_t *p = find_peer(el, sid);
+    if (!p && sid > el->my_id && el->accept_strangers)
+        p = peer_slot(el, sid, 0);
     char why[96];
     if (!p || p == el->self) {
         snprintf(why, sizeof(why), "server id %lld is %s", (long long)sid,
-                 p ? "our own" : "not in our server.N lines");
+                 p ? "our own" : "not in our configuration");
         conn_close(c, LOG_LEVEL_WARN, why);
         return -1;
     }
@@ -616,7 +641,7 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
         conn_free(c);
         if (p->conn)
             conn_close(p->conn, LOG_LEVEL_INFO, "the peer dialled again");
-        if (!p->conn && !p->dial)
+        if (!p->conn && !p->dial && p->has_addr)
             peer_dial(p);
         return -1;
     }
@@ -769,7 +794,7 @@ static int has_quorum(const election_t *el, const ballot_t *set, const ballot_t 
 {
     int acks = 0;
     for (int i = 0; i < el->npeers; i++)
-        if (!el->peers[i].observer && set[i].present && ballot_equals(&set[i], target))
+        if (!el->peers[i].nonvoter && set[i].present && ballot_equals(&set[i], target))
             acks++;
     return acks >= quorum_majority(el->voters);
 }
@@ -796,6 +821,8 @@ static void inbox_push(election_t *el, int64_t sid, const election_notification_
     received_t *r = &el->inbox[(el->inbox_head + el->inbox_len) % INBOX_CAPACITY];
     r->sid = sid;
     r->n = *n;
+    r->n.config = NULL;   /* it pointed into the read buffer */
+    r->n.config_len = 0;
     el->inbox_len++;
 }
 
@@ -811,7 +838,7 @@ static election_notification_t our_proposal(const election_t *el)
 {
     election_notification_t n = {PEER_LOOKING,
                                  {el->proposal.leader, el->proposal.zxid, el->logical_clock, el->proposal.peer_epoch},
-                                 NOTIFICATION_VERSION};
+                                 NOTIFICATION_VERSION, NULL, 0};
     return n;
 }
 
@@ -824,7 +851,7 @@ static void send_notifications(election_t *el)
               (long long)el->my_id, (long long)n.vote.leader, (unsigned long long)n.vote.zxid,
               (unsigned long long)n.vote.election_epoch, (unsigned long long)n.vote.peer_epoch);
     for (int i = 0; i < el->npeers; i++) {
-        if (el->peers[i].observer)
+        if (el->peers[i].nonvoter)
             continue;
         if (&el->peers[i] == el->self)
             inbox_push(el, el->my_id, &n);
@@ -858,7 +885,8 @@ static void end_round(election_t *el)
 
 static void decide(election_t *el, const vote_t *vote)
 {
-    el->state = vote->leader == el->my_id ? PEER_LEADING : el->self->observer ? PEER_OBSERVING : PEER_FOLLOWING;
+    el->state = vote->leader == el->my_id ? PEER_LEADING : el->self->observer && el->self->member ? PEER_OBSERVING
+                                                                                             : PEER_FOLLOWING;
     el->current = *vote;
     end_round(el);
     log_info("election %lld: %s - leader %lld, zxid 0x%llx, peer epoch 0x%llx, round 0x%llx; election took %llu ms",
@@ -899,7 +927,7 @@ static void process_looking(election_t *el, el_peer_t *from, const election_noti
     /* An observer takes no part in a round: the LOOKING notifications it
      * gets are participants' answers with their last decision, not their
      * proposals, and it waits for a quorum of them to report a leader. */
-    if (el->self->observer || el->init_zxid == -1 || n->vote.zxid == -1)
+    if (el->self->nonvoter || el->init_zxid == -1 || n->vote.zxid == -1)
         return;
     const vote_t *v = &n->vote;
     if (v->election_epoch > el->logical_clock) {
@@ -959,7 +987,7 @@ static void process_notification(election_t *el, const received_t *r)
     const election_notification_t *n = &r->n;
     el_peer_t *from = find_peer(el, r->sid);
     el_peer_t *leader = find_peer(el, n->vote.leader);
-    if (!from || from->observer || !leader || leader->observer) {
+    if (!from || from->nonvoter || !leader || leader->nonvoter) {
         log_warn("election %lld: ignoring a notification from %lld for %lld: not a voter", (long long)el->my_id,
                  (long long)r->sid, (long long)n->vote.leader);
         return;
@@ -1023,7 +1051,7 @@ static void inbox_drain(election_t *el)
 static int have_delivered(const election_t *el)
 {
     for (int i = 0; i < el->npeers; i++)
-        if (&el->peers[i] != el->self && !el->peers[i].observer && !el->peers[i].has_pending)
+        if (&el->peers[i] != el->self && !el->peers[i].nonvoter && !el->peers[i].has_pending)
             return 1;
     return 0;
 }
@@ -1034,7 +1062,7 @@ static void connect_all(election_t *el)
 {
     for (int i = 0; i < el->npeers; i++) {
         el_peer_t *p = &el->peers[i];
-        if (p == el->self || p->observer || p->conn || p->dial)
+        if (p == el->self || p->nonvoter || p->conn || p->dial || !p->has_addr)
             continue;
         if (!p->has_pending && p->has_last_sent) {
             p->pending = p->last_sent;
@@ -1070,31 +1098,80 @@ static void on_notify_timeout(loop_t *loop, void *arg)
  * own round and answers nothing, and ignores other observers. */
 static void on_non_voter_notification(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
-    if (!el->self->observer) {
+    if (!el->self->nonvoter) {
         if (n->state == PEER_LOOKING) {
             vote_t v = el->current;
             v.election_epoch = el->logical_clock;
-            election_notification_t ours = {el->state, v, NOTIFICATION_VERSION};
+            election_notification_t ours = {el->state, v, NOTIFICATION_VERSION, NULL, 0};
             peer_send(from, &ours);
         }
         return;
     }
-    if (from->observer || el->state != PEER_LOOKING)
+    if (from->nonvoter || el->state != PEER_LOOKING)
         return;
     inbox_push(el, from->id, n);
     if (el->in_round)
         inbox_drain(el);
 }
 
+static void on_restart(loop_t *loop, void *arg)
+{
+    (void)loop;
+    election_t *el = arg;
+    el->restart_timer = NULL;
+    if (el->in_round)
+        election_look(el, el->init_zxid, el->init_epoch, el->done, el->done_arg);
+}
+
+/* ZooKeeper's WorkerReceiver: a LOOKING server that hears of a config newer
+ * than its own takes it (QuorumPeer.processReconfig) and starts its round
+ * over with the new voters. 1 when it did: the notification is dropped. A
+ * config that does not parse is ignored, as ZooKeeper logs and goes on. */
+static int maybe_adopt_config(election_t *el, el_peer_t *from, const election_notification_t *n)
+{
+    /* Only from a member of our config: ZooKeeper takes it from anyone, but
+     * then any stranger on the election port could rewrite the membership
+     * (a server about to be added hears it from members it knows). */
+    if (!n->config || n->config_len <= 0 || el->state != PEER_LOOKING || !from->member)
+        return 0;
+    /* Cheap test first: every notification carries the config, almost
+     * always the one we have. */
+    if ((size_t)n->config_len == el->config_len && !memcmp(n->config, el->config_text, el->config_len))
+        return 0;
+    static_assert(sizeof(ensemble_config_t) < 64 * 1024, "ensemble_config_t lives on the stack here");
+    ensemble_config_t c;
+    char err[200];
+    if (ensemble_config_parse(&c, (const char *)n->config, (size_t)n->config_len, err, sizeof(err)) < 0) {
+        log_warn("election %lld: server %lld sent a config that does not parse (%s); ignored", (long long)el->my_id,
+                 (long long)from->id, err);
+        return 0;
+    }
+    if (c.version <= el->config_version)
+        return 0;
+    if (c.n == 0 || ensemble_config_voters(&c) == 0)
+        return 0;   /* nobody could be elected with it */
+    log_info("election %lld: server %lld has config version %llx, ours is %llx: taking it and restarting the round",
+             (long long)el->my_id, (long long)from->id, (unsigned long long)c.version,
+             (unsigned long long)el->config_version);
+    election_set_config(el, &c);
+    if (el->on_config)
+        el->on_config(el->on_config_arg, &c);
+    if (el->in_round && !el->restart_timer)
+        el->restart_timer = loop_timer_add(el->loop, 0, on_restart, el);
+    return 1;
+}
+
 /* ZooKeeper's WorkerReceiver: what a peer's notification does right away. */
 static void on_notification(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
+    if (maybe_adopt_config(el, from, n))
+        return;
     log_debug("election %lld: notification from %lld: state %s, leader %lld, zxid 0x%llx, round 0x%llx, "
               "peer epoch 0x%llx, version 0x%x; we are %s",
               (long long)el->my_id, (long long)from->id, election_state_name(n->state), (long long)n->vote.leader,
               (unsigned long long)n->vote.zxid, (unsigned long long)n->vote.election_epoch,
               (unsigned long long)n->vote.peer_epoch, (unsigned)n->version, election_state_name(el->state));
-    if (from->observer || el->self->observer) {
+    if (from->nonvoter || el->self->nonvoter) {
         on_non_voter_notification(el, from, n);
         return;
     }
@@ -1108,7 +1185,7 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
             inbox_drain(el);
     } else if (n->state == PEER_LOOKING) {
         /* Past the election: tell the looking peer whom we follow, or that we lead. */
-        election_notification_t ours = {el->state, el->current, NOTIFICATION_VERSION};
+        election_notification_t ours = {el->state, el->current, NOTIFICATION_VERSION, NULL, 0};
         peer_send(from, &ours);
     }
 }
@@ -1124,22 +1201,111 @@ static int resolve_peer(el_peer_t *p, char *err, size_t errlen)
     return -1;
 }
 
-/* Our voting view as QuorumMaj.toString() writes it. Version 0, as a
- * static configuration has: a ZooKeeper peer only acts on a newer one. */
-static void build_config_text(election_t *el)
+/* A slot for server id: its own, a free one, or NULL when all are taken. A
+ * slot of a server known only by a connection it made (no address) is free
+ * again once that connection is gone; a member's slot stays as long as the
+ * election (ballots are kept by slot). */
+static el_peer_t *peer_slot(election_t *el, int64_t id, int evict)
 {
-    size_t used = 0;
+    el_peer_t *p = find_peer(el, id);
+    if (p)
+        return p;
     for (int i = 0; i < el->npeers; i++) {
-        const el_peer_t *p = &el->peers[i];
-        used += (size_t)snprintf(el->config_text + used, sizeof(el->config_text) - used,
-                                 "server.%lld=%s:%d:%d:%s\n", (long long)p->id, p->host, p->quorum_port,
-                                 p->election_port, p->observer ? "observer" : "participant");
+        el_peer_t *q = &el->peers[i];
+        if (!q->member && !q->has_addr && !q->conn && !q->dial && q != el->self) {
+            p = q;
+            break;
+        }
     }
-    used += (size_t)snprintf(el->config_text + used, sizeof(el->config_text) - used, "version=0");
-    el->config_len = used;
+    if (!p && el->npeers < KEEPER_MAX_SERVERS)
+        p = &el->peers[el->npeers++];
+    /* A member comes before a server known only by its connection: anyone
+     * may open those, and must not keep a member out. */
+    for (int i = 0; !p && evict && i < el->npeers; i++) {
+        el_peer_t *q = &el->peers[i];
+        if (!q->member && !q->has_addr && q != el->self) {
+            if (q->conn)
+                conn_free(q->conn);
+            if (q->dial)
+                conn_free(q->dial);
+            p = q;
+        }
+    }
+    if (!p)
+        return NULL;
+    cancel_timer(el->loop, &p->redial_timer);
+    memset(p, 0, sizeof(*p));
+    p->el = el;
+    p->id = id;
+    p->nonvoter = 1;
+    p->backoff_ms = DIAL_BACKOFF_MIN_MS;
+    return p;
 }
 
-election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err, size_t errlen)
+/* Bring the peers in line with configuration c (QuorumCnxManager's views
+ * follow the committed configuration): members are added and resolved,
+ * servers that left it stay as non-voters with their connections (a removed
+ * server still hears whom we follow), roles change. The config text sent
+ * in every notification is c in QuorumMaj.toString()'s bytes, with its
+ * version: a peer acts on a config newer than its own. Host names are
+ * resolved here (getaddrinfo may block): addresses in ensemble configs are
+ * the servers' own, as at start-up. -1 with err when a member's host does
+ * not resolve (it stays unreachable; the rest applies). */
+static int apply_config(election_t *el, const ensemble_config_t *c, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < el->npeers; i++)
+        el->peers[i].member = 0;
+    for (int i = 0; i < c->n; i++) {
+        const ensemble_member_t *m = &c->members[i];
+        el_peer_t *p = peer_slot(el, m->id, 1);
+        if (!p) {
+            snprintf(err, errlen, "no room for server.%d (at most %d servers)", m->id, KEEPER_MAX_SERVERS);
+            rc = -1;
+            continue;
+        }
+        int moved = strcmp(p->host, m->host) != 0 || p->election_port != m->election_port;
+        p->member = 1;
+        p->observer = m->observer;
+        p->quorum_port = m->quorum_port;
+        if (moved || !p->has_addr) {
+            snprintf(p->host, sizeof(p->host), "%s", m->host);
+            p->election_port = m->election_port;
+            p->has_addr = resolve_peer(p, err, errlen) == 0;
+            if (!p->has_addr)
+                rc = -1;
+        }
+    }
+    el->voters = 0;
+    for (int i = 0; i < el->npeers; i++) {
+        el_peer_t *p = &el->peers[i];
+        p->nonvoter = !p->member || p->observer;
+        el->voters += !p->nonvoter;
+    }
+    size_t len = ensemble_config_format(c, el->config_text, sizeof(el->config_text));
+    el->config_len = len < sizeof(el->config_text) ? len : sizeof(el->config_text) - 1;
+    el->config_version = c->version;
+    return rc;
+}
+
+void election_set_config(election_t *el, const ensemble_config_t *c)
+{
+    char err[300];
+    if (apply_config(el, c, err, sizeof(err)) < 0)
+        log_warn("election %lld: configuration version %llx: %s", (long long)el->my_id,
+                 (unsigned long long)c->version, err);
+    log_info("election %lld: configuration version %llx: %d members, %d voters%s", (long long)el->my_id,
+             (unsigned long long)c->version, c->n, el->voters,
+             el->self->member ? "" : "; this server is not one of them");
+}
+
+int64_t election_config_version(const election_t *el)
+{
+    return el->config_version;
+}
+
+election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ensemble_config_t *ens,
+                            election_config_fn on_config, void *arg, char *err, size_t errlen)
 {
     election_t *el = calloc(1, sizeof(*el));
     if (!el) {
@@ -1149,30 +1315,19 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
     el->loop = loop;
     el->my_id = cfg->server_id;
     el->listen_fd = -1;
-    for (int i = 0; i < cfg->npeers && i < KEEPER_MAX_SERVERS; i++) {
-        el_peer_t *p = &el->peers[el->npeers++];
-        p->el = el;
-        p->id = cfg->peers[i].id;
-        snprintf(p->host, sizeof(p->host), "%s", cfg->peers[i].host);
-        p->quorum_port = cfg->peers[i].quorum_port;
-        p->election_port = cfg->peers[i].election_port;
-        p->observer = cfg->peers[i].observer;
-        if (!p->observer)
-            el->voters++;
-        p->backoff_ms = DIAL_BACKOFF_MIN_MS;
-        if (p->id == el->my_id)
-            el->self = p;
-        if (resolve_peer(p, err, errlen) < 0) {
-            free(el);
-            return NULL;
-        }
+    el->on_config = on_config;
+    el->on_config_arg = arg;
+    el->accept_strangers = cfg->reconfig_enabled;
+    if (apply_config(el, ens, err, errlen) < 0) {
+        free(el);
+        return NULL;
     }
+    el->self = find_peer(el, el->my_id);
     if (!el->self) {
         snprintf(err, errlen, "server id %lld has no server.N line", (long long)el->my_id);
         free(el);
         return NULL;
     }
-    build_config_text(el);
     snprintf(el->my_address, sizeof(el->my_address), strchr(el->self->host, ':') ? "[%s]:%d" : "%s:%d",
              el->self->host, el->self->election_port);
     /* ZooKeeper waits tickTime x syncLimit for an InitialMessage; a peer
@@ -1197,7 +1352,8 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err,
     el->proposal = (vote_t){-1, -1, -1, -1};
     el->current = (vote_t){el->my_id, -1, 0, -1};
     log_info("election %lld: listening on %s:%d, %d voters%s", (long long)el->my_id, el->self->host,
-             el->self->election_port, el->voters, el->self->observer ? "; this server observes" : "");
+             el->self->election_port, el->voters,
+             el->self->observer ? "; this server observes" : el->self->nonvoter ? "; this server does not vote" : "");
     return el;
 }
 
@@ -1212,6 +1368,7 @@ void election_destroy(election_t *el)
     cancel_timer(el->loop, &el->notify_timer);
     cancel_timer(el->loop, &el->finalize_timer);
     cancel_timer(el->loop, &el->done_timer);
+    cancel_timer(el->loop, &el->restart_timer);
     if (el->listen_fd >= 0) {
         accept_backoff_stop(&el->accept);
         close(el->listen_fd);
@@ -1243,7 +1400,7 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
     el->init_zxid = last_zxid;
     el->init_epoch = current_epoch;
     /* An observer proposes nobody (ZooKeeper's Long.MIN_VALUE for a non-voter). */
-    el->proposal = el->self->observer ? (vote_t){INT64_MIN, INT64_MIN, -1, INT64_MIN}
+    el->proposal = el->self->nonvoter ? (vote_t){INT64_MIN, INT64_MIN, -1, INT64_MIN}
                                       : (vote_t){el->my_id, last_zxid, -1, current_epoch};
     memset(el->recvset, 0, sizeof(el->recvset));
     memset(el->outofelection, 0, sizeof(el->outofelection));

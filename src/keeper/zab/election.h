@@ -19,6 +19,7 @@
 #include "base/buf.h"
 #include "base/loop.h"
 #include "keeper/server/keeper_config.h"
+#include "ensemble_config.h"
 
 typedef enum { PEER_LOOKING = 0, PEER_FOLLOWING = 1, PEER_LEADING = 2, PEER_OBSERVING = 3 } peer_state_t;
 
@@ -35,13 +36,25 @@ typedef struct election election_t;
  * vote->leader. Called once per election_look(). */
 typedef void (*election_done_fn)(void *arg, peer_state_t state, const vote_t *vote);
 
-/* Listen on this server's election port (cfg->peers[] with id ==
- * cfg->server_id) and keep connections to the other peers. NULL with err
- * when the port cannot be bound, cfg->server_id has no server.N line, or a
- * peer's host does not resolve. Host names are resolved here, once
- * (getaddrinfo may block): create the election at start-up. The state is
- * LOOKING until the first election_look decides. */
-election_t *election_create(loop_t *loop, const keeper_config_t *cfg, char *err, size_t errlen);
+/* A LOOKING notification carried config c, newer than ours: the election
+ * has taken it (its voters count from now on) and restarts its round; the
+ * keeper makes it its committed config (ZooKeeper's processReconfig). */
+typedef void (*election_config_fn)(void *arg, const ensemble_config_t *c);
+
+/* Listen on this server's election port (its member of ens, the active
+ * configuration, with id == cfg->server_id) and keep connections to the
+ * other members. NULL with err when the port cannot be bound, the server has
+ * no member line, or a member's host does not resolve. Host names are
+ * resolved here (getaddrinfo may block): create the election at start-up.
+ * The state is LOOKING until the first election_look decides. */
+election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ensemble_config_t *ens,
+                            election_config_fn on_config, void *arg, char *err, size_t errlen);
+/* A new active configuration (a reconfig committed): members added are
+ * dialled when there is something to tell them, members gone no longer
+ * vote, and notifications carry c from now on. A round in progress goes on
+ * (the caller starts another when its role changes). */
+void election_set_config(election_t *el, const ensemble_config_t *c);
+int64_t election_config_version(const election_t *el);
 void election_destroy(election_t *el);
 
 /* Start a round (LOOKING) with this server's last logged zxid and current
@@ -86,6 +99,9 @@ typedef struct {
     peer_state_t state;       /* the sender's state */
     vote_t vote;              /* the sender's vote (election_epoch = its round) */
     int32_t version;          /* message format: 0 for the 28- and 40-byte forms, 2 now */
+    const uint8_t *config;    /* decoded: the sender's config text (version 2), a view into the
+                                 message; NULL when none. Ignored by the encoder. */
+    int32_t config_len;
 } election_notification_t;
 
 /* Append a notification in the current format (version 2 with the config

@@ -58,10 +58,18 @@ struct follower {
     int32_t sync_mode;              /* QP_DIFF, QP_TRUNC or QP_SNAP: how the leader syncs us */
     int newleader_seen;
     int observer;                   /* this keeper observes: OBSERVERINFO, INFORMs, no ACKs of proposals */
+    ensemble_config_t newleader_cfg; /* the config NEWLEADER carried (ZooKeeper 3.8 sends its last seen) */
+    int has_newleader_cfg;
+    char look_why[160];             /* on_packet returned LOOK_AGAIN: leave the role for this reason */
+    int look_mode;                  /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
+    int64_t look_leader;
     loop_timer_t *timer;
 };
 
 static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+
+/* on_packet's answer when a reconfig takes this keeper out of its role. */
+#define LOOK_AGAIN (-2)
 
 static void flush(follower_t *f)
 {
@@ -236,6 +244,23 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
         history_add(&k->history, &q->hdr, &q->txn);
         persist_after_append(k);
     }
+    if (q->hdr.type == OP_RECONFIG && q->txn.data && q->txn.data_len >= 0) {
+        /* ZooKeeper's Follower: a reconfig's config is the last seen one
+         * (zoo.cfg.dynamic.next) until its COMMITANDACTIVATE. */
+        ensemble_config_t next;
+        char err[200];
+        if (ensemble_config_parse(&next, (const char *)q->txn.data, (size_t)q->txn.data_len, err, sizeof(err)) == 0) {
+            next.version = q->hdr.zxid;
+            if (next.version > k->last_seen.version) {
+                k->last_seen = next;
+                if (keeper_config_store(k, &next, 0) < 0)
+                    log_error("cannot write zoo.cfg.dynamic.next");
+            }
+        } else {
+            log_warn("reconfig 0x%" PRIx64 " from the leader carries a config that does not parse: %s",
+                     (uint64_t)q->hdr.zxid, err);
+        }
+    }
     if (!f->observer)
         ack_queue_push(f, q->hdr.zxid);
     if (f->nc_tail)
@@ -246,7 +271,23 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
     return 0;
 }
 
-static int on_commit(follower_t *f, int64_t zxid)
+/* A reconfig committed (COMMIT in a sync, COMMITANDACTIVATE or
+ * INFORMANDACTIVATE after): its config is active from here. LOOK_AGAIN when
+ * this keeper must leave its role; not while syncing: the configs a sync
+ * replays are history, and its last one is judged at UPTODATE. */
+static int activate(follower_t *f, const ensemble_config_t *next, int64_t designated)
+{
+    char why[160];
+    int mode = peer_activate(f->keeper, next, designated, why, sizeof(why));
+    if (!mode || f->state != F_ACTIVE)
+        return 0;
+    snprintf(f->look_why, sizeof(f->look_why), "%s", why);
+    f->look_mode = mode;
+    f->look_leader = designated;
+    return LOOK_AGAIN;
+}
+
+static int on_commit(follower_t *f, int64_t zxid, int64_t designated)
 {
     keeper_t *k = f->keeper;
     pending_t *q = f->nc_head;
@@ -265,6 +306,14 @@ static int on_commit(follower_t *f, int64_t zxid)
         f->ack_head++;
         f->ack_len--;
     }
+    ensemble_config_t next;
+    int reconfig = 0;
+    if (q->hdr.type == OP_RECONFIG && q->txn.data && q->txn.data_len >= 0) {
+        char err[200];
+        reconfig = ensemble_config_parse(&next, (const char *)q->txn.data, (size_t)q->txn.data_len, err,
+                                         sizeof(err)) == 0;
+        next.version = zxid;
+    }
     txn_result_t result;
     client_conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, q->hdr.client_id) : NULL;
     keeper_commit(k, &q->hdr, &q->txn, &result);
@@ -272,7 +321,7 @@ static int on_commit(follower_t *f, int64_t zxid)
     if (owner && !owner->dead && !owner->closing)   /* expired by the leader, not closed by its client */
         client_close(owner, "session expired");
     pipeline_free_entry(q);
-    return 0;
+    return reconfig ? activate(f, &next, designated) : 0;
 }
 
 /* INFORM (observers): a committed transaction, whole. Logged like a
@@ -287,7 +336,35 @@ static int on_inform(follower_t *f, const quorum_packet_t *p)
     }
     if (on_proposal(f, p) < 0)
         return -1;
-    return on_commit(f, p->zxid);
+    return on_commit(f, p->zxid, -1);
+}
+
+/* INFORMANDACTIVATE (observers): {long designated leader} then the txn as
+ * INFORM carries it. */
+static int on_inform_and_activate(follower_t *f, const quorum_packet_t *p)
+{
+    if (!f->observer || p->data_len < 8) {
+        log_warn("INFORMANDACTIVATE 0x%" PRIx64 " from leader %" PRId64 " %s", (uint64_t)p->zxid, f->leader_sid,
+                 f->observer ? "is too short" : "but this keeper is a follower");
+        return -1;
+    }
+    quorum_packet_t inner = *p;
+    inner.data = p->data + 8;
+    inner.data_len = p->data_len - 8;
+    if (on_proposal(f, &inner) < 0)
+        return -1;
+    return on_commit(f, p->zxid, (int64_t)be64_get(p->data));
+}
+
+/* COMMITANDACTIVATE: {long designated leader}; the commit of a reconfig. */
+static int on_commit_and_activate(follower_t *f, const quorum_packet_t *p)
+{
+    if (p->data_len < 8) {
+        log_warn("COMMITANDACTIVATE 0x%" PRIx64 " from leader %" PRId64 " carries no designated leader",
+                 (uint64_t)p->zxid, f->leader_sid);
+        return -1;
+    }
+    return on_commit(f, p->zxid, (int64_t)be64_get(p->data));
 }
 
 /* Reload the tree and sessions from this keeper's own files (after a TRUNC). */
@@ -495,10 +572,34 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
     case QP_PROPOSAL:
         return on_proposal(f, p);
     case QP_COMMIT:
-        return on_commit(f, p->zxid);
+        return on_commit(f, p->zxid, -1);
+    case QP_COMMITANDACTIVATE:
+        return on_commit_and_activate(f, p);
     case QP_INFORM:
         return on_inform(f, p);
+    case QP_INFORMANDACTIVATE:
+        return on_inform_and_activate(f, p);
     case QP_NEWLEADER:
+        if (p->data_len > 1) {
+            /* ZooKeeper 3.8's leader sends its last seen config: it is ours
+             * too, and active at UPTODATE once committed here. */
+            char err[200];
+            if (ensemble_config_parse(&f->newleader_cfg, (const char *)p->data, (size_t)p->data_len, err,
+                                      sizeof(err)) < 0) {
+                log_warn("NEWLEADER from leader %" PRId64 " carries a config that does not parse: %s", f->leader_sid,
+                         err);
+            } else {
+                f->has_newleader_cfg = 1;
+                /* Taken also when older: ZooKeeper's setLastSeenQuorumVerifier
+                 * complains of a stale one but takes it, so a proposal this
+                 * keeper saw and the sync cut away is forgotten. */
+                if (f->newleader_cfg.version != k->last_seen.version) {
+                    k->last_seen = f->newleader_cfg;
+                    if (keeper_config_store(k, &f->newleader_cfg, 0) < 0)
+                        log_error("cannot write zoo.cfg.dynamic.next");
+                }
+            }
+        }
         k->current_epoch = zxid_epoch(p->zxid);
         if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "currentEpoch", k->current_epoch) < 0)
             return -1;
@@ -518,6 +619,15 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
          * rest as each becomes durable). */
         send_ack(f, zxid_make(f->new_epoch, 0));
         ack_durable(f);
+        /* ZooKeeper's Learner activates NEWLEADER's config here: one this
+         * keeper has committed (its reconfig applied, or a snapshot past
+         * it), or the static config the leader versioned with the new epoch
+         * (leader.c's establish). A reconfig still pending waits for its
+         * COMMITANDACTIVATE. */
+        if (f->has_newleader_cfg && f->newleader_cfg.version > k->config.version &&
+            (f->newleader_cfg.version <= tree_last_zxid(k->tree) ||
+             f->newleader_cfg.version == zxid_make(f->new_epoch, 0)))
+            return activate(f, &f->newleader_cfg, -1);
         return 0;
     case QP_PING:
         on_ping(f, p);
@@ -556,7 +666,7 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
         buf_init(&info);
         jute_put_long(&info, k->cfg.server_id);
         jute_put_int(&info, QUORUM_PROTOCOL_VERSION);
-        jute_put_long(&info, 0);   /* configVersion */
+        jute_put_long(&info, k->config.version);   /* configVersion: the active config's, as ZooKeeper's LearnerInfo */
         send_packet(f, f->observer ? QP_OBSERVERINFO : QP_FOLLOWERINFO, zxid_make(k->accepted_epoch, 0), info.data,
                     (int32_t)info.len, NULL);
         buf_free(&info);
@@ -592,6 +702,16 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
             int rc = used < 0 ? -1 : on_packet(f, &p);
             if (used > 0)
                 auth_set_free(&p.auth);
+            if (rc == LOOK_AGAIN) {
+                flush(f);   /* the ACKs owed go out first */
+                char why[sizeof(f->look_why)];
+                snprintf(why, sizeof(why), "%s", f->look_why);
+                if (f->look_mode == PEER_HAND_OFF)
+                    peer_hand_off(k, f->look_leader, why);   /* frees f */
+                else
+                    peer_look(k, why);   /* frees f */
+                return;
+            }
             if (rc < 0) {
                 peer_look(k, used < 0 ? "malformed packet from the leader" : "protocol error with the leader");
                 return;
@@ -602,7 +722,7 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     flush(f);
 }
 
-static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen);
+static int connect_to(const ensemble_member_t *peer, char *err, size_t errlen);
 
 static void on_timer(loop_t *loop, void *arg)
 {
@@ -627,15 +747,19 @@ static void on_timer(loop_t *loop, void *arg)
 }
 
 /* The leader's quorum port; the connection completes in follower_on_io. */
-static int connect_to(const keeper_peer_t *peer, char *err, size_t errlen)
+static int connect_to(const ensemble_member_t *peer, char *err, size_t errlen)
 {
+    if (!peer) {
+        snprintf(err, errlen, "the leader is in no config known here");
+        return -1;
+    }
     int connected;
     return net_connect_tcp(peer->host, peer->quorum_port, &connected, err, errlen);
 }
 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
 {
-    const keeper_peer_t *peer = peer_config(k, leader_sid);
+    const ensemble_member_t *peer = peer_config(k, leader_sid);
     if (!peer) {
         snprintf(err, errlen, "the elected leader %" PRId64 " has no server.N line", leader_sid);
         return -1;
@@ -647,7 +771,7 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     }
     f->keeper = k;
     f->leader_sid = leader_sid;
-    f->observer = k->cfg.peer_type == PEER_TYPE_OBSERVER;
+    f->observer = k->cfg.peer_type == PEER_TYPE_OBSERVER;   /* the active config's role (peer.c) */
     f->durable = k->last_logged_zxid;
     f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
     buf_init(&f->in);

@@ -49,7 +49,8 @@ struct learner {
     char addr[80];
     int64_t sid;              /* 0 until its FOLLOWERINFO is accepted */
     int observer;             /* it sent OBSERVERINFO: INFORMs instead of PROPOSAL and COMMIT */
-    int voter;                /* a participant that sent FOLLOWERINFO: counted in every quorum */
+    int voter;                /* sent FOLLOWERINFO as a participant of the active config when it joined
+                                 (the epoch's agreement); the commit counts by config (recompute_commit) */
     learner_state_t state;
     buf_t in, out;
     int64_t accepted_epoch;
@@ -84,12 +85,28 @@ struct leader {
     int64_t committed;
     uint64_t started_ms;
     loop_timer_t *ping_timer;
+    int64_t reconfig_zxid;         /* a reconfig proposed, not committed (to k->last_seen); 0: none */
+    int stop_committing;           /* a reconfig handed leadership on: nothing more commits here */
+    char look_why[160];            /* leave the role (from look_timer, outside any learner's I/O) */
+    int look_mode;                 /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
+    int64_t look_leader;
+    loop_timer_t *look_timer;
 };
 
 static void sid_add(sid_set_t *s, int64_t sid)
 {
     if (sid >= 0 && sid < 64 * SID_SET_WORDS)
         s->bits[sid / 64] |= 1ull << (sid % 64);
+}
+
+/* The servers of a set, as a list. */
+static int sid_list(const sid_set_t *s, int64_t *out, int cap)
+{
+    int n = 0;
+    for (int64_t sid = 0; sid < 64 * SID_SET_WORDS && n < cap; sid++)
+        if (s->bits[sid / 64] >> (sid % 64) & 1)
+            out[n++] = sid;
+    return n;
 }
 
 static int sid_count(const sid_set_t *s)
@@ -157,33 +174,113 @@ static int learner_in_broadcast(const learner_t *l)
 /* ---- commit ---- */
 
 /* Tell every synced learner that e is committed: a follower by COMMIT, an
- * observer (which never saw its PROPOSAL) by INFORM with the transaction. */
-static void send_committed(leader_t *ld, const history_entry_t *e)
+ * observer (which never saw its PROPOSAL) by INFORM with the transaction.
+ * A reconfig's commit is COMMITANDACTIVATE {designated leader} and
+ * INFORMANDACTIVATE {designated leader, the txn} (ZooKeeper's
+ * Leader.commitAndActivate and informAndActivate). */
+static void send_committed(leader_t *ld, const history_entry_t *e, int activate, int64_t designated)
 {
+    uint8_t *inform = NULL;
+    uint8_t lead[8];
+    be64_put(lead, (uint64_t)designated);
+    if (activate) {
+        inform = xmalloc(e->len + 8);
+        memcpy(inform, lead, 8);
+        memcpy(inform + 8, e->bytes, e->len);
+    }
     for (learner_t *l = ld->learners; l; l = l->next) {
         if (!learner_in_broadcast(l))
             continue;
-        if (l->observer)
+        if (l->observer && activate)
+            send_packet(l, QP_INFORMANDACTIVATE, e->zxid, inform, (int32_t)(e->len + 8));
+        else if (l->observer)
             send_packet(l, QP_INFORM, e->zxid, e->bytes, (int32_t)e->len);
+        else if (activate)
+            send_packet(l, QP_COMMITANDACTIVATE, e->zxid, lead, 8);
         else
             send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
     }
+    free(inform);
 }
 
-/* The highest zxid a quorum holds durably: this keeper's log and the acks
- * of the synced participants. */
+static void on_look_timer(loop_t *loop, void *arg)
+{
+    (void)loop;
+    leader_t *ld = arg;
+    ld->look_timer = NULL;
+    char why[sizeof(ld->look_why)];
+    snprintf(why, sizeof(why), "%s", ld->look_why);
+    if (ld->look_mode == PEER_HAND_OFF)
+        peer_hand_off(ld->keeper, ld->look_leader, why);   /* frees ld */
+    else
+        peer_look(ld->keeper, why);   /* frees ld */
+}
+
+/* Leave the role soon, from a timer: the caller may be inside a learner's I/O. */
+static void look_soon(leader_t *ld, const char *why, int mode, int64_t leader)
+{
+    if (ld->look_timer)
+        return;
+    ld->look_mode = mode;
+    ld->look_leader = leader;
+    snprintf(ld->look_why, sizeof(ld->look_why), "%s", why);
+    ld->look_timer = loop_timer_add(ld->keeper->loop, 0, on_look_timer, ld);
+}
+
+/* Every acknowledgement: this keeper's durable log and each synced
+ * participant's (a follower outside the active config included: it may be a
+ * voter of the config being proposed). Observers acknowledge nothing. */
+static int collect_acks(leader_t *ld, quorum_ack_t *acks, int cap)
+{
+    int n = 0;
+    acks[n++] = (quorum_ack_t){ld->keeper->cfg.server_id, ld->own_durable};
+    for (learner_t *l = ld->learners; l && n < cap; l = l->next)
+        if (learner_in_broadcast(l) && !l->observer && l->sid)
+            acks[n++] = (quorum_ack_t){l->sid, l->acked_zxid};
+    return n;
+}
+
+/* The reconfig at reconfig_zxid committed: activate its config here. */
+static void activate_reconfig(leader_t *ld, const ensemble_config_t *next, int64_t designated)
+{
+    keeper_t *k = ld->keeper;
+    char why[160];
+    ld->reconfig_zxid = 0;
+    int mode = peer_activate(k, next, designated, why, sizeof(why));
+    if (mode)
+        look_soon(ld, why, mode, designated);
+}
+
+/* The highest zxid a quorum holds durably (with a reconfig pending, a
+ * quorum of the current voters and one of the new: quorum.h), committed in
+ * order to every synced learner. */
 static void recompute_commit(leader_t *ld)
 {
     keeper_t *k = ld->keeper;
-    int64_t acks[KEEPER_MAX_SERVERS + 1];
-    int n = 0;
-    acks[n++] = ld->own_durable;
-    for (learner_t *l = ld->learners; l && n <= KEEPER_MAX_SERVERS; l = l->next)
-        if (learner_in_broadcast(l) && l->voter)
-            acks[n++] = l->acked_zxid;
-    int64_t point = quorum_commit_point(acks, n, peer_quorum_size(k));
+    if (ld->stop_committing)
+        return;
+    quorum_ack_t acks[KEEPER_MAX_SERVERS * 2 + 1];
+    int n = collect_acks(ld, acks, (int)(sizeof(acks) / sizeof(acks[0])));
+    int64_t point = quorum_reconfig_commit_point(&k->config, ld->reconfig_zxid ? &k->last_seen : NULL,
+                                                 ld->reconfig_zxid, acks, n);
     if (point <= ld->committed)
         return;
+    int64_t designated = -1;
+    int activating = ld->reconfig_zxid && point >= ld->reconfig_zxid;
+    ensemble_config_t next;
+    if (activating) {
+        next = k->last_seen;
+        designated = quorum_designated_leader(&next, k->cfg.server_id, ld->reconfig_zxid, acks, n);
+        if (designated < 0)
+            designated = k->cfg.server_id;   /* cannot happen: next's majority acknowledged it */
+        if (designated != k->cfg.server_id) {
+            /* ZooKeeper's allowedToCommit: what follows waits for the designated leader. */
+            point = ld->reconfig_zxid;
+            ld->stop_committing = 1;
+        }
+        log_info("reconfig 0x%" PRIx64 " acknowledged by a quorum of both configs; designated leader %" PRId64,
+                 (uint64_t)ld->reconfig_zxid, designated);
+    }
     /* Each newly committed proposal, in order, to every synced learner. */
     long i = history_find_before(&k->history, ld->committed + 1);
     for (size_t j = (size_t)(i + 1); j < k->history.count; j++) {
@@ -192,12 +289,28 @@ static void recompute_commit(leader_t *ld)
             continue;
         if (e->zxid > point)
             break;
-        send_committed(ld, e);
+        send_committed(ld, e, activating && e->zxid == ld->reconfig_zxid, designated);
     }
     ld->committed = point;
     for (learner_t *l = ld->learners; l; l = l->next)
         learner_flush(l);
     pipeline_commit_upto(k, point);
+    if (activating)
+        activate_reconfig(ld, &next, designated);
+}
+
+int leader_quorum_synced(keeper_t *k, const ensemble_config_t *next)
+{
+    leader_t *ld = k->leader;
+    if (!ld || !ld->established)
+        return 0;
+    int64_t sids[KEEPER_MAX_SERVERS * 2 + 1];
+    int n = 0;
+    sids[n++] = k->cfg.server_id;
+    for (learner_t *l = ld->learners; l && n < (int)(sizeof(sids) / sizeof(sids[0])); l = l->next)
+        if (!l->dead && l->sid && !l->observer && l->state == LEARNER_ACTIVE)
+            sids[n++] = l->sid;
+    return quorum_config_has_majority(next, sids, n);
 }
 
 void leader_on_durable(keeper_t *k, int64_t durable_zxid)
@@ -221,6 +334,19 @@ void leader_propose(keeper_t *k, const txn_header_t *hdr)
     const history_entry_t *e = history_at(&k->history, k->history.count - 1);
     if (!e || e->zxid != hdr->zxid)
         return;
+    if (hdr->type == OP_RECONFIG) {
+        /* ZooKeeper's Leader.propose: the proposed config is the last
+         * seen one; from here every proposal needs both quorums. */
+        ensemble_config_t next;
+        if (peer_reconfig_of(e->bytes, e->len, &next) == 1) {
+            k->last_seen = next;
+            ld->reconfig_zxid = e->zxid;
+            if (keeper_config_store(k, &next, 0) < 0)
+                log_error("cannot write zoo.cfg.dynamic.next");
+            log_info("proposing config version %" PRIx64 ": %d members, %d voters", (uint64_t)next.version, next.n,
+                     ensemble_config_voters(&next));
+        }
+    }
     for (learner_t *l = ld->learners; l; l = l->next)
         if (learner_in_broadcast(l) && !l->observer) {
             send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
@@ -354,7 +480,14 @@ static void sync_learner(learner_t *l)
         send_packet(l, QP_DIFF, last, NULL, -1);
         send_history_after(l, from);
     }
-    send_packet(l, QP_NEWLEADER, zxid_make(ld->new_epoch, 0), NULL, -1);
+    /* As ZooKeeper 3.8's LearnerHandler: NEWLEADER carries the last seen
+     * config's text; a learner takes it if newer than its own. */
+    char *cfgtext = xmalloc(ENSEMBLE_MAX_MEMBERS * 600 + 64);
+    size_t cfglen = ensemble_config_format(&k->last_seen, cfgtext, ENSEMBLE_MAX_MEMBERS * 600 + 64);
+    if (cfglen >= ENSEMBLE_MAX_MEMBERS * 600 + 64)
+        cfglen = 0;
+    send_packet(l, QP_NEWLEADER, zxid_make(ld->new_epoch, 0), cfglen ? cfgtext : NULL, cfglen ? (int32_t)cfglen : -1);
+    free(cfgtext);
     l->state = LEARNER_SYNCED;
     l->acked_zxid = peer < last ? peer : last;
     learner_flush(l);
@@ -366,6 +499,17 @@ static void touch_session(session_t *s, void *arg)
 {
     keeper_t *k = arg;
     session_touch(k->sessions, s->id, loop_now_ms(k->loop));
+}
+
+/* Is the txn at zxid, in this keeper's history, a reconfig? */
+static int reconfig_logged(keeper_t *k, int64_t zxid)
+{
+    long i = history_find(&k->history, zxid);
+    if (i < 0)
+        return 0;
+    const history_entry_t *e = history_at(&k->history, (size_t)i);
+    ensemble_config_t c;
+    return e && peer_reconfig_of(e->bytes, e->len, &c) == 1;
 }
 
 static void establish(leader_t *ld)
@@ -387,7 +531,40 @@ static void establish(leader_t *ld)
         }
     session_each(k->sessions, touch_session, k);   /* a whole timeout under the new leader */
     log_info("LEADING epoch %" PRId64 " with %d of %d participants; serving clients", ld->new_epoch,
-             sid_count(&ld->newleader_from), quorum_voter_count(k->cfg.peers, k->cfg.npeers));
+             sid_count(&ld->newleader_from), ensemble_config_voters(&k->config));
+    /* A reconfig this leader logged and had not seen committed (its last
+     * seen config is newer than the active one; check_last_seen kept only
+     * a logged one), or the new epoch's version of a static config:
+     * everything it logged is committed now, so is the reconfig (ZooKeeper's
+     * Leader.lead activates its last seen config once NEWLEADER is
+     * acknowledged by a quorum of both). */
+    if (k->last_seen.version > k->config.version) {
+        ensemble_config_t next = k->last_seen;
+        if (next.version != zxid_make(ld->new_epoch, 0))
+            log_info("committing config version %" PRIx64 " left pending by the previous leader",
+                     (uint64_t)next.version);
+        /* ZooKeeper's getDesignatedLeader over NEWLEADER's acknowledgements. */
+        quorum_ack_t acks[64 * SID_SET_WORDS];
+        int64_t sids[64 * SID_SET_WORDS];
+        int n = sid_list(&ld->newleader_from, sids, (int)(sizeof(sids) / sizeof(sids[0])));
+        for (int i = 0; i < n; i++)
+            acks[i] = (quorum_ack_t){sids[i], next.version};
+        int64_t designated = quorum_designated_leader(&next, k->cfg.server_id, next.version, acks, n);
+        activate_reconfig(ld, &next, designated);
+    }
+}
+
+/* A last seen config newer than the active one that this new leader never
+ * logged as a reconfig (a crash between writing zoo.cfg.dynamic.next and
+ * the log, a proposal a sync cut away) was never proposed here: dropped
+ * before anyone is synced, so NEWLEADER does not carry it. */
+static void check_last_seen(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    if (k->last_seen.version <= k->config.version || reconfig_logged(k, k->last_seen.version))
+        return;
+    log_info("dropping config version %" PRIx64 ", never logged here", (uint64_t)k->last_seen.version);
+    k->last_seen = k->config;
 }
 
 static void send_leaderinfo(learner_t *l)
@@ -449,9 +626,34 @@ static int64_t followerinfo_sid(learner_t *l, const quorum_packet_t *p)
     jute_in_t in;
     jute_in_init(&in, p->data, p->data_len > 0 ? (size_t)p->data_len : 0);
     int64_t sid = jute_get_long(&in);
-    if (in.error || !peer_config(k, sid) || sid == k->cfg.server_id) {
-        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names unknown server %" PRId64,
+    /* A server outside the active config is taken as a learner without a
+     * vote, as ZooKeeper's LearnerHandler does: one about to be added syncs
+     * first, and the reconfig then counts its acknowledgements (with
+     * reconfigEnabled; see below). */
+    if (in.error || sid <= 0 || sid >= 64 * SID_SET_WORDS || sid == k->cfg.server_id) {
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64 ", not a server id",
                     l->addr, quorum_packet_name(p->type), sid);
+        return 0;
+    }
+    if (!peer_config(k, sid) && !k->reconfig_enabled) {
+        /* Without reconfigEnabled no server can be added: one outside the
+         * config is a stranger (ZooKeeper syncs it all the same). */
+        learner_log(ld, l, LOG_LEVEL_WARN, "quorum connection from %s: %s names server %" PRId64
+                    ", which is in no config here (reconfigEnabled is off); refusing it",
+                    l->addr, quorum_packet_name(p->type), sid);
+        return 0;
+    }
+    /* LearnerInfo {sid, protocol version, config version}: as ZooKeeper's
+     * LearnerHandler, a learner whose active config is later than any this
+     * leader has seen is ahead of it and is not taken. (Compared with the
+     * last seen one, not the active one: a reconfig this leader inherited
+     * pending may be active at a learner already; establish commits it.) */
+    (void)jute_get_int(&in);
+    int64_t config_version = jute_get_long(&in);
+    if (!in.error && config_version > k->last_seen.version) {
+        learner_log(ld, l, LOG_LEVEL_WARN,
+                    "server %" PRId64 " has config version %" PRIx64 ", later than ours (%" PRIx64 "); refusing it",
+                    sid, (uint64_t)config_version, (uint64_t)k->last_seen.version);
         return 0;
     }
     if (!quorum_epoch_can_follow(zxid_epoch(p->zxid))) {
@@ -483,6 +685,9 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
     l->last_heard_ms = loop_now_ms(k->loop);
     if (l->observer)
         log_info("server %" PRId64 " (%s) joins as an observer", sid, l->addr);
+    else if (!peer_config(k, sid))
+        log_info("server %" PRId64 " (%s) is not in config version %" PRIx64 "; syncing it as a learner without a vote",
+                 sid, l->addr, (uint64_t)k->config.version);
     if (ld->epoch_set) {
         send_leaderinfo(l);
         return;
@@ -497,6 +702,17 @@ static void on_followerinfo(learner_t *l, const quorum_packet_t *p)
         return;
     ld->new_epoch = ld->max_accepted_epoch + 1;
     ld->epoch_set = 1;
+    check_last_seen(ld);
+    if (k->reconfig_enabled && k->config.version == 0 && k->last_seen.version == 0) {
+        /* As ZooKeeper's Leader.lead with reconfigEnabled: the static
+         * config (version 0) becomes the new epoch's first zxid's version,
+         * proposed with NEWLEADER and active once it is acknowledged; so
+         * the first dynamic file is zoo.cfg.dynamic.<epoch>00000000. */
+        k->last_seen = k->config;
+        k->last_seen.version = zxid_make(ld->new_epoch, 0);
+        if (keeper_config_store(k, &k->last_seen, 0) < 0)
+            log_error("cannot write zoo.cfg.dynamic.next");
+    }
     k->accepted_epoch = ld->new_epoch;
     if (quorum_write_epoch(k->snap_dir, k->cfg.data_dir, "acceptedEpoch", ld->new_epoch) < 0)
         log_error("cannot write %s/acceptedEpoch", k->snap_dir);
@@ -554,23 +770,35 @@ static void on_ackepoch(learner_t *l, const quorum_packet_t *p)
     sync_learner(l);
 }
 
+/* Has NEWLEADER been acknowledged by a quorum: of the active config, and
+ * of the last seen one too when it is newer (ZooKeeper's newLeaderProposal
+ * carries both verifiers then; establish activates the newer one)? */
+static int newleader_quorum(leader_t *ld)
+{
+    keeper_t *k = ld->keeper;
+    int64_t sids[64 * SID_SET_WORDS];
+    int n = sid_list(&ld->newleader_from, sids, (int)(sizeof(sids) / sizeof(sids[0])));
+    return quorum_config_has_majority(&k->config, sids, n) &&
+           (k->last_seen.version <= k->config.version || quorum_config_has_majority(&k->last_seen, sids, n));
+}
+
 static void on_ack(learner_t *l, const quorum_packet_t *p)
 {
     leader_t *ld = l->leader;
     if (l->state == LEARNER_SYNCED && p->zxid == zxid_make(ld->new_epoch, 0)) {
         l->acked_newleader = 1;
-        if (l->voter)
+        if (!l->observer)   /* counted by config in newleader_quorum */
             sid_add(&ld->newleader_from, l->sid);
         if (ld->established) {
             send_packet(l, QP_UPTODATE, -1, NULL, -1);
             l->state = LEARNER_ACTIVE;
             learner_flush(l);
-        } else if (sid_count(&ld->newleader_from) >= peer_quorum_size(ld->keeper)) {
+        } else if (newleader_quorum(ld)) {
             establish(ld);
         }
         return;
     }
-    if (!l->voter)
+    if (l->observer)
         return;   /* an observer's ACK (of UPTODATE) commits nothing */
     if (p->zxid > l->acked_zxid)
         l->acked_zxid = p->zxid;
@@ -873,7 +1101,9 @@ static void on_ping_timer(loop_t *loop, void *arg)
     uint64_t now = loop_now_ms(loop);
     uint64_t sync_limit_ms = (uint64_t)k->cfg.sync_limit * (uint64_t)k->cfg.tick_time;
     uint64_t init_limit_ms = (uint64_t)k->cfg.init_limit * (uint64_t)k->cfg.tick_time;
-    int alive = 1;   /* this keeper; then the participants among the synced learners */
+    int64_t alive[KEEPER_MAX_SERVERS * 2 + 1];   /* this keeper, then the synced learners */
+    int nalive = 0;
+    alive[nalive++] = k->cfg.server_id;
     for (learner_t **pp = &ld->learners; *pp;) {
         learner_t *l = *pp;
         check_silence(ld, l, now, l->state == LEARNER_ACTIVE ? sync_limit_ms : init_limit_ms);
@@ -883,7 +1113,8 @@ static void on_ping_timer(loop_t *loop, void *arg)
             continue;
         }
         if (l->state == LEARNER_ACTIVE) {
-            alive += l->voter;
+            if (!l->observer && nalive < (int)(sizeof(alive) / sizeof(alive[0])))
+                alive[nalive++] = l->sid;
             send_packet(l, QP_PING, k->last_logged_zxid, NULL, -1);   /* the last proposed, as ZooKeeper */
             learner_flush(l);
         }
@@ -893,7 +1124,10 @@ static void on_ping_timer(loop_t *loop, void *arg)
         peer_look(k, "no quorum of followers joined within initLimit");
         return;
     }
-    if (ld->established && alive < peer_quorum_size(k)) {
+    /* Counted by the active config (ZooKeeper's syncedAckSet.hasAllQuorums:
+     * the proposed one too while a reconfig is pending). */
+    if (ld->established && (!quorum_config_has_majority(&k->config, alive, nalive) ||
+                            (ld->reconfig_zxid && !quorum_config_has_majority(&k->last_seen, alive, nalive)))) {
         peer_look(k, "lost the quorum of followers");
         return;
     }
@@ -915,7 +1149,7 @@ void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int 
 
 int leader_start(keeper_t *k, char *err, size_t errlen)
 {
-    const keeper_peer_t *me = peer_config(k, k->cfg.server_id);
+    const ensemble_member_t *me = peer_config(k, k->cfg.server_id);
     leader_t *ld = calloc(1, sizeof(*ld));
     if (!me || !ld) {
         free(ld);
@@ -964,6 +1198,8 @@ void leader_stop(keeper_t *k)
     }
     if (ld->ping_timer)
         loop_timer_cancel(k->loop, ld->ping_timer);
+    if (ld->look_timer)
+        loop_timer_cancel(k->loop, ld->look_timer);
     accept_backoff_stop(&ld->accept);
     close(ld->listen_fd);
     free(ld);

@@ -11,7 +11,9 @@
 #include "keeper/server/keeper_impl.h"
 #include "quorum.h"
 #include "base/logging.h"
+#include "base/net.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,23 +25,134 @@
 #define HISTORY_MAX_ENTRIES 20000
 #define HISTORY_MAX_BYTES (16u << 20)
 
+/* Who votes is the active configuration's business (k->config: the static
+ * server.N lines, or the last committed reconfig). */
 int peer_quorum_size(const keeper_t *k)
 {
-    return quorum_majority(quorum_voter_count(k->cfg.peers, k->cfg.npeers));
+    return quorum_majority(ensemble_config_voters(&k->config));
 }
 
 int peer_is_voter(const keeper_t *k, int64_t sid)
 {
-    const keeper_peer_t *p = peer_config(k, sid);
-    return p && !p->observer;
+    return quorum_config_is_voter(&k->config, sid);
 }
 
-const keeper_peer_t *peer_config(const keeper_t *k, int64_t sid)
+const ensemble_member_t *peer_config(const keeper_t *k, int64_t sid)
 {
-    for (int i = 0; i < k->cfg.npeers; i++)
-        if (k->cfg.peers[i].id == sid)
-            return &k->cfg.peers[i];
-    return NULL;
+    if (sid <= 0 || sid > INT32_MAX)
+        return NULL;
+    const ensemble_member_t *m = ensemble_config_find(&k->config, (int)sid);
+    return m ? m : ensemble_config_find(&k->last_seen, (int)sid);   /* a leader being added */
+}
+
+/* What this server is in the active configuration: the role fourlw and
+ * follower.c read (cfg.peer_type). A server outside it learns as a
+ * non-voting follower. */
+static void update_peer_type(keeper_t *k)
+{
+    const ensemble_member_t *me = ensemble_config_find(&k->config, k->cfg.server_id);
+    if (me)
+        k->cfg.peer_type = me->observer ? PEER_TYPE_OBSERVER : PEER_TYPE_PARTICIPANT;
+}
+
+static void close_clients(keeper_t *k, const char *why);
+static void on_elected(void *arg, peer_state_t state, const vote_t *vote);
+
+int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen)
+{
+    if (next->version <= k->config.version)
+        return 0;   /* activated already (a COMMIT after the sync's NEWLEADER carried it) */
+    static_assert(sizeof(ensemble_config_t) < 64 * 1024, "ensemble_config_t lives on the stack here");
+    ensemble_config_t prev = k->config;
+    k->config = *next;
+    if (k->last_seen.version < next->version)
+        k->last_seen = *next;
+    /* Its file, zoo.cfg, and /zookeeper/config when no txn set it (the
+     * epoch's version of a static config, a sync), as ZooKeeper's
+     * processReconfig; cfg.peers follow (dynamic_config.c). */
+    if (keeper_config_store(k, next, 1) < 0)
+        log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
+    if (k->election)
+        election_set_config(k->election, next);
+    update_peer_type(k);
+    const ensemble_member_t *me = ensemble_config_find(next, k->cfg.server_id);
+    log_info("config version %" PRIx64 " is active: %d members, %d voters; this server is %s", (uint64_t)next->version,
+             next->n, ensemble_config_voters(next),
+             !me ? "not a member" : me->observer ? "an observer" : "a participant");
+    char role = k->role == ROLE_LEADING ? 'L' : k->role == ROLE_FOLLOWING ? 'F' : '-';
+    int64_t current = k->role == ROLE_LEADING ? k->cfg.server_id : k->vote.leader;
+    int action = quorum_reconfig_action(role, k->cfg.server_id, current, &prev, next, designated);
+    if (action == QUORUM_HAND_OFF)
+        snprintf(why, whylen, "config version %" PRIx64 " designates server %" PRId64 " to lead",
+                 (uint64_t)next->version, designated);
+    else if (action == QUORUM_ELECT && role == 'L')
+        snprintf(why, whylen, "config version %" PRIx64 " %s", (uint64_t)next->version,
+                 !me ? "removes this leader" : "leaves this leader no vote");
+    else if (action == QUORUM_ELECT && me && ensemble_config_find(&prev, k->cfg.server_id) &&
+             ensemble_config_find(&prev, k->cfg.server_id)->observer != me->observer)
+        snprintf(why, whylen, "config version %" PRIx64 " makes this server %s", (uint64_t)next->version,
+                 me->observer ? "an observer" : "a participant");
+    else if (action == QUORUM_ELECT)
+        snprintf(why, whylen, "config version %" PRIx64 " leaves leader %" PRId64 " no vote", (uint64_t)next->version,
+                 current);
+    return action == QUORUM_HAND_OFF ? PEER_HAND_OFF : action == QUORUM_ELECT ? PEER_ELECT : 0;
+}
+
+void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
+{
+    log_warn("leaving the role: %s", why);
+    if (k->role == ROLE_LEADING)
+        leader_stop(k);
+    else if (k->role == ROLE_FOLLOWING)
+        follower_stop(k);
+    k->serving = 0;
+    close_clients(k, "this keeper changes its leader after a reconfig");
+    local_sessions_forget(k);
+    pipeline_abandon(k);
+    vote_t v = k->vote;
+    v.leader = leader;
+    v.zxid = k->last_logged_zxid;
+    peer_state_t state = leader == k->cfg.server_id                 ? PEER_LEADING
+                         : k->cfg.peer_type == PEER_TYPE_OBSERVER ? PEER_OBSERVING
+                                                                   : PEER_FOLLOWING;
+    on_elected(k, state, &v);   /* its own election's outcome; initLimit sends it LOOKING if that fails */
+}
+
+int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out)
+{
+    jute_in_t in;
+    jute_in_init(&in, bytes, len);
+    txn_header_t hdr;
+    if (txn_header_read(&in, &hdr) < 0 || hdr.type != OP_RECONFIG)
+        return 0;
+    txn_t txn;
+    txn_init(&txn, hdr.type);
+    int rc = -1;
+    char err[200] = "not a SetDataTxn";
+    if (txn_body_read(&in, hdr.type, &txn) == 0 && txn.data && txn.data_len >= 0 &&
+        ensemble_config_parse(out, (const char *)txn.data, (size_t)txn.data_len, err, sizeof(err)) == 0) {
+        /* Its text names its version (the reconfig's zxid); it is that zxid in any case. */
+        out->version = hdr.zxid;
+        rc = 1;
+    }
+    if (rc < 0)
+        log_warn("the reconfig txn 0x%" PRIx64 " carries no usable config: %s", (uint64_t)hdr.zxid, err);
+    txn_free(&txn);
+    return rc;
+}
+
+/* The election took a newer config from a notification while LOOKING. */
+static void on_election_config(void *arg, const ensemble_config_t *c)
+{
+    keeper_t *k = arg;
+    if (c->version <= k->config.version)
+        return;
+    k->config = *c;
+    if (k->last_seen.version < c->version)
+        k->last_seen = *c;
+    if (keeper_config_store(k, c, 1) < 0)
+        log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)c->version);
+    update_peer_type(k);
 }
 
 void peer_apply_unapplied(keeper_t *k)
@@ -89,8 +202,15 @@ static void on_elected(void *arg, peer_state_t state, const vote_t *vote)
 
 static void close_clients(keeper_t *k, const char *why)
 {
-    while (k->clients)
-        client_close(k->clients, why);
+    while (k->clients) {
+        /* Replies already made go out first, as far as the socket takes
+         * them without waiting: the client that asked for a reconfig that
+         * sends this keeper LOOKING gets its answer, as from ZooKeeper. */
+        client_conn_t *c = k->clients;
+        if (buf_unread(&c->out))
+            (void)net_write_buffer(c->fd, &c->out);
+        client_close(c, why);
+    }
 }
 
 void peer_look(keeper_t *k, const char *why)
@@ -112,8 +232,9 @@ void peer_look(keeper_t *k, const char *why)
 
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
+    /* k->config and k->last_seen were set by keeper_ensemble_start (dynamic_config.c). */
     k->last_logged_zxid = tree_last_zxid(k->tree);
-    if (k->cfg.npeers == 0) {
+    if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;
         k->serving = 1;
         return 0;
@@ -144,12 +265,13 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
                  k->current_epoch, (uint64_t)k->last_logged_zxid);
         return -1;
     }
-    k->election = election_create(k->loop, &k->cfg, err, errlen);
+    update_peer_type(k);
+    k->election = election_create(k->loop, &k->cfg, &k->config, on_election_config, k, err, errlen);
     if (!k->election)
         return -1;
     k->role = ROLE_LOOKING;
-    log_info("server %d of %d: LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
-             k->cfg.npeers, (uint64_t)k->last_logged_zxid, k->current_epoch);
+    log_info("server %d of %d (config version %" PRIx64 "): LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
+             k->config.n, (uint64_t)k->config.version, (uint64_t)k->last_logged_zxid, k->current_epoch);
     election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
     readonly_on_looking(k);
     return 0;

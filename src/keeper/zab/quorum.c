@@ -7,6 +7,7 @@
 #include "base/logging.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,83 @@ int64_t quorum_commit_point(int64_t *acks, int n, int majority)
         return -1;
     qsort(acks, (size_t)n, sizeof(acks[0]), cmp_desc);
     return acks[majority - 1];
+}
+
+int quorum_config_is_voter(const ensemble_config_t *c, int64_t sid)
+{
+    const ensemble_member_t *m = sid > 0 && sid <= INT32_MAX ? ensemble_config_find(c, (int)sid) : NULL;
+    return m && !m->observer;
+}
+
+int64_t quorum_config_commit_point(const ensemble_config_t *c, const quorum_ack_t *acks, int n)
+{
+    int64_t zxids[ENSEMBLE_MAX_MEMBERS];
+    int count = 0;
+    for (int i = 0; i < n && count < ENSEMBLE_MAX_MEMBERS; i++) {
+        int dup = 0;   /* one vote per server, whatever the caller passed */
+        for (int j = 0; j < i; j++)
+            dup |= acks[j].sid == acks[i].sid;
+        if (!dup && quorum_config_is_voter(c, acks[i].sid))
+            zxids[count++] = acks[i].zxid;
+    }
+    return quorum_commit_point(zxids, count, quorum_majority(ensemble_config_voters(c)));
+}
+
+int64_t quorum_reconfig_commit_point(const ensemble_config_t *cur, const ensemble_config_t *next, int64_t reconfig_zxid,
+                                     const quorum_ack_t *acks, int n)
+{
+    int64_t point = quorum_config_commit_point(cur, acks, n);
+    if (!next || point < reconfig_zxid)
+        return point;
+    int64_t both = quorum_config_commit_point(next, acks, n);
+    if (both < point)
+        point = both;
+    /* Short of next's majority the reconfig waits, and all after it with it. */
+    return point >= reconfig_zxid ? point : reconfig_zxid - 1;
+}
+
+int quorum_config_has_majority(const ensemble_config_t *c, const int64_t *sids, int n)
+{
+    int count = 0;
+    for (int i = 0; i < n; i++) {
+        int dup = 0;
+        for (int j = 0; j < i; j++)
+            dup |= sids[j] == sids[i];
+        if (!dup && quorum_config_is_voter(c, sids[i]))
+            count++;
+    }
+    return ensemble_config_voters(c) > 0 && count >= quorum_majority(ensemble_config_voters(c));
+}
+
+int64_t quorum_designated_leader(const ensemble_config_t *next, int64_t leader_sid, int64_t reconfig_zxid,
+                                 const quorum_ack_t *acks, int n)
+{
+    if (quorum_config_is_voter(next, leader_sid))
+        return leader_sid;
+    int64_t best = -1;
+    for (int i = 0; i < n; i++)
+        if (acks[i].zxid >= reconfig_zxid && acks[i].sid != leader_sid && quorum_config_is_voter(next, acks[i].sid) &&
+            (best < 0 || acks[i].sid < best))
+            best = acks[i].sid;
+    return best;
+}
+
+int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemble_config_t *prev,
+                           const ensemble_config_t *next, int64_t designated)
+{
+    if (role != 'L' && role != 'F')
+        return QUORUM_STAY;
+    if (designated > 0 && designated != leader)
+        return QUORUM_HAND_OFF;
+    const ensemble_member_t *was = self > 0 && self <= INT32_MAX ? ensemble_config_find(prev, (int)self) : NULL;
+    const ensemble_member_t *me = self > 0 && self <= INT32_MAX ? ensemble_config_find(next, (int)self) : NULL;
+    if (role == 'L' && (!me || me->observer))
+        return QUORUM_ELECT;
+    if (me && was && was->observer != me->observer)
+        return QUORUM_ELECT;
+    if (role == 'F' && designated < 0 && !quorum_config_is_voter(next, leader))
+        return QUORUM_ELECT;
+    return QUORUM_STAY;
 }
 
 long quorum_packet_parse(const uint8_t *in, size_t len, quorum_packet_t *p)
@@ -103,7 +181,7 @@ const char *quorum_packet_name(int32_t type)
 {
     static const char *names[] = {"?", "REQUEST", "PROPOSAL", "ACK", "COMMIT", "PING", "REVALIDATE", "SYNC",
                                   "INFORM", "COMMITANDACTIVATE", "NEWLEADER", "FOLLOWERINFO", "UPTODATE",
-                                  "DIFF", "TRUNC", "SNAP", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH"};
+                                  "DIFF", "TRUNC", "SNAP", "OBSERVERINFO", "LEADERINFO", "ACKEPOCH", "INFORMANDACTIVATE"};
     return type > 0 && type < (int32_t)(sizeof(names) / sizeof(names[0])) ? names[type] : "UNKNOWN";
 }
 

@@ -13,6 +13,7 @@
 #include "base/buf.h"
 #include "keeper/data/acl.h"
 #include "keeper/server/keeper_config.h"
+#include "ensemble_config.h"
 
 enum {
     QP_REQUEST = 1,
@@ -23,6 +24,7 @@ enum {
     QP_REVALIDATE = 6,
     QP_SYNC = 7,
     QP_INFORM = 8,
+    QP_COMMITANDACTIVATE = 9,   /* a reconfig's COMMIT: data = the designated leader's id (8 bytes) */
     QP_NEWLEADER = 10,
     QP_FOLLOWERINFO = 11,
     QP_UPTODATE = 12,
@@ -32,6 +34,7 @@ enum {
     QP_OBSERVERINFO = 16,
     QP_LEADERINFO = 17,
     QP_ACKEPOCH = 18,
+    QP_INFORMANDACTIVATE = 19,  /* an observer's INFORM of a reconfig: designated leader, then the txn */
 };
 
 #define QUORUM_PROTOCOL_VERSION 0x10000
@@ -96,6 +99,49 @@ static inline int quorum_majority(int voters) { return voters / 2 + 1; }
  * voter's durable zxid in acks (n of them, reordered here); -1 when fewer
  * than `majority` voters are counted. */
 int64_t quorum_commit_point(int64_t *acks, int n, int majority);
+
+/* Dynamic reconfiguration (ZooKeeper's QuorumMaj per configuration and a
+ * Proposal's qvAcksetPairs). An acknowledgement: server sid holds every
+ * proposal up to zxid durably (a follower ACKs in order). */
+typedef struct {
+    int64_t sid;
+    int64_t zxid;
+} quorum_ack_t;
+/* The highest zxid a majority of c's voters hold, counting only the acks of
+ * c's participants (a learner outside c, an observer: nothing); -1 when
+ * fewer than a majority of them have acknowledged anything. */
+int64_t quorum_config_commit_point(const ensemble_config_t *c, const quorum_ack_t *acks, int n);
+/* The commit point while a reconfig (to next, proposed at reconfig_zxid) is
+ * pending: a proposal before it needs a majority of cur's voters, the
+ * reconfig and every proposal after it a majority of cur's voters AND one of
+ * next's. next NULL: none pending, cur's majority alone. -1: nothing. */
+int64_t quorum_reconfig_commit_point(const ensemble_config_t *cur, const ensemble_config_t *next, int64_t reconfig_zxid,
+                                     const quorum_ack_t *acks, int n);
+/* Do the n servers in sids include a majority of c's voters? */
+int quorum_config_has_majority(const ensemble_config_t *c, const int64_t *sids, int n);
+/* Is sid a participant of c? */
+int quorum_config_is_voter(const ensemble_config_t *c, int64_t sid);
+/* Who leads once the reconfig to next at reconfig_zxid commits (ZooKeeper's
+ * Leader.getDesignatedLeader): the leader itself while it is a voter of
+ * next; else the voter of next with the smallest id among those that
+ * acknowledged the reconfig. -1 when none did (cannot happen once next's
+ * majority acknowledged it). */
+int64_t quorum_designated_leader(const ensemble_config_t *next, int64_t leader_sid, int64_t reconfig_zxid,
+                                 const quorum_ack_t *acks, int n);
+
+/* What a member does when a reconfig's config next (replacing prev)
+ * becomes active, as ZooKeeper's QuorumPeer.processReconfig decides it.
+ * role: 'L' leading, 'F' following (observing too), else neither; leader:
+ * the one it follows (itself when leading); designated: the reconfig's
+ * designated leader, -1 when none was named (NEWLEADER's config, a COMMIT
+ * in a sync). QUORUM_HAND_OFF: lead or follow `designated` at once, without
+ * an election (updateVote); QUORUM_ELECT: go LOOKING (a leader removed or
+ * without a vote, a participant<->observer change, a follower's leader
+ * without a vote); QUORUM_STAY: nothing changes (a removed follower follows
+ * on without a vote, as ZooKeeper 3.8's does). */
+enum { QUORUM_STAY = 0, QUORUM_ELECT = 1, QUORUM_HAND_OFF = 2 };
+int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemble_config_t *prev,
+                           const ensemble_config_t *next, int64_t designated);
 
 /* Where a SNAP's snapshot stream ends. A leader sends the SNAP packet,
  * then the snapshot (sessions, ACL cache, nodes up to the path "/") with no
