@@ -4,6 +4,7 @@ Every server a test needs is started here, on a free loopback port, with its
 own data folder, and stopped by the test that started it (the fixtures in
 conftest.py guarantee that even when a test fails).
 """
+import contextlib
 import os
 import random
 import signal
@@ -26,6 +27,16 @@ def _ephemeral_low():
 
 _EPHEMERAL_LOW = _ephemeral_low()
 _handed_out = set()
+
+
+@contextlib.contextmanager
+def refused_port():
+    """A loopback port that refuses connections while the block runs: bound, never
+    listened on, so no other process can take it (a fixed port such as 1 may be
+    someone's listener on a shared machine)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        yield s.getsockname()[1]
 
 
 def free_port():

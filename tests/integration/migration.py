@@ -58,6 +58,9 @@ PARTITIONS = 2
 # ---- kazoo workers -----------------------------------------------------------------------
 
 
+STALE_AFTER_UNKNOWN = "BadVersionError after a set of unknown outcome"
+
+
 class KazooWorker(threading.Thread):
     """One kazoo session: an ephemeral BASE/eph/k<i>, then setData of BASE/keys/k<i> (the
     version it last saw; a get first whenever it does not know it) pipelined with a create
@@ -91,6 +94,11 @@ class KazooWorker(threading.Thread):
     def run(self):
         c = self.client
         version = 0
+        # A set whose outcome is unknown (its connection lost) may still commit after the
+        # re-read that follows it, on a member that had not applied it yet: the next set then
+        # expects a stale version. ZooKeeper answers BadVersion there too; the history check
+        # still holds every answer to one order.
+        unknown_before = False
         while not self.halt.is_set():
             if version is None:
                 g = self.op("get", self.key)
@@ -106,6 +114,10 @@ class KazooWorker(threading.Thread):
             deadline = time.monotonic() + 10.0
             for o, ar in pending:
                 await_op(o, ar, max(0.0, deadline - time.monotonic()))
+            if s.status == "failed" and s.error == "BadVersionError" and unknown_before:
+                s.error = STALE_AFTER_UNKNOWN
+            if s.status in ("ok", "unknown"):
+                unknown_before = s.status == "unknown"
             version = s.version if s.status == "ok" else None
 
 
@@ -398,7 +410,7 @@ def run_migration(n=3, dwell_s=4.0, clients=3, log=print, keep=False):
                 rep.errors[o.error] += 1
         rep.cli = cli_rcs
         # clients: only moves
-        bad = {k: v for k, v in rep.errors.items() if k != "ConnectionLoss"}
+        bad = {k: v for k, v in rep.errors.items() if k not in ("ConnectionLoss", STALE_AFTER_UNKNOWN)}
         if bad:
             rep.problems.append("kazoo errors other than connection loss: %s" % bad)
         for w in workers:

@@ -16,6 +16,7 @@ import time
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka import TIMESTAMP_LOG_APPEND_TIME
 
+import harness
 from broker_harness import KIPPER, broker, coordinator, make_broker  # noqa: F401
 
 BIN = os.path.dirname(KIPPER)
@@ -309,8 +310,9 @@ def test_unknown_topics_and_unreachable_brokers_exit_1(broker):
     for name, stdin in (("console-producer", "x\n"), ("console-consumer", None)):
         out = tool(broker, name, "--topic", "missing", stdin=stdin)
         assert out.returncode == 1 and "the topic 'missing' does not exist" in out.stderr, out
-        out = subprocess.run([KIPPER, name, "--bootstrap-server", "127.0.0.1:1", "--topic", "t"], input="x\n",
-                             capture_output=True, text=True, timeout=30)
+        with harness.refused_port() as port:
+            out = subprocess.run([KIPPER, name, "--bootstrap-server", "127.0.0.1:%d" % port, "--topic", "t"],
+                                 input="x\n", capture_output=True, text=True, timeout=30)
         assert out.returncode == 1 and "cannot reach any broker" in out.stderr, out
         out = subprocess.run([KIPPER, name, "--topic", "t"], capture_output=True, text=True, timeout=30)
         assert out.returncode == 2 and "--bootstrap-server and --topic are required" in out.stderr

@@ -12,6 +12,7 @@ import time
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
+import harness
 from broker_harness import KIPPER, broker, coordinator, make_broker, wait_until  # noqa: F401
 from kafka_wire import karray, kbytes, kstring
 from rdkafka_admin import RdKafkaAdmin
@@ -210,8 +211,9 @@ def test_bad_arguments_and_unreachable_brokers(broker, tmp_path):
         assert out.returncode == 2 and "usage: kipper consumer-groups" in out.stderr, (args, out)
     out = subprocess.run([KIPPER, "consumer-groups", "--list"], capture_output=True, text=True)
     assert out.returncode == 2 and "--bootstrap-server is required" in out.stderr
-    out = subprocess.run([KIPPER, "consumer-groups", "--bootstrap-server", "127.0.0.1:1", "--list"],
-                         capture_output=True, text=True, timeout=30)
+    with harness.refused_port() as port:
+        out = subprocess.run([KIPPER, "consumer-groups", "--bootstrap-server", "127.0.0.1:%d" % port, "--list"],
+                             capture_output=True, text=True, timeout=30)
     assert out.returncode == 1 and "cannot reach any broker" in out.stderr
     out = cg(broker, "--describe", "--group", "nobody")
     assert out.returncode == 1 and "Consumer group 'nobody' does not exist." in out.stderr

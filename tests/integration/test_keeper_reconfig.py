@@ -588,6 +588,16 @@ def _mixed(request, targets):
         # where kipper members, up long before a JVM, would elect one of themselves
         e.start(e.member(3), wait=False)
         e.start()
+        # ZooKeeper's first notifications may go out before the kipper members listen, and
+        # they then elect among themselves; stopping their leader hands it to member 3 (all
+        # synced, so the largest id wins), which both kinds' elections must then agree on
+        for _ in range(3):
+            leader = e.wait_ready()
+            if leader.sid == 3:
+                break
+            e.stop(leader)
+            e.wait_ready()
+            e.start(leader)
         yield e
     finally:
         conftest.close_ensemble(e, request)
