@@ -39,14 +39,29 @@ def refused_port():
         yield s.getsockname()[1]
 
 
+def _port_range():
+    low, high = 10000, _EPHEMERAL_LOW - 1
+    given = os.environ.get("KIPPER_TEST_PORTS", "")
+    if given:
+        try:
+            a, b = (int(x) for x in given.split("-"))
+        except ValueError:
+            raise RuntimeError("KIPPER_TEST_PORTS=%r is not LOW-HIGH" % given)
+        low, high = max(low, a), min(high, b)
+    if low > high:
+        raise RuntimeError("no loopback port range left for tests (%d-%d)" % (low, high))
+    return low, high
+
+
 def free_port():
     """A loopback port to listen on later, from below the kernel's ephemeral
     range: a port the kernel picked for bind(0) is in that range, and an
     outgoing connection of a server already running (to its keeper, say)
     can take it as its source port before the server that was given it
     binds, which then fails with EADDRINUSE. Never the same port twice in a
-    run."""
-    low, high = 10000, _EPHEMERAL_LOW - 1
+    run. KIPPER_TEST_PORTS=LOW-HIGH narrows the range, so that test runs at the
+    same time (tests/run-integration.sh) never hand out the same port."""
+    low, high = _port_range()
     rng = random.Random()
     for _ in range(1000):
         port = rng.randint(low, high)

@@ -259,6 +259,18 @@ def test_order_of_checks(ens):
     assert get_config(ens)[0] == text
 
 
+@pytest.mark.kipper_only(reason="kipper's bound on server ids; ZooKeeper takes any long")
+def test_server_id_bound_comes_after_the_callers_right(ens):
+    """kipper refuses a member it could not restart with (ids 1 to 255), but only after all of
+    ZooKeeper's checks: without the right, the answer is ZooKeeper's (kazoo's test_no_super_auth
+    joins server.999)."""
+    before = get_config(ens)[0]
+    joining = "server.999=" + dead_line("observer")
+    assert reconfig_raw(ens.leader(), joining=joining, auth=False)[0] == ERR.NOAUTH
+    assert reconfig_raw(ens.leader(), joining=joining, auth=True)[0] == ERR.BADARGUMENTS
+    assert get_config(ens)[0] == before
+
+
 def test_bad_input_kazoo(ens):
     """kazoo's TestReconfig.test_bad_input, with the super user (the error is the string's)."""
     c = ens.super_client(ens.leader())

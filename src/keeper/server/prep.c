@@ -649,14 +649,6 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
         /* newMembers given: the non-incremental form, whatever else is set. */
         err = new_members ? ensemble_config_nonincremental(new_members, next, why, sizeof(why))
                           : ensemble_config_incremental(&k->last_seen, joining, leaving, next, why, sizeof(why));
-        /* kipper's own bound (keeper_config.c: session ids carry the server id
-         * in their top byte): a member it could not restart with is refused
-         * now rather than written into every member's dynamic file. */
-        for (int i = 0; err == ZOK && i < next->n; i++)
-            if (next->members[i].id < 1 || next->members[i].id > 255) {
-                snprintf(why, sizeof(why), "server.%d: kipper takes server ids from 1 to 255", next->members[i].id);
-                err = ZBADARGUMENTS;
-            }
         if (err == ZOK && k->cfg.standalone_enabled && ensemble_config_voters(next) < 2) {
             snprintf(why, sizeof(why), "Reconfig failed - new configuration must include at least 2 followers");
             err = ZBADARGUMENTS;
@@ -677,6 +669,17 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
         err = view_node(k, CONFIG_NODE, &node);
     if (err == ZOK)
         err = check_acl(k, node.acl, PERM_WRITE, identities_of(c));
+    /* kipper's own bound (keeper_config.c: session ids carry the server id in
+     * their top byte): a member it could not restart with is refused rather
+     * than written into every member's dynamic file. Checked after all of
+     * ZooKeeper's checks, so a request ZooKeeper refuses gets ZooKeeper's
+     * answer (kazoo's test_no_super_auth joins server.999 without the right). */
+    for (int i = 0; err == ZOK && i < next->n; i++)
+        if (next->members[i].id < 1 || next->members[i].id > 255) {
+            log_info("reconfig from %s refused: server.%d: kipper takes server ids from 1 to 255", c->who,
+                     next->members[i].id);
+            err = ZBADARGUMENTS;
+        }
     if (err == ZOK && !(text = malloc(CONFIG_TEXT_CAP)))
         err = ZSYSTEMERROR;
     if (err == ZOK) {
