@@ -174,7 +174,7 @@ struct keeper {
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
-    /* dynamic reconfiguration (dynamic_config.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
+    /* dynamic reconfiguration (membership_files.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
     ensemble_config_t config;      /* committed and active membership */
     ensemble_config_t last_seen;   /* newest proposed one; equal to config when no reconfig is pending */
     int reconfig_enabled;          /* reconfigEnabled */
@@ -257,7 +257,7 @@ void persist_tick(keeper_t *k);           /* reap a finished snapshot child */
 void persist_purge(keeper_t *k);          /* autopurge: old snapshots and logs */
 void persist_shutdown(keeper_t *k);       /* wait for a snapshot still being written */
 
-/* dynamic_config.c: the membership's files and /zookeeper/config. */
+/* membership_files.c: the membership's files and /zookeeper/config. */
 /* At start, after recovery: k->config and k->last_seen from cfg (zoo.cfg, its
  * dynamicConfigFile, zoo.cfg.dynamic.next), last_seen from the log's reconfig
  * when that is newer; zoo.cfg.bak as ZooKeeper writes it; /zookeeper/config's

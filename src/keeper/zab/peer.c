@@ -69,7 +69,7 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
         k->last_seen = *next;
     /* Its file, zoo.cfg, and /zookeeper/config when no txn set it (the
      * epoch's version of a static config, a sync), as ZooKeeper's
-     * processReconfig; cfg.peers follow (dynamic_config.c). */
+     * processReconfig; cfg.peers follow (membership_files.c). */
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
     if (k->election)
@@ -232,7 +232,7 @@ void peer_look(keeper_t *k, const char *why)
 
 int peer_start(keeper_t *k, char *err, size_t errlen)
 {
-    /* k->config and k->last_seen were set by keeper_ensemble_start (dynamic_config.c). */
+    /* k->config and k->last_seen were set by keeper_ensemble_start (membership_files.c). */
     k->last_logged_zxid = tree_last_zxid(k->tree);
     if (k->config.n == 0) {
         k->role = ROLE_STANDALONE;

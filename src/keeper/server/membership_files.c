@@ -1,4 +1,4 @@
-/* dynamic_config.c -- the ensemble's membership on disk and in /zookeeper/config.
+/* membership_files.c -- the ensemble's membership on disk and in /zookeeper/config.
  *
  * ZooKeeper 3.8 with reconfigEnabled keeps the membership in files next to
  * zoo.cfg: zoo.cfg.dynamic.<version> (committed; zoo.cfg's dynamicConfigFile
