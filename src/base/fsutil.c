@@ -115,6 +115,11 @@ static int write_sync_close(int fd, const void *data, size_t len)
 
 int fs_write_atomic(const char *path, const void *data, size_t len)
 {
+    return fs_write_replace(path, data, len, 1);
+}
+
+int fs_write_replace(const char *path, const void *data, size_t len, int durable)
+{
     char tmp[PATH_MAX];
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
         errno = ENAMETOOLONG;
@@ -123,9 +128,18 @@ int fs_write_atomic(const char *path, const void *data, size_t len)
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    int rc = write_sync_close(fd, data, len);
-    if (rc == 0)
-        rc = fs_rename_durable(tmp, path);
+    int rc;
+    if (durable) {
+        rc = write_sync_close(fd, data, len);
+        if (rc == 0)
+            rc = fs_rename_durable(tmp, path);
+    } else {
+        rc = fs_write_all(fd, data, len);
+        if (close(fd) < 0)
+            rc = -1;
+        if (rc == 0 && rename(tmp, path) < 0)
+            rc = -1;
+    }
     if (rc == -1) {   /* not renamed: the temporary is ours to remove */
         int saved = errno;
         unlink(tmp);

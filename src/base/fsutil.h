@@ -28,6 +28,10 @@ int fs_rename_durable(const char *tmp, const char *path);
  * "<path>.tmp" (removed again on failure). 0, or -1 with errno
  * (ENAMETOOLONG when path leaves no room for the suffix). */
 int fs_write_atomic(const char *path, const void *data, size_t len);
+/* The same; without durable, no fsync of the file or its folder: a reader
+ * sees the old bytes or the new, but a crash may leave the old (for files
+ * that something durable elsewhere can rebuild). */
+int fs_write_replace(const char *path, const void *data, size_t len, int durable);
 /* rm -rf (never follows symbolic links). 0, or -1 with errno of the first failure. */
 int fs_remove_tree(const char *path);
 

@@ -36,32 +36,6 @@
 /* Room for the text of a full configuration (ensemble_config_format). */
 #define CONFIG_TEXT_CAP (ENSEMBLE_MAX_MEMBERS * 700 + 64)
 
-/* path replaced by data through path.tmp and a rename; fsync only when durable. */
-static int write_file(const char *path, const char *data, size_t len, int durable)
-{
-    if (durable)
-        return fs_write_atomic(path, data, len);
-    char tmp[PATH_MAX];
-    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return -1;
-    int rc = fs_write_all(fd, data, len);
-    if (close(fd) < 0)
-        rc = -1;
-    if (rc == 0 && rename(tmp, path) < 0)
-        rc = -1;
-    if (rc < 0) {
-        int saved = errno;
-        unlink(tmp);
-        errno = saved;
-    }
-    return rc;
-}
-
 static int read_text(const char *path, char **out, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -130,7 +104,7 @@ static int edit_static_config(const keeper_t *k, const char *dynamic_path, int e
     if (!realpath(dynamic_path, abs))
         snprintf(abs, sizeof(abs), "%s", dynamic_path);
     len += (size_t)sprintf(out + len, "dynamicConfigFile=%s\n", abs);
-    int rc = write_file(k->cfg.path, out, len, 0);
+    int rc = fs_write_replace(k->cfg.path, out, len, 0);
     if (rc < 0)
         log_error("cannot rewrite %s: %s", k->cfg.path, strerror(errno));
     free(out);
@@ -149,12 +123,12 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
     int rc;
     if (!committed) {
         snprintf(path, sizeof(path), "%s.dynamic.next", k->cfg.path);
-        rc = write_file(path, text, len, 0);
+        rc = fs_write_replace(path, text, len, 0);
     } else {
         char hex[24];
         ensemble_version_hex(c->version, hex, sizeof(hex));
         snprintf(path, sizeof(path), "%s.dynamic.%s", k->cfg.path, hex);
-        rc = write_file(path, text, len, 0);
+        rc = fs_write_replace(path, text, len, 0);
         if (rc == 0) {
             const ensemble_member_t *me = ensemble_config_find(c, k->cfg.server_id);
             rc = edit_static_config(k, path, me && me->client_addr[0]);
