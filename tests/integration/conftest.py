@@ -229,6 +229,18 @@ def wire_factory():
             c.close()
 
 
+def started_ensemble(request, *args, **kwargs):
+    """A module fixture's body: `yield from conftest.started_ensemble(request, 3, extra=...)`
+    starts an ensemble.Ensemble(*args, **kwargs), yields it, and closes it (close_ensemble)."""
+    from ensemble import Ensemble
+    e = Ensemble(*args, **kwargs)
+    try:
+        e.start()
+        yield e
+    finally:
+        close_ensemble(e, request)
+
+
 def close_ensemble(e, request):
     """A module fixture's teardown of an ensemble.Ensemble: stop every member,
     keep its folders when a test of the module failed (or KIPPER_TEST_KEEP is

@@ -36,12 +36,8 @@ GLOBAL_OUTSTANDING = 50
 def ensemble3(request):
     # syncLimit 50 ticks (10 s): a leader whose followers are stopped keeps its role
     # long enough to watch its outstanding requests pile up (see the last test).
-    e = Ensemble(3, sync_limit=50, extra={"globalOutstandingLimit": GLOBAL_OUTSTANDING})
-    try:
-        e.start()
-        yield e
-    finally:
-        conftest.close_ensemble(e, request)
+    yield from conftest.started_ensemble(request, 3, sync_limit=50,
+                                         extra={"globalOutstandingLimit": GLOBAL_OUTSTANDING})
 
 
 @pytest.fixture

@@ -26,7 +26,6 @@ import pytest
 from kazoo.protocol.states import KazooState
 
 import conftest
-from ensemble import Ensemble
 from harness import four_letter_word, wait_until
 from zkwire import ERR, MODE, OP, WireClient, dec_multi, enc_create, enc_multi, enc_set_data
 
@@ -51,22 +50,12 @@ def _settled(ens):
 
 @pytest.fixture(scope="module")
 def local_ensemble(request):
-    e = Ensemble(3, extra=LOCAL)
-    try:
-        e.start()
-        yield e
-    finally:
-        conftest.close_ensemble(e, request)
+    yield from conftest.started_ensemble(request, 3, extra=LOCAL)
 
 
 @pytest.fixture(scope="module")
 def upgrade_ensemble(request):
-    e = Ensemble(3, extra=UPGRADE)
-    try:
-        e.start()
-        yield e
-    finally:
-        conftest.close_ensemble(e, request)
+    yield from conftest.started_ensemble(request, 3, extra=UPGRADE)
 
 
 def _member(ens, role):

@@ -30,12 +30,7 @@ OBSERVER = 4
 
 
 def _start(request, targets=None):
-    e = Ensemble(4, observers={OBSERVER}, targets=targets)
-    try:
-        e.start()
-        yield e
-    finally:
-        conftest.close_ensemble(e, request)
+    yield from conftest.started_ensemble(request, 4, observers={OBSERVER}, targets=targets)
 
 
 @pytest.fixture(scope="module")

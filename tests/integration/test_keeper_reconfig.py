@@ -25,7 +25,6 @@ zookeeper). Members have reconfigEnabled=true and the super digest of kazoo's ha
 """
 import os
 import re
-import threading
 import time
 
 import pytest
@@ -144,12 +143,7 @@ def dead_line(role="participant"):
 
 @pytest.fixture(scope="module")
 def ensemble(request):
-    e = Ensemble(3, reconfig_enabled=True)
-    try:
-        e.start()
-        yield e
-    finally:
-        conftest.close_ensemble(e, request)
+    yield from conftest.started_ensemble(request, 3, reconfig_enabled=True)
 
 
 @pytest.fixture
