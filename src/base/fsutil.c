@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -111,6 +112,26 @@ static int write_sync_close(int fd, const void *data, size_t len)
         return -1;
     errno = saved;
     return rc;
+}
+
+int fs_read_file(const char *path, size_t max, char **out, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    char *buf = max < SIZE_MAX ? malloc(max + 1) : NULL;
+    size_t n = buf ? fread(buf, 1, max + 1, f) : 0;
+    int err = !buf ? ENOMEM : ferror(f) ? EIO : n > max ? EFBIG : 0;
+    fclose(f);
+    if (err) {
+        free(buf);
+        errno = err;
+        return -1;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return 0;
 }
 
 int fs_write_atomic(const char *path, const void *data, size_t len)

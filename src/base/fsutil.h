@@ -32,6 +32,10 @@ int fs_write_atomic(const char *path, const void *data, size_t len);
  * sees the old bytes or the new, but a crash may leave the old (for files
  * that something durable elsewhere can rebuild). */
 int fs_write_replace(const char *path, const void *data, size_t len, int durable);
+/* A whole file of at most max bytes into a malloc'd buffer with a NUL after
+ * it (*out, *len without the NUL). 0, or -1 with errno (EFBIG when larger
+ * than max, ENOMEM, or the open/read error). */
+int fs_read_file(const char *path, size_t max, char **out, size_t *len);
 /* rm -rf (never follows symbolic links). 0, or -1 with errno of the first failure. */
 int fs_remove_tree(const char *path);
 

@@ -1,6 +1,7 @@
 /* keeper_config.c -- zoo.cfg, read as ZooKeeper's QuorumPeerConfig reads it. */
 #define _GNU_SOURCE
 #include "keeper_config.h"
+#include "base/fsutil.h"
 #include "base/logging.h"
 
 #include <errno.h>
@@ -194,33 +195,15 @@ static void parse_peer(const char *key, const char *value, void *arg)
         pp->failed = 1;
 }
 
+/* A membership file is a few lines; anything near this is not one. */
+#define MEMBERSHIP_FILE_MAX (1u << 20)
+
 static int read_whole_file(const char *path, char **out, size_t *len, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    /* A membership file is a few lines; anything near this is not one. */
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap + 1);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    n = fread(buf, 1, cap + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n > cap) {
-        free(buf);
-        snprintf(err, errlen, "%s: %s", path, bad ? "read error" : "larger than 1 MiB");
-        return -1;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
+    if (fs_read_file(path, MEMBERSHIP_FILE_MAX, out, len) == 0)
+        return 0;
+    snprintf(err, errlen, "%s: %s", path, errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+    return -1;
 }
 
 /* The version a dynamic file's name carries after its last '.', in hex

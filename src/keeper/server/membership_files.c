@@ -36,27 +36,6 @@
 /* Room for the text of a full configuration (ensemble_config_format). */
 #define CONFIG_TEXT_CAP (ENSEMBLE_MAX_MEMBERS * 700 + 64)
 
-static int read_text(const char *path, char **out, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 20;
-    char *buf = malloc(cap + 1);
-    size_t n = buf ? fread(buf, 1, cap + 1, f) : 0;
-    int bad = !buf || ferror(f) || n > cap;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        errno = EIO;
-        return -1;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 /* Does a later entry of cfg have the same key (java.util.Properties keeps the last)? */
 static int overridden(const config_t *cfg, size_t i)
 {
@@ -206,7 +185,7 @@ static void backup_static_config(const keeper_t *k)
 {
     char *text;
     size_t len;
-    if (read_text(k->cfg.path, &text, &len) < 0) {
+    if (fs_read_file(k->cfg.path, 1u << 20, &text, &len) < 0) {   /* a zoo.cfg is a few KiB */
         log_warn("cannot read %s to back it up: %s", k->cfg.path, strerror(errno));
         return;
     }
