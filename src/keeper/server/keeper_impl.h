@@ -267,7 +267,7 @@ void keeper_ensemble_start(keeper_t *k);
  * committed=1: zoo.cfg.dynamic.<hex version>, zoo.cfg pointed at it without
  * its server.N lines, the next file removed once nothing newer is proposed.
  * committed=1 also sets /zookeeper/config from c (as ZooKeeper does on every
- * activation) and k->cfg.peers from k->config. Nothing when reconfigEnabled
+ * activation). Nothing when reconfigEnabled
  * is off. Written with a rename, no fsync (the log holds the reconfig; see
  * the file's comment). 0 or -1 (logged). */
 int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
@@ -276,8 +276,6 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed);
 int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtime);
 /* The configuration a reconfig txn carries, version = its zxid. 0 or -1. */
 int keeper_config_from_txn(const txn_header_t *hdr, const txn_t *txn, ensemble_config_t *out);
-/* k->cfg.peers/npeers := k->config's members (for code that still reads cfg). */
-void keeper_ensemble_to_cfg(keeper_t *k);
 
 /* Who a write comes from: a local connection, or a client of another
  * keeper whose request the leader received (session and identities travel

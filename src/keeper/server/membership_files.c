@@ -125,8 +125,6 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
         const znode_t *node = k->tree ? tree_lookup(k->tree, CONFIG_NODE) : NULL;
         if (node && c->version >= k->config.version && node->mzxid < c->version)
             keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
-        if (c->version == k->config.version)
-            keeper_ensemble_to_cfg(k);
     }
     if (rc < 0)
         log_error("cannot write %s: %s", path, strerror(errno));
@@ -233,12 +231,4 @@ void keeper_ensemble_start(keeper_t *k)
         free(logged);
     }
     keeper_config_node_set(k, &k->config, (int64_t)clock_wall_ms());
-}
-
-void keeper_ensemble_to_cfg(keeper_t *k)
-{
-    k->cfg.npeers = 0;
-    for (int i = 0; i < k->config.n && i < KEEPER_MAX_SERVERS; i++)
-        k->cfg.peers[k->cfg.npeers++] = k->config.members[i];
-    k->cfg.peers_version = k->config.version;
 }

@@ -633,7 +633,7 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
         err = ZRECONFIGDISABLED;
     } else if (!session_alive(k, c->session_id)) {
         err = ZSESSIONEXPIRED;
-    } else if (k->role != ROLE_LEADING || k->cfg.npeers == 0) {
+    } else if (k->role != ROLE_LEADING || k->config.n == 0) {
         err = ZUNIMPLEMENTED;   /* standalone: ZooKeeper does not reconfigure one server */
     } else if (k->last_seen.version != k->config.version) {
         err = ZRECONFIGINPROGRESS;

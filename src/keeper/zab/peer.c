@@ -69,7 +69,7 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
         k->last_seen = *next;
     /* Its file, zoo.cfg, and /zookeeper/config when no txn set it (the
      * epoch's version of a static config, a sync), as ZooKeeper's
-     * processReconfig; cfg.peers follow (membership_files.c). */
+     * processReconfig (membership_files.c). */
     if (keeper_config_store(k, next, 1) < 0)
         log_error("cannot write the dynamic config file of version %" PRIx64, (uint64_t)next->version);
     if (k->election)
