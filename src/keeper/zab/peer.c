@@ -98,17 +98,25 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
     return action == QUORUM_HAND_OFF ? PEER_HAND_OFF : action == QUORUM_ELECT ? PEER_ELECT : 0;
 }
 
-void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
+/* Stop leading or following and serving: clients are told why (their
+ * replies made so far go out first) and local sessions are forgotten, as
+ * ZooKeeper's new ZooKeeperServer starts with none. */
+static void leave_role(keeper_t *k, const char *why_clients)
 {
-    log_warn("leaving the role: %s", why);
     if (k->role == ROLE_LEADING)
         leader_stop(k);
     else if (k->role == ROLE_FOLLOWING)
         follower_stop(k);
     k->serving = 0;
-    close_clients(k, "this keeper changes its leader after a reconfig");
+    close_clients(k, why_clients);
     local_sessions_forget(k);
     pipeline_abandon(k);
+}
+
+void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
+{
+    log_warn("leaving the role: %s", why);
+    leave_role(k, "this keeper changes its leader after a reconfig");
     vote_t v = k->vote;
     v.leader = leader;
     v.zxid = k->last_logged_zxid;
@@ -216,14 +224,7 @@ static void close_clients(keeper_t *k, const char *why)
 void peer_look(keeper_t *k, const char *why)
 {
     log_warn("going back to LOOKING: %s", why);
-    if (k->role == ROLE_LEADING)
-        leader_stop(k);
-    else if (k->role == ROLE_FOLLOWING)
-        follower_stop(k);
-    k->serving = 0;
-    close_clients(k, "this keeper is electing a leader");
-    local_sessions_forget(k);   /* as ZooKeeper's new ZooKeeperServer starts with no local sessions */
-    pipeline_abandon(k);
+    leave_role(k, "this keeper is electing a leader");
     k->role = ROLE_LOOKING;
     election_set_state(k->election, PEER_LOOKING, NULL);
     election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
