@@ -35,7 +35,7 @@ static void check_sorted(const ensemble_config_t *c)
 
 static void round_trip(const ensemble_config_t *c)
 {
-    static char text[ENSEMBLE_MAX_MEMBERS * 700 + 64];
+    static char text[ENSEMBLE_CONFIG_TEXT_MAX];
     char err[256];
     ensemble_config_t back;
     size_t len = ensemble_config_format(c, text, sizeof(text));

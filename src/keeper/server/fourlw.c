@@ -195,11 +195,11 @@ static void configuration(keeper_t *k, buf_t *out)
         buf_append(out, node->data, (size_t)node->data_len);
         return;
     }
-    char *text = malloc(ENSEMBLE_MAX_MEMBERS * 600 + 64);
+    char *text = malloc(ENSEMBLE_CONFIG_TEXT_MAX);
     if (!text)
         return;
-    size_t len = ensemble_config_format(&k->config, text, ENSEMBLE_MAX_MEMBERS * 600 + 64);
-    if (len < ENSEMBLE_MAX_MEMBERS * 600 + 64)
+    size_t len = ensemble_config_format(&k->config, text, ENSEMBLE_CONFIG_TEXT_MAX);
+    if (len < ENSEMBLE_CONFIG_TEXT_MAX)
         buf_append(out, text, len);
     free(text);
 }

@@ -33,8 +33,6 @@
 
 #define CONFIG_NODE "/zookeeper/config"
 
-/* Room for the text of a full configuration (ensemble_config_format). */
-#define CONFIG_TEXT_CAP (ENSEMBLE_MAX_MEMBERS * 700 + 64)
 
 /* Does a later entry of cfg have the same key (java.util.Properties keeps the last)? */
 static int overridden(const config_t *cfg, size_t i)
@@ -94,10 +92,10 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
 {
     if (!k->cfg.reconfig_enabled)   /* ZooKeeper writes no dynamic file with reconfig off */
         return 0;
-    char *text = malloc(CONFIG_TEXT_CAP);
+    char *text = malloc(ENSEMBLE_CONFIG_TEXT_MAX);
     if (!text)
         return -1;
-    size_t len = ensemble_config_format_file(c, !committed, text, CONFIG_TEXT_CAP);
+    size_t len = ensemble_config_format_file(c, !committed, text, ENSEMBLE_CONFIG_TEXT_MAX);
     char path[PATH_MAX];
     int rc;
     if (!committed) {
@@ -136,10 +134,10 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
 
 int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtime)
 {
-    char *text = malloc(CONFIG_TEXT_CAP);
+    char *text = malloc(ENSEMBLE_CONFIG_TEXT_MAX);
     if (!text)
         return -1;
-    size_t len = ensemble_config_format(c, text, CONFIG_TEXT_CAP);
+    size_t len = ensemble_config_format(c, text, ENSEMBLE_CONFIG_TEXT_MAX);
     /* As ZKDatabase.initConfigInZKDatabase: setData with version -1, the
      * configuration's version as mzxid, the wall clock as mtime. Not a
      * transaction: every member derives it from its own configuration. */

@@ -604,9 +604,6 @@ static int session_alive(const keeper_t *k, int64_t session_id)
 
 #define CONFIG_NODE "/zookeeper/config"
 
-/* Room for a configuration's text (ensemble_config_format). */
-#define CONFIG_TEXT_CAP (ENSEMBLE_MAX_MEMBERS * 700 + 64)
-
 /* A reconfig (ZooKeeper 3.8's PrepRequestProcessor, case reconfig), its
  * checks in ZooKeeper's order so a request with several faults gets the same
  * code: the record; reconfigEnabled; the session; standalone; a reconfig
@@ -680,10 +677,10 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
                      next->members[i].id);
             err = ZBADARGUMENTS;
         }
-    if (err == ZOK && !(text = malloc(CONFIG_TEXT_CAP)))
+    if (err == ZOK && !(text = malloc(ENSEMBLE_CONFIG_TEXT_MAX)))
         err = ZSYSTEMERROR;
     if (err == ZOK) {
-        size_t len = ensemble_config_format(next, text, CONFIG_TEXT_CAP);
+        size_t len = ensemble_config_format(next, text, ENSEMBLE_CONFIG_TEXT_MAX);
         txn_init(txn, OP_RECONFIG);
         txn->path = strdup(CONFIG_NODE);
         txn->data = (uint8_t *)text;

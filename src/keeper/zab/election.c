@@ -74,7 +74,6 @@
 #define DIAL_BACKOFF_MAX_MS 5000
 #define READ_CHUNK 16384
 #define ACCEPTS_PER_WAKEUP 16
-#define CONFIG_TEXT_MAX (ENSEMBLE_MAX_MEMBERS * 600 + 64)
 
 typedef struct el_conn el_conn_t;
 
@@ -137,7 +136,7 @@ struct election {
     int npeers;
     int voters;               /* peers that are not observers */
     el_peer_t *self;
-    char config_text[CONFIG_TEXT_MAX];   /* our voting view, sent in every notification */
+    char config_text[ENSEMBLE_CONFIG_TEXT_MAX];   /* our voting view, sent in every notification */
     size_t config_len;
     int64_t config_version;              /* its version (the reconfig's zxid; 0: static) */
     election_config_fn on_config;        /* a LOOKING notification carried a newer config */

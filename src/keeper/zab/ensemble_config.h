@@ -58,6 +58,11 @@ size_t ensemble_member_format(const ensemble_member_t *m, char *out, size_t cap)
  * 0, or -1 with err (a duplicate id, a bad line, too many members). */
 int ensemble_config_parse(ensemble_config_t *c, const char *text, size_t len, char *err, size_t errlen);
 
+/* Room for the text of any configuration (format or format_file, the NUL
+ * included): a member's line is at most about 560 bytes (two 255-byte
+ * addresses, three ports, a role). */
+#define ENSEMBLE_CONFIG_TEXT_MAX (ENSEMBLE_MAX_MEMBERS * 700 + 64)
+
 /* ZooKeeper's exact bytes: "server.N=...\n" per member in its map's order, then
  * "version=<lower-case hex>" with no newline after it. Returns the length
  * (as snprintf: may exceed cap, out is always NUL-terminated when cap > 0). */

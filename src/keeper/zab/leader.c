@@ -482,9 +482,9 @@ static void sync_learner(learner_t *l)
     }
     /* As ZooKeeper 3.8's LearnerHandler: NEWLEADER carries the last seen
      * config's text; a learner takes it if newer than its own. */
-    char *cfgtext = xmalloc(ENSEMBLE_MAX_MEMBERS * 600 + 64);
-    size_t cfglen = ensemble_config_format(&k->last_seen, cfgtext, ENSEMBLE_MAX_MEMBERS * 600 + 64);
-    if (cfglen >= ENSEMBLE_MAX_MEMBERS * 600 + 64)
+    char *cfgtext = xmalloc(ENSEMBLE_CONFIG_TEXT_MAX);
+    size_t cfglen = ensemble_config_format(&k->last_seen, cfgtext, ENSEMBLE_CONFIG_TEXT_MAX);
+    if (cfglen >= ENSEMBLE_CONFIG_TEXT_MAX)
         cfglen = 0;
     send_packet(l, QP_NEWLEADER, zxid_make(ld->new_epoch, 0), cfglen ? cfgtext : NULL, cfglen ? (int32_t)cfglen : -1);
     free(cfgtext);
