@@ -475,7 +475,7 @@ tree_t *tree_create(watch_manager_t *wm)
     znode_t *quota = proc ? add_system_node(tree, proc, "/zookeeper/quota", PERM_ALL) : NULL;
     /* Reconfig node is read-only to the world (ZOOKEEPER-2014); ZooKeeper
      * sets that ACL with setACL(..., -1), which leaves aversion -1. */
-    znode_t *config = quota ? add_system_node(tree, proc, "/zookeeper/config", PERM_READ) : NULL;
+    znode_t *config = quota ? add_system_node(tree, proc, TREE_CONFIG_NODE, PERM_READ) : NULL;
     if (!config) {
         tree_destroy(tree);
         return NULL;

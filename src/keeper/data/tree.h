@@ -44,6 +44,9 @@ struct znode {
 
 typedef struct tree tree_t;
 
+/* The ensemble's membership (dynamic reconfiguration), read-only to clients. */
+#define TREE_CONFIG_NODE "/zookeeper/config"
+
 /* A tree with "/" and "/zookeeper" (and "/zookeeper/quota", "/zookeeper/config"
  * as ZooKeeper 3.8 has them), firing watches through wm (may be NULL). */
 tree_t *tree_create(watch_manager_t *wm);

@@ -190,7 +190,7 @@ static void configuration(keeper_t *k, buf_t *out)
                k->cfg.init_limit, k->cfg.sync_limit, me ? me->election_port : 0, me ? me->quorum_port : 0,
                k->cfg.peer_type == PEER_TYPE_OBSERVER ? 1 : 0);
     out_printf(out, "membership: \n");
-    const znode_t *node = tree_lookup(k->tree, "/zookeeper/config");
+    const znode_t *node = tree_lookup(k->tree, TREE_CONFIG_NODE);
     if (node && node->data_len > 0) {
         buf_append(out, node->data, (size_t)node->data_len);
         return;

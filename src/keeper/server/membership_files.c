@@ -31,8 +31,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define CONFIG_NODE "/zookeeper/config"
-
 
 /* Does a later entry of cfg have the same key (java.util.Properties keeps the last)? */
 static int overridden(const config_t *cfg, size_t i)
@@ -120,7 +118,7 @@ int keeper_config_store(keeper_t *k, const ensemble_config_t *c, int committed)
          * txn made it, the txn's apply comes after and leaves the leader's
          * text and the txn's time. Here the apply may come first: a node
          * already at this version is left as the txn made it. */
-        const znode_t *node = k->tree ? tree_lookup(k->tree, CONFIG_NODE) : NULL;
+        const znode_t *node = k->tree ? tree_lookup(k->tree, TREE_CONFIG_NODE) : NULL;
         if (node && c->version >= k->config.version && node->mzxid < c->version)
             keeper_config_node_set(k, c, (int64_t)clock_wall_ms());
     }
@@ -148,7 +146,7 @@ int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtim
     hdr.time = mtime;
     txn_t txn;
     txn_init(&txn, OP_SET_DATA);
-    txn.path = strdup(CONFIG_NODE);
+    txn.path = strdup(TREE_CONFIG_NODE);
     txn.data = (uint8_t *)text;
     txn.data_len = (int32_t)len;
     txn.version = -1;
@@ -164,7 +162,7 @@ int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtim
 
 int keeper_config_from_txn(const txn_header_t *hdr, const txn_t *txn, ensemble_config_t *out)
 {
-    if (hdr->type != OP_RECONFIG || !txn->path || strcmp(txn->path, CONFIG_NODE) != 0 || txn->data_len < 0)
+    if (hdr->type != OP_RECONFIG || !txn->path || strcmp(txn->path, TREE_CONFIG_NODE) != 0 || txn->data_len < 0)
         return -1;
     char why[256];
     if (ensemble_config_parse(out, (const char *)txn->data, (size_t)txn->data_len, why, sizeof(why)) != 0) {
@@ -196,7 +194,7 @@ static void backup_static_config(const keeper_t *k)
  * reconfig, committed or only proposed. */
 static int config_in_tree(const keeper_t *k, ensemble_config_t *out)
 {
-    const znode_t *n = tree_lookup(k->tree, CONFIG_NODE);
+    const znode_t *n = tree_lookup(k->tree, TREE_CONFIG_NODE);
     if (!n || n->data_len <= 0)
         return -1;
     char why[256];

@@ -198,7 +198,7 @@ static int check_version(int32_t current, int32_t expected)
 static int is_special_path(const char *path)
 {
     return !strcmp(path, "/") || !strcmp(path, "/zookeeper") || !strcmp(path, "/zookeeper/quota") ||
-           !strcmp(path, "/zookeeper/config");
+           !strcmp(path, TREE_CONFIG_NODE);
 }
 
 /* A node whose ephemeral owner is a session (not a container or TTL node). */
@@ -602,8 +602,6 @@ static int session_alive(const keeper_t *k, int64_t session_id)
     return k->cfg.local_sessions_enabled && session_server_id(session_id) != k->cfg.server_id;
 }
 
-#define CONFIG_NODE "/zookeeper/config"
-
 /* A reconfig (ZooKeeper 3.8's PrepRequestProcessor, case reconfig), its
  * checks in ZooKeeper's order so a request with several faults gets the same
  * code: the record; reconfigEnabled; the session; standalone; a reconfig
@@ -663,7 +661,7 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
     }
     node_view_t node;
     if (err == ZOK)
-        err = view_node(k, CONFIG_NODE, &node);
+        err = view_node(k, TREE_CONFIG_NODE, &node);
     if (err == ZOK)
         err = check_acl(k, node.acl, PERM_WRITE, identities_of(c));
     /* kipper's own bound (keeper_config.c: session ids carry the server id in
@@ -682,7 +680,7 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
     if (err == ZOK) {
         size_t len = ensemble_config_format(next, text, ENSEMBLE_CONFIG_TEXT_MAX);
         txn_init(txn, OP_RECONFIG);
-        txn->path = strdup(CONFIG_NODE);
+        txn->path = strdup(TREE_CONFIG_NODE);
         txn->data = (uint8_t *)text;
         txn->data_len = (int32_t)len;
         txn->version = -1;
@@ -691,7 +689,7 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
         node.stat.mtime = hdr->time;
         node.stat.mzxid = hdr->zxid;
         node.stat.data_length = (int32_t)len;
-        add_change(k, CONFIG_NODE, hdr->zxid, &node);
+        add_change(k, TREE_CONFIG_NODE, hdr->zxid, &node);
         /* Proposed: a second reconfig is refused until this one is active. */
         k->last_seen = *next;
         log_info("reconfig from %s: proposing configuration %llx with %d members (%d voters)", c->who,

@@ -101,7 +101,7 @@ void request_reply_write(client_conn_t *c, int32_t xid, int32_t type, const txn_
             /* ZooKeeper's FinalRequestProcessor: a GetDataResponse with the
              * configuration as it is now (the node's text) and the stat the
              * reconfig txn left on /zookeeper/config. */
-            const znode_t *n = tree_lookup(c->keeper->tree, "/zookeeper/config");
+            const znode_t *n = tree_lookup(c->keeper->tree, TREE_CONFIG_NODE);
             jute_put_buffer(b, n ? n->data : NULL, n ? n->data_len : -1);
             jute_put_stat(b, &r->stat);
             break;
