@@ -162,7 +162,8 @@ int keeper_config_node_set(keeper_t *k, const ensemble_config_t *c, int64_t mtim
 
 int keeper_config_from_txn(const txn_header_t *hdr, const txn_t *txn, ensemble_config_t *out)
 {
-    if (hdr->type != OP_RECONFIG || !txn->path || strcmp(txn->path, TREE_CONFIG_NODE) != 0 || txn->data_len < 0)
+    if (hdr->type != OP_RECONFIG || !txn->path || strcmp(txn->path, TREE_CONFIG_NODE) != 0 || !txn->data ||
+        txn->data_len < 0)
         return -1;
     char why[256];
     if (ensemble_config_parse(out, (const char *)txn->data, (size_t)txn->data_len, why, sizeof(why)) != 0) {

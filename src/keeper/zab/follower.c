@@ -244,22 +244,15 @@ static int on_proposal(follower_t *f, const quorum_packet_t *p)
         history_add(&k->history, &q->hdr, &q->txn);
         persist_after_append(k);
     }
-    if (q->hdr.type == OP_RECONFIG && q->txn.data && q->txn.data_len >= 0) {
-        /* ZooKeeper's Follower: a reconfig's config is the last seen one
-         * (zoo.cfg.dynamic.next) until its COMMITANDACTIVATE. */
-        ensemble_config_t next;
-        char err[200];
-        if (ensemble_config_parse(&next, (const char *)q->txn.data, (size_t)q->txn.data_len, err, sizeof(err)) == 0) {
-            next.version = q->hdr.zxid;
-            if (next.version > k->last_seen.version) {
-                k->last_seen = next;
-                if (keeper_config_store(k, &next, 0) < 0)
-                    log_error("cannot write zoo.cfg.dynamic.next");
-            }
-        } else {
-            log_warn("reconfig 0x%" PRIx64 " from the leader carries a config that does not parse: %s",
-                     (uint64_t)q->hdr.zxid, err);
-        }
+    /* ZooKeeper's Follower: a reconfig's config is the last seen one
+     * (zoo.cfg.dynamic.next) until its COMMITANDACTIVATE. One that does not
+     * parse is logged there. */
+    ensemble_config_t next;
+    if (q->hdr.type == OP_RECONFIG && keeper_config_from_txn(&q->hdr, &q->txn, &next) == 0 &&
+        next.version > k->last_seen.version) {
+        k->last_seen = next;
+        if (keeper_config_store(k, &next, 0) < 0)
+            log_error("cannot write zoo.cfg.dynamic.next");
     }
     if (!f->observer)
         ack_queue_push(f, q->hdr.zxid);
@@ -307,13 +300,7 @@ static int on_commit(follower_t *f, int64_t zxid, int64_t designated)
         f->ack_len--;
     }
     ensemble_config_t next;
-    int reconfig = 0;
-    if (q->hdr.type == OP_RECONFIG && q->txn.data && q->txn.data_len >= 0) {
-        char err[200];
-        reconfig = ensemble_config_parse(&next, (const char *)q->txn.data, (size_t)q->txn.data_len, err,
-                                         sizeof(err)) == 0;
-        next.version = zxid;
-    }
+    int reconfig = q->hdr.type == OP_RECONFIG && keeper_config_from_txn(&q->hdr, &q->txn, &next) == 0;
     txn_result_t result;
     client_conn_t *owner = q->hdr.type == OP_CLOSE_SESSION ? keeper_client_of_session(k, q->hdr.client_id) : NULL;
     keeper_commit(k, &q->hdr, &q->txn, &result);
