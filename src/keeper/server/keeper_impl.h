@@ -328,6 +328,8 @@ enum { PEER_ELECT = 1, PEER_HAND_OFF = 2 };
 int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen);
 /* Leave the role and lead (leader is this server) or follow leader. */
 void peer_hand_off(keeper_t *k, int64_t leader, const char *why);
+/* What peer_activate asked for: peer_hand_off to leader (PEER_HAND_OFF) or peer_look. */
+void peer_leave(keeper_t *k, int mode, int64_t leader, const char *why);
 /* A serialized txn (TxnHeader + record, as a PROPOSAL carries it): 1 with
  * *out when it is a reconfig (its SetDataTxn's config, version = its zxid),
  * 0 when it is another txn, -1 for a reconfig whose config does not parse. */

@@ -693,10 +693,7 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
                 flush(f);   /* the ACKs owed go out first */
                 char why[sizeof(f->look_why)];
                 snprintf(why, sizeof(why), "%s", f->look_why);
-                if (f->look_mode == PEER_HAND_OFF)
-                    peer_hand_off(k, f->look_leader, why);   /* frees f */
-                else
-                    peer_look(k, why);   /* frees f */
+                peer_leave(k, f->look_mode, f->look_leader, why);   /* frees f */
                 return;
             }
             if (rc < 0) {

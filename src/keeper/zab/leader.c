@@ -210,10 +210,7 @@ static void on_look_timer(loop_t *loop, void *arg)
     ld->look_timer = NULL;
     char why[sizeof(ld->look_why)];
     snprintf(why, sizeof(why), "%s", ld->look_why);
-    if (ld->look_mode == PEER_HAND_OFF)
-        peer_hand_off(ld->keeper, ld->look_leader, why);   /* frees ld */
-    else
-        peer_look(ld->keeper, why);   /* frees ld */
+    peer_leave(ld->keeper, ld->look_mode, ld->look_leader, why);   /* frees ld */
 }
 
 /* Leave the role soon, from a timer: the caller may be inside a learner's I/O. */

@@ -126,6 +126,14 @@ void peer_hand_off(keeper_t *k, int64_t leader, const char *why)
     on_elected(k, state, &v);   /* its own election's outcome; initLimit sends it LOOKING if that fails */
 }
 
+void peer_leave(keeper_t *k, int mode, int64_t leader, const char *why)
+{
+    if (mode == PEER_HAND_OFF)
+        peer_hand_off(k, leader, why);
+    else
+        peer_look(k, why);
+}
+
 int peer_reconfig_of(const uint8_t *bytes, size_t len, ensemble_config_t *out)
 {
     jute_in_t in;
