@@ -1,6 +1,7 @@
 /* config.c -- see config.h. */
 #define _GNU_SOURCE
 #include "config.h"
+#include "fsutil.h"
 #include "logging.h"
 
 #include <ctype.h>
@@ -97,22 +98,13 @@ int config_load(config_t *cfg, const char *path)
 {
     memset(cfg, 0, sizeof(*cfg));
     snprintf(cfg->path, sizeof(cfg->path), "%s", path);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(cfg->error, sizeof(cfg->error), "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *text = malloc(CONFIG_MAX_BYTES + 1);
-    size_t n = text ? fread(text, 1, CONFIG_MAX_BYTES + 1, f) : 0;
-    int bad = ferror(f);
-    fclose(f);
-    if (!text || bad || n > CONFIG_MAX_BYTES) {
+    char *text;
+    size_t n;
+    if (fs_read_file(path, CONFIG_MAX_BYTES, &text, &n) < 0) {
         snprintf(cfg->error, sizeof(cfg->error), "cannot read %s: %s", path,
-                 !text ? "out of memory" : bad ? "read error" : "file larger than 4 MiB");
-        free(text);
+                 errno == EFBIG ? "file larger than 4 MiB" : strerror(errno));
         return -1;
     }
-    text[n] = 0;
     if (memchr(text, 0, n)) {
         snprintf(cfg->error, sizeof(cfg->error), "%s: contains a NUL byte; not a text file", path);
         free(text);

@@ -8,6 +8,7 @@
 #include "consumer_groups.h"
 #include "consumer_groups_session.h"
 #include "base/clock.h"
+#include "base/fsutil.h"
 #include "broker/wire/kafka_errors.h"
 
 #include <errno.h>
@@ -135,25 +136,20 @@ static int reset_partitions(cg_session_t *s, kafka_client_t *k, const char *grou
 
 static int read_plan(const char *path, ga_partitions_t *ps)
 {
-    FILE *f = fopen(path, "rb");
-    char *text = f ? malloc(PLAN_FILE_MAX + 1) : NULL;
-    size_t n = text ? fread(text, 1, PLAN_FILE_MAX + 1, f) : 0;
-    char err[600];
-    int rc = -1;
-    if (!f)
-        cg_error("cannot read the reset plan '%s': %s", path, strerror(errno));
-    else if (!text || ferror(f))
-        cg_error("cannot read the reset plan '%s': %s", path, text ? strerror(errno) : "out of memory");
-    else if (n > PLAN_FILE_MAX)
-        cg_error("the reset plan '%s' is larger than 64 MiB%s", path, "");
-    else if (cg_parse_reset_plan(text, n, ps, err, sizeof(err)) < 0)
+    char *text, err[600];
+    size_t n;
+    if (fs_read_file(path, PLAN_FILE_MAX, &text, &n) < 0) {
+        if (errno == EFBIG)
+            cg_error("the reset plan '%s' is larger than 64 MiB%s", path, "");
+        else
+            cg_error("cannot read the reset plan '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = cg_parse_reset_plan(text, n, ps, err, sizeof(err));
+    if (rc < 0)
         cg_error("the reset plan '%s' is not valid: %s; no offset was reset", path, err);
-    else
-        rc = 0;
     free(text);
-    if (f)
-        fclose(f);
-    return rc;
+    return rc < 0 ? -1 : 0;
 }
 
 static void print_reset(const char *group, const ga_partitions_t *ps, const int64_t *offsets)

@@ -25,6 +25,7 @@
 #include "reassign_throttle.h"
 #include "broker/coord/coord_reassign.h"
 #include "base/alloc.h"
+#include "base/fsutil.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -172,23 +173,14 @@ static int check_args(reassign_opts_t *o)
 /* The whole file, NUL-terminated, bounded. NULL with a message printed. */
 static char *read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "kipper reassign: cannot open %s: %s\n", path, strerror(errno));
-        return NULL;
-    }
-    char *buf = malloc(PLAN_FILE_MAX + 1);
-    size_t n = buf ? fread(buf, 1, PLAN_FILE_MAX + 1, f) : 0;
-    int bad = !buf || ferror(f) || n > PLAN_FILE_MAX;
-    fclose(f);
-    if (bad) {
-        fprintf(stderr, "kipper reassign: cannot read %s (or it is larger than %u bytes)\n", path, PLAN_FILE_MAX);
-        free(buf);
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
+    char *buf;
+    if (fs_read_file(path, PLAN_FILE_MAX, &buf, len) == 0)
+        return buf;
+    if (errno == EFBIG)
+        fprintf(stderr, "kipper reassign: %s is larger than %u bytes\n", path, PLAN_FILE_MAX);
+    else
+        fprintf(stderr, "kipper reassign: cannot read %s: %s\n", path, strerror(errno));
+    return NULL;
 }
 
 static int load_plan(const char *path, coord_plan_t *plan)
