@@ -38,7 +38,7 @@ for h in $harnesses; do
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    last=$(grep -a -E '^#[0-9]+' "$log" | tail -1)
     cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
     ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
     corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
@@ -51,7 +51,7 @@ for h in $harnesses; do
     printf '%-16s %10s %8s %8s %7s %7s  %s\n' "$h" "${execs:-?}" "${speed:-?}" "${cov:-?}" "${ft:-?}" \
         "${corp:-?}" "$result"
     if [ "$rc" -ne 0 ]; then
-        grep -E 'ERROR: |SUMMARY: |fuzz check failed|Test unit written' "$log" | head -5 | sed 's/^/    /'
+        grep -a -E 'ERROR: |SUMMARY: |fuzz check failed|Test unit written' "$log" | head -5 | sed 's/^/    /'
     fi
 done
 [ "$failed" -eq 0 ] || echo "fuzz: $failed harness(es) failed"
