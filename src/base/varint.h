@@ -24,4 +24,16 @@ static inline size_t varlong_put(uint8_t *p, int64_t v)
     return n;
 }
 
+/* The length varlong_put gives v. */
+static inline size_t varlong_size(int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    size_t n = 1;
+    while (z >= 0x80) {
+        z >>= 7;
+        n++;
+    }
+    return n;
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include "base/endian.h"
 #include "base/alloc.h"
 #include "base/logging.h"   /* KIPPER_PRINTF */
+#include "base/varint.h"
 #include "compression.h"
 #include "record_batch.h"
 
@@ -73,28 +74,6 @@ int message_set_is_legacy(const uint8_t *p, size_t len)
 
 /* ---- The output batch ------------------------------------------------------ */
 
-static size_t varint_size(int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
-    size_t n = 1;
-    while (z >= 0x80) {
-        z >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static uint8_t *put_varint(uint8_t *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
-    while (z >= 0x80) {
-        *p++ = (uint8_t)(z | 0x80);
-        z >>= 7;
-    }
-    *p++ = (uint8_t)z;
-    return p;
-}
-
 /* Append m as the next v2 record. */
 static int emit(conv_t *c, const legacy_msg_t *m)
 {
@@ -109,9 +88,9 @@ static int emit(conv_t *c, const legacy_msg_t *m)
     int64_t ts_delta = (int64_t)((uint64_t)m->timestamp - (uint64_t)c->first_ts);
     size_t key = m->key_len > 0 ? (size_t)m->key_len : 0;
     size_t value = m->value_len > 0 ? (size_t)m->value_len : 0;
-    size_t body = 1 + varint_size(ts_delta) + varint_size(c->count) + varint_size(m->key_len) +
-                  key + varint_size(m->value_len) + value + 1;
-    size_t total = varint_size((int64_t)body) + body;
+    size_t body = 1 + varlong_size(ts_delta) + varlong_size(c->count) + varlong_size(m->key_len) +
+                  key + varlong_size(m->value_len) + value + 1;
+    size_t total = varlong_size((int64_t)body) + body;
     if (body > INT32_MAX || total > c->max_bytes || c->len > c->max_bytes - total)
         return fail(c, MSGCONV_ERR_TOO_LARGE, "the converted batch exceeds %zu bytes",
                     c->max_bytes);
@@ -123,15 +102,15 @@ static int emit(conv_t *c, const legacy_msg_t *m)
         c->cap = cap;
     }
     uint8_t *p = c->out + c->len;
-    p = put_varint(p, (int64_t)body);
+    p += varlong_put(p, (int64_t)body);
     *p++ = 0; /* attributes */
-    p = put_varint(p, ts_delta);
-    p = put_varint(p, c->count);
-    p = put_varint(p, m->key_len);
+    p += varlong_put(p, ts_delta);
+    p += varlong_put(p, c->count);
+    p += varlong_put(p, m->key_len);
     if (key)
         memcpy(p, m->key, key);
     p += key;
-    p = put_varint(p, m->value_len);
+    p += varlong_put(p, m->value_len);
     if (value)
         memcpy(p, m->value, value);
     p += value;
