@@ -17,6 +17,7 @@
 #include "broker/coord/coord_admin.h"
 #include "broker/coord/coord_connect.h"
 #include "configs_kafka.h"
+#include "kafka_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@ typedef struct {
     int describe, alter, entity_default, all, broker_defaults;
     const char *zookeeper, *bootstrap, *entity_type, *entity_name, *add, *del;
     const char *topic, *broker;      /* the shorthands --topic T, --broker B */
+    const char *command_config;      /* --command-config (with --bootstrap-server) */
     coord_entity_t type;
     coord_config_op_t ops[COORD_MAX_TOPIC_CONFIGS];
     int nops;
@@ -48,6 +50,9 @@ static void usage(FILE *f)
             "  --bootstrap-server  brokers to ask, as Kafka 3.x's kafka-configs.sh (DescribeConfigs,\n"
             "                   IncrementalAlterConfigs): --describe prints each config the entity sets with\n"
             "                   its synonyms, --all every config\n"
+            "  --command-config (--bootstrap-server) a client properties file: request.timeout.ms (or\n"
+            "                   default.api.timeout.ms) bounds each request (default 15000);\n"
+            "                   security.protocol must be PLAINTEXT; other keys are ignored\n"
             "  --zookeeper      the coordinator, as zookeeper.connect in server.properties: configs are read\n"
             "                   and written there, with no broker needed\n"
             "  --entity-name    a topic, or a broker id; --entity-default: every broker's dynamic default\n"
@@ -126,9 +131,11 @@ static int parse_delete(configs_opts_t *o, const char *s)
 static int parse_arg(configs_opts_t *o, int argc, char **argv, int *i)
 {
     static const char *const valued[] = {"--zookeeper",  "--bootstrap-server", "--entity-type", "--entity-name",
-                                         "--add-config", "--delete-config",    "--topic",       "--broker"};
+                                         "--add-config", "--delete-config",    "--topic",       "--broker",
+                                         "--command-config"};
     const char **slots[] = {&o->zookeeper, &o->bootstrap, &o->entity_type, &o->entity_name,
-                            &o->add,       &o->del,       &o->topic,       &o->broker};
+                            &o->add,       &o->del,       &o->topic,       &o->broker,
+                            &o->command_config};
     const struct {
         const char *name;
         int *flag;
@@ -181,6 +188,8 @@ static int check_mode(const configs_opts_t *o)
                                  "(the coordinator)");
     if (o->all && (!o->bootstrap || !o->describe))
         return usage_error("%s", "--all goes with --bootstrap-server and --describe");
+    if (o->command_config && !o->bootstrap)
+        return usage_error("%s", "--command-config goes with --bootstrap-server");
     if (o->bootstrap && o->type == COORD_ENTITY_BROKER && o->entity_name) {
         const char *p = o->entity_name;
         while (*p >= '0' && *p <= '9')
@@ -338,6 +347,11 @@ static int run_through_broker(const configs_opts_t *o)
                          .type = o->type == COORD_ENTITY_TOPIC ? TA_RESOURCE_TOPIC : TA_RESOURCE_BROKER,
                          .name = o->entity_default ? "" : o->entity_name, .ops = ops, .nops = o->nops,
                          .args = o->args};
+    char err[600];
+    if (o->command_config && kafka_client_command_config(o->command_config, &c.timeout_ms, err, sizeof(err)) < 0) {
+        fprintf(stderr, "kipper configs: %s\n", err);
+        return EXIT_FAILED;
+    }
     return configs_kafka_run(&c);
 }
 

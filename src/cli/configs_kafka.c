@@ -148,7 +148,8 @@ int configs_kafka_run(const configs_kafka_t *c)
 {
     kafka_client_t k;
     char err[1024];
-    if (kafka_client_open_any(&k, c->servers, CK_TIMEOUT_MS, CK_CLIENT_ID, err, sizeof(err)) < 0)
+    int timeout_ms = c->timeout_ms > 0 ? c->timeout_ms : CK_TIMEOUT_MS;
+    if (kafka_client_open_any(&k, c->servers, timeout_ms, CK_CLIENT_ID, err, sizeof(err)) < 0)
         return failed(c, err);
     int rc = c->alter ? alter(&k, c) : c->name ? describe_one(&k, c, c->name) : describe_all(&k, c);
     fflush(stdout);

@@ -9,6 +9,7 @@
 
 typedef struct {
     const char *servers;        /* --bootstrap-server */
+    int timeout_ms;             /* each request's (--command-config), 0: 15 s */
     int alter;                  /* else --describe */
     int all;                    /* --all: every config, not only the dynamic ones */
     int8_t type;                /* TA_RESOURCE_TOPIC or TA_RESOURCE_BROKER */

@@ -2,13 +2,16 @@
 #define _GNU_SOURCE
 #include "kafka_client.h"
 #include "base/clock.h"
+#include "base/config.h"
 #include "base/endian.h"
 #include "base/net.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static int fail(kafka_client_t *k, const char *what, int e)
@@ -187,4 +190,36 @@ int kafka_client_open_any(kafka_client_t *k, const char *servers, int timeout_ms
     }
     snprintf(err, errlen, "cannot reach any broker of --bootstrap-server %s (%s)", servers, last);
     return -1;
+}
+
+int kafka_client_command_config(const char *path, int *timeout_ms, char *err, size_t errlen)
+{
+    config_t cfg;
+    if (config_load(&cfg, path) < 0) {
+        snprintf(err, errlen, "--command-config: %s", cfg.error);
+        return -1;
+    }
+    int rc = 0;
+    const char *protocol = config_get(&cfg, "security.protocol");
+    static const char *const timeouts[] = {"request.timeout.ms", "default.api.timeout.ms"};
+    if (protocol && strcasecmp(protocol, "PLAINTEXT") != 0) {
+        snprintf(err, errlen, "--command-config %s: security.protocol=%s, but kipper speaks PLAINTEXT only", path,
+                 protocol);
+        rc = -1;
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof(timeouts) / sizeof(timeouts[0]); i++) {
+        long ms;
+        if (!config_get(&cfg, timeouts[i]))
+            continue;
+        if (config_get_long(&cfg, timeouts[i], 0, 1, INT32_MAX, &ms) < 0) {
+            snprintf(err, errlen, "--command-config %s: %s must be a number of ms from 1 to %d, got '%s'", path,
+                     timeouts[i], INT32_MAX, config_get(&cfg, timeouts[i]));
+            rc = -1;
+        } else {
+            *timeout_ms = (int)ms;
+            break;
+        }
+    }
+    config_free(&cfg);
+    return rc;
 }

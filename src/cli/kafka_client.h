@@ -73,4 +73,12 @@ int kafka_client_send(kafka_client_t *k, int16_t api_key, int16_t version, const
 int kafka_client_open_any(kafka_client_t *k, const char *servers, int timeout_ms, const char *client_id,
                           char *err, size_t errlen);
 
+/* --command-config: the client properties file Kafka's admin tools take.
+ * kipper's tools act on request.timeout.ms, else default.api.timeout.ms (a
+ * positive number of ms: *timeout_ms; left as it was when neither is set),
+ * and refuse a security.protocol other than PLAINTEXT, the one protocol
+ * kipper speaks; the other keys are another client's and are left alone,
+ * as Kafka's admin client leaves keys it does not know. 0, or -1 with err. */
+int kafka_client_command_config(const char *path, int *timeout_ms, char *err, size_t errlen);
+
 #endif

@@ -13,6 +13,7 @@
 #include "broker/coord/coord_connect.h"
 #include "broker/coord/coord_admin.h"
 #include "broker/coord/coord_reassign.h"
+#include "kafka_client.h"
 #include "topics_kafka.h"
 
 #include <errno.h>
@@ -44,12 +45,14 @@ enum {
     OPT_UNDER_MIN_ISR = 1 << 11,
     OPT_AT_MIN_ISR = 1 << 12,
     OPT_WITH_OVERRIDES = 1 << 13,
-    OPT_LAST = OPT_WITH_OVERRIDES,
+    OPT_COMMAND_CONFIG = 1 << 14,
+    OPT_LAST = OPT_COMMAND_CONFIG,
 };
 
 /* What only --bootstrap-server takes (kafka-topics.sh's options that its
  * ZooKeeper form lacked in kipper). */
-#define BOOTSTRAP_ONLY (OPT_EXCLUDE_INTERNAL | OPT_UNDER_MIN_ISR | OPT_AT_MIN_ISR | OPT_WITH_OVERRIDES)
+#define BOOTSTRAP_ONLY \
+    (OPT_EXCLUDE_INTERNAL | OPT_UNDER_MIN_ISR | OPT_AT_MIN_ISR | OPT_WITH_OVERRIDES | OPT_COMMAND_CONFIG)
 
 /* --describe's filters: only the partitions that match either one given. */
 #define DESCRIBE_FILTERS (OPT_UNDER_REPLICATED | OPT_UNAVAILABLE)
@@ -61,6 +64,7 @@ typedef struct {
     unsigned given;                  /* OPT_* bits seen */
     const char *zookeeper;           /* exactly one of these two */
     const char *bootstrap;
+    const char *command_config;      /* --command-config */
     const char *topic;
     int partitions;                  /* -1: not given */
     int replication_factor;          /* -1: not given */
@@ -94,6 +98,9 @@ static void usage(FILE *f)
             "  --bootstrap-server    brokers to ask, as Kafka 3.x's kafka-topics.sh: every action goes\n"
             "                        through the Kafka protocol; --topic is then a regular expression\n"
             "                        (but for --create) and --delete and --alter print nothing\n"
+            "  --command-config      (--bootstrap-server) a client properties file: request.timeout.ms\n"
+            "                        (or default.api.timeout.ms) bounds each request (default 15000);\n"
+            "                        security.protocol must be PLAINTEXT; other keys are ignored\n"
             "  --zookeeper           the coordinator, as zookeeper.connect in server.properties: the\n"
             "                        topics are read and written there, with no broker needed\n"
             "  --partitions          partitions of a new topic (default %d, or the broker's\n"
@@ -298,6 +305,9 @@ static int apply_valued(topics_opts_t *o, const char *name, const char *v)
         o->zookeeper = v;
     } else if (strcmp(name, "--bootstrap-server") == 0) {
         o->bootstrap = v;
+    } else if (strcmp(name, "--command-config") == 0) {
+        o->command_config = v;
+        o->given |= OPT_COMMAND_CONFIG;
     } else if (strcmp(name, "--topic") == 0) {
         o->topic = v;
         o->given |= OPT_TOPIC;
@@ -331,7 +341,7 @@ static int parse_arg(topics_opts_t *o, int argc, char **argv, int *i)
                    {"--alter", ALTER}};
     static const char *const valued[] = {"--zookeeper",          "--bootstrap-server", "--topic",
                                          "--partitions",         "--replication-factor", "--replica-assignment",
-                                         "--config",             "--delete-config"};
+                                         "--config",             "--delete-config",      "--command-config"};
     static const struct {
         const char *name;
         unsigned bit;
@@ -378,6 +388,7 @@ static const char *option_name(unsigned bit)
     case OPT_UNDER_MIN_ISR: return "--under-min-isr-partitions";
     case OPT_AT_MIN_ISR: return "--at-min-isr-partitions";
     case OPT_WITH_OVERRIDES: return "--topics-with-overrides";
+    case OPT_COMMAND_CONFIG: return "--command-config";
     default: return "--unavailable-partitions";
     }
 }
@@ -436,10 +447,11 @@ static int check_combination(const topics_opts_t *o)
     for (size_t k = 0; k < sizeof(rules) / sizeof(rules[0]); k++) {
         if (rules[k].action != o->action)
             continue;
+        unsigned allowed = rules[k].allowed | OPT_COMMAND_CONFIG;   /* every action's */
         for (unsigned bit = 1; bit <= OPT_LAST; bit <<= 1) {
             char what[96];
             snprintf(what, sizeof(what), "%s %s", rules[k].name, option_name(bit));
-            if ((o->given & bit) && !(rules[k].allowed & bit))
+            if ((o->given & bit) && !(allowed & bit))
                 return usage_error("%s: that option does not go with this action", what);
             if (!(o->given & bit) && (rules[k].required & bit))
                 return usage_error("%s: this action needs that option", what);
@@ -778,6 +790,11 @@ static int run_through_broker(const topics_opts_t *o)
     for (size_t k = 0; k < sizeof(reports) / sizeof(reports[0]); k++)
         if (o->given & reports[k].opt)
             t.reports |= reports[k].report;
+    char err[600];
+    if (o->command_config && kafka_client_command_config(o->command_config, &t.timeout_ms, err, sizeof(err)) < 0) {
+        fprintf(stderr, "kipper topics: %s\n", err);
+        return EXIT_FAILED;
+    }
     return topics_kafka_run(&t);
 }
 

@@ -317,7 +317,8 @@ int topics_kafka_run(const topics_kafka_t *t)
 {
     kafka_client_t k;
     char err[1024];
-    if (kafka_client_open_any(&k, t->servers, TK_TIMEOUT_MS, TK_CLIENT_ID, err, sizeof(err)) < 0)
+    int timeout_ms = t->timeout_ms > 0 ? t->timeout_ms : TK_TIMEOUT_MS;
+    if (kafka_client_open_any(&k, t->servers, timeout_ms, TK_CLIENT_ID, err, sizeof(err)) < 0)
         return failed(err);
     int rc = t->action == TK_CREATE ? create_topic(&k, t) : run_on_selection(&k, t);
     fflush(stdout);

@@ -22,6 +22,7 @@ enum {
 
 typedef struct {
     const char *servers;          /* --bootstrap-server */
+    int timeout_ms;               /* each request's (--command-config), 0: 15 s */
     topics_kafka_action_t action;
     const char *topic;            /* NULL: every topic; a regular expression but for --create */
     int partitions, rf;           /* -1: not given */

@@ -150,16 +150,46 @@ def test_topics_errors_in_kafkas_words(broker):
 
 def test_a_broker_that_never_answers(tmp_path):
     """A listener that takes the connection and says nothing: each tool gives up after
-    its 15 s deadline with exit 1 and says so, instead of hanging."""
+    its deadline with exit 1 and says so, instead of hanging: 15 s by default, or what
+    --command-config's request.timeout.ms (else default.api.timeout.ms) says."""
+    short = tmp_path / "client.properties"
+    short.write_text("# a Kafka client's file\nclient.id=ops\ndefault.api.timeout.ms=1000\n")
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)
         servers = "127.0.0.1:%d" % silent.getsockname()[1]
-        for name, args in (("topics", ["--list"]), ("configs", ["--broker", "1", "--describe"])):
+        for name, args, limit in (("topics", ["--list"], 30),
+                                  ("configs", ["--broker", "1", "--describe", "--command-config", str(short)], 10)):
             started = time.monotonic()
             out = tool(servers, name, *args, timeout=40)
             assert out.returncode == 1 and "no answer in time from " + servers in out.stderr, out.stderr
-            assert time.monotonic() - started < 30
+            assert time.monotonic() - started < limit
+
+
+def test_command_config_is_read_as_kafkas_tools_read_it(broker, tmp_path):
+    """--command-config takes a Kafka client properties file: PLAINTEXT and keys
+    kipper does not act on are fine; another security.protocol, a bad timeout or a
+    missing file is refused with exit 1 before anything is asked; it goes only
+    with --bootstrap-server."""
+    ok_file, ssl, bad = tmp_path / "ok.properties", tmp_path / "ssl.properties", tmp_path / "bad.properties"
+    ok_file.write_text("security.protocol=PLAINTEXT\nrequest.timeout.ms=20000\nclient.id=ops\nretries=3\n")
+    ssl.write_text("security.protocol=SASL_SSL\nsasl.mechanism=PLAIN\n")
+    bad.write_text("request.timeout.ms=soon\n")
+    ok(topics(broker, "--create", "--topic", "cc", "--command-config", str(ok_file)))
+    assert topics(broker, "--list", "--command-config", str(ok_file)).stdout.splitlines() == ["cc"]
+    out = configs(broker, "--topic", "cc", "--describe", "--command-config", str(ok_file))
+    assert out.returncode == 0 and out.stdout.startswith("Dynamic configs for topic cc are:"), out.stderr
+    for path, words in ((ssl, "security.protocol=SASL_SSL, but kipper speaks PLAINTEXT only"),
+                        (bad, "request.timeout.ms must be a number of ms"),
+                        (tmp_path / "missing", "cannot read")):
+        for name, args in (("topics", ["--delete", "--topic", "cc"]), ("configs", ["--topic", "cc", "--describe"])):
+            out = tool(broker.bootstrap, name, *args, "--command-config", str(path))
+            assert out.returncode == 1 and words in out.stderr, (name, path, out.stderr)
+    assert "cc" in partition_counts(broker)
+    for name, args in (("topics", ["--list"]), ("configs", ["--topic", "cc", "--describe"])):
+        out = subprocess.run([KIPPER, name, "--zookeeper", broker.zk_connect, "--command-config", str(ok_file)] +
+                             args, capture_output=True, text=True, timeout=30)
+        assert out.returncode == 2 and "--command-config goes with --bootstrap-server" in out.stderr, out.stderr
 
 
 def test_unreachable_broker_and_wrong_command_lines(broker):
