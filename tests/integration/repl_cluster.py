@@ -723,14 +723,15 @@ def ensemble():
 def cluster_maker(request, ensemble, prefix, default_ids=(1, 2, 3)):
     """The body of a make_cluster fixture (`yield from` it): yields
     make(ids=default_ids, extra={server.properties}, per_broker={id: {...}},
-    start=True, ens=None), brokers on the chroot /prefix/<test>-<n>. Every
+    start=True, ens=None, placement=None), brokers on the chroot /prefix/<test>-<n>. Every
     broker is stopped (SIGTERM) after the test and must exit 0, unless the
     test killed it and left it down."""
     made = []
 
-    def make(ids=default_ids, extra=None, per_broker=None, start=True, ens=None):
+    def make(ids=default_ids, extra=None, per_broker=None, start=True, ens=None, placement=None):
         chroot = "/%s/%s-%d" % (prefix, node_slug(request)[:60], len(made))
-        c = ReplCluster((ens or ensemble).hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker)
+        c = ReplCluster((ens or ensemble).hosts(), chroot, ids=ids, extra=extra, per_broker=per_broker,
+                        placement=placement)
         made.append(c)
         if start:
             c.start()

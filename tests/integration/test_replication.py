@@ -23,7 +23,7 @@ import time
 import pytest
 from confluent_kafka import KafkaError, Producer
 
-from harness import wait_until
+from harness import Placement, wait_until
 from kafka_wire import Record, parse_record_batches, record_batch
 from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, ERR_REQUEST_TIMED_OUT,
                           LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker, consume_all, dirty_reads,
@@ -157,6 +157,22 @@ def test_every_follower_keeps_fetching_every_partition_of_a_new_topic(make_clust
         for p in range(P):
             for i in (1, 2, 3):
                 assert values_on_disk(c, i, topic, p) == [(0, b"w%d" % p)], (topic, p, i)
+
+
+def test_followers_reach_leaders_advertised_by_host_name(make_cluster):
+    """Brokers that listen on, and advertise, the name "localhost": each follower
+    looks its leader's name up off the event loop (base/resolver.h), fetches, and
+    every ISR stays full; a message produced with acks=all to each partition is
+    on both replicas."""
+    c = make_cluster(ids=(1, 2), placement=lambda i: Placement(host="localhost"))
+    c.create_topic("named", 4, 2, configs={"min.insync.replicas": 2})
+    c.wait_isr_full("named", 4, timeout=30)
+    for p in range(4):
+        r = produce_one(c, c.leader("named", p), "named", p, b"n%d" % p)
+        assert (r.error, r.base_offset) == (0, 0), (p, r)
+    for p in range(4):
+        for i in (1, 2):
+            assert values_on_disk(c, i, "named", p) == [(0, b"n%d" % p)], (p, i)
 
 
 # ---- 2, 8, 9. leaders SIGKILLed again and again under the stream ---------------------------

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "base/net.h"
 #include "base/byte_rate.h"
 #include "base/ratelimit.h"
+#include "base/resolver.h"
 #include "base/worker.h"
 #include "suites.h"
 #include "unit.h"
@@ -377,6 +380,132 @@ static void test_loop_pipe(void)
     loop_unwatch(loop, 12345);   /* never watched: harmless */
     close(lc.fds[0]);
     close(lc.fds[1]);
+    loop_destroy(loop);
+}
+
+/* ---- resolver: host names looked up off the loop ---- */
+
+/* The lookup the resolver runs on its thread in this test: "slow" waits
+ * until the loop lets it go, then is 192.0.2.7; "gone" fails. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int released;
+    int calls;
+} rs = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+static int test_lookup(const char *host, struct sockaddr_storage *addr, socklen_t *addrlen, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&rs.mu);
+    rs.calls++;
+    while (strcmp(host, "slow") == 0 && !rs.released)
+        pthread_cond_wait(&rs.cv, &rs.mu);
+    pthread_mutex_unlock(&rs.mu);
+    if (strcmp(host, "gone") == 0) {
+        snprintf(err, errlen, "cannot resolve gone: no such name");
+        return -1;
+    }
+    struct sockaddr_in *in = (struct sockaddr_in *)addr;
+    memset(addr, 0, sizeof(*addr));
+    in->sin_family = AF_INET;
+    inet_pton(AF_INET, "192.0.2.7", &in->sin_addr);
+    *addrlen = sizeof(*in);
+    return 0;
+}
+
+typedef struct {
+    resolver_t *r;
+    int step, ticks;
+    int pending_while_blocked;   /* asked again while the lookup was stuck: still pending */
+    int slow_ok, gone_failed, gone_failed_again;
+    int calls_after_gone;
+    struct sockaddr_storage addr;
+} resolver_run_t;
+
+static int ask(resolver_run_t *t, const char *host, char *err)
+{
+    socklen_t len;
+    return resolver_lookup(t->r, host, 9092, &t->addr, &len, err, 200);
+}
+
+/* Every 5 ms on the loop: the loop runs while a lookup is stuck, which is
+ * the point. */
+static void resolver_tick(loop_t *loop, void *arg)
+{
+    resolver_run_t *t = arg;
+    char err[200] = "";
+    t->ticks++;
+    if (t->step == 0) {                      /* the first ask starts the lookup */
+        CHECK_EQ(ask(t, "slow", err), RESOLVER_PENDING);
+        CHECK_EQ(ask(t, "gone", err), RESOLVER_PENDING);
+        t->step = 1;
+    } else if (t->step == 1 && t->ticks >= 4) {   /* 15 ms on: the loop is not held up */
+        t->pending_while_blocked = ask(t, "slow", err) == RESOLVER_PENDING;
+        pthread_mutex_lock(&rs.mu);
+        rs.released = 1;
+        pthread_cond_signal(&rs.cv);
+        pthread_mutex_unlock(&rs.mu);
+        t->step = 2;
+    } else if (t->step == 2) {
+        int a = ask(t, "slow", err);
+        if (a == RESOLVER_OK) {
+            const struct sockaddr_in *in = (const struct sockaddr_in *)&t->addr;
+            char text[32];
+            inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text));
+            t->slow_ok = strcmp(text, "192.0.2.7") == 0 && ntohs(in->sin_port) == 9092;
+            t->step = 3;
+        }
+    } else if (t->step == 3) {
+        int g = ask(t, "gone", err);
+        if (g == RESOLVER_FAILED) {
+            t->gone_failed = strstr(err, "no such name") != NULL;
+            pthread_mutex_lock(&rs.mu);
+            t->calls_after_gone = rs.calls;
+            pthread_mutex_unlock(&rs.mu);
+            /* Asked again at once: the failure is kept, not looked up again. */
+            t->gone_failed_again = ask(t, "gone", err) == RESOLVER_FAILED;
+            t->step = 4;
+        }
+    }
+    if (t->step == 4 || t->ticks > 400) {
+        loop_stop(loop);
+        return;
+    }
+    loop_timer_add(loop, 5, resolver_tick, t);
+}
+
+static void test_resolver_off_the_loop(void)
+{
+    loop_t *loop = loop_create();
+    resolver_t *r = loop ? resolver_create(loop, test_lookup) : NULL;
+    CHECK(r != NULL);
+    if (!r) {
+        if (loop)
+            loop_destroy(loop);
+        return;
+    }
+    /* Numeric addresses need no lookup: answered at once, port set. */
+    struct sockaddr_storage addr;
+    socklen_t len;
+    char err[200];
+    CHECK_EQ(resolver_lookup(r, "127.0.0.1", 9093, &addr, &len, err, sizeof(err)), RESOLVER_OK);
+    CHECK(addr.ss_family == AF_INET && ntohs(((struct sockaddr_in *)&addr)->sin_port) == 9093);
+    CHECK_EQ(resolver_lookup(r, "::1", 9094, &addr, &len, err, sizeof(err)), RESOLVER_OK);
+    CHECK(addr.ss_family == AF_INET6 && ntohs(((struct sockaddr_in6 *)&addr)->sin6_port) == 9094);
+    CHECK_EQ(resolver_lookup(r, "", 1, &addr, &len, err, sizeof(err)), RESOLVER_FAILED);
+    CHECK_EQ(rs.calls, 0);
+
+    resolver_run_t t = {.r = r};
+    loop_timer_add(loop, 1, resolver_tick, &t);
+    loop_run(loop);
+    CHECK_EQ(t.step, 4);
+    CHECK(t.pending_while_blocked);
+    CHECK(t.slow_ok);
+    CHECK(t.gone_failed);
+    CHECK(t.gone_failed_again);
+    CHECK_EQ(rs.calls, t.calls_after_gone);   /* no second lookup of the failed name */
+    CHECK_EQ(rs.calls, 2);                    /* one each: asking again while pending starts none */
+    resolver_destroy(r);
     loop_destroy(loop);
 }
 
@@ -1140,6 +1269,7 @@ void suite_base(void)
     RUN(test_alloc_helpers);
     RUN(test_alloc_failure_aborts);
     RUN(test_fs_write_atomic);
+    RUN(test_resolver_off_the_loop);
     RUN(test_net_connect_and_read);
     RUN(test_ratelimit_lines);
     RUN(test_accept_backoff);

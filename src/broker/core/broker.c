@@ -751,6 +751,10 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the thread that checks produced records");
         return -1;
     }
+    if (!(b->resolver = resolver_create(b->loop, NULL))) {
+        snprintf(err, errlen, "cannot start the thread that looks up host names");
+        return -1;
+    }
     if (cluster_start(b, err, errlen) < 0 || log_dirs_start(b, err, errlen) < 0 || admin_start(b, err, errlen) < 0)
         return -1;
     return listener_accept_start(b, err, errlen);
@@ -768,6 +772,8 @@ static void broker_stop(broker_t *b)
     listener_close(b);
     /* No more fetching or ISR checks: the replicas are freed next. */
     repl_stop(b);
+    resolver_destroy(b->resolver);
+    b->resolver = NULL;
     /* Logs flushed and marked clean first; then the session goes, and with
      * it our leader nodes, so other replicas can take over. */
     log_dirs_stop(b);

@@ -23,6 +23,7 @@
 #include "base/buf.h"
 #include "base/loop.h"
 #include "base/ratelimit.h"
+#include "base/resolver.h"
 #include "base/shared_bytes.h"
 #include "base/worker.h"
 #include "broker_config.h"
@@ -258,6 +259,7 @@ struct broker {
     struct dynamic_config *dyn;   /* dynamic broker configs (dynamic_config.c) */
 
     struct records_check_service *rcheck;   /* produced records checked off the loop (records_check.c) */
+    resolver_t *resolver;                    /* the replica fetcher's host names, looked up off the loop */
 
     group_service_t *gsvc;    /* the group coordinator (broker/group/group_service.c) */
 

@@ -23,6 +23,8 @@
 #define FETCH_VERSION 11              /* ReplicaId, CurrentLeaderEpoch, RackId; not flexible */
 #define EPOCH_VERSION 3               /* ReplicaId and CurrentLeaderEpoch */
 #define RECONNECT_MS 500
+/* How soon to ask again for a host name being looked up. */
+#define RESOLVE_POLL_MS 20
 #define UNKNOWN_EPOCH_RETRY_MS 100    /* the leader has not taken over yet */
 #define LEADERSHIP_RETRY_MS 100       /* who leads is being settled: see part_error */
 #define READ_CHUNK 65536
@@ -216,18 +218,26 @@ static void link_free(fetch_link_t *l)
     free(l);
 }
 
-/* Non-blocking connect to the leader's advertised address. (A host name
- * is resolved here, on the loop: kipper's own brokers advertise addresses;
- * a name that needs DNS is a known cost, written down in the README.) */
+/* Non-blocking connect to the leader's advertised address: 0 under way,
+ * -1 failed, LINK_RESOLVING while its host name is looked up off the loop
+ * (base/resolver.h). */
+#define LINK_RESOLVING 1
 static int link_connect(fetch_link_t *l)
 {
     broker_t *b = l->f->b;
     const broker_node_t *node = cluster_broker(b, l->leader);
     if (!node)
         return -1;   /* not registered: its registration brings us back (fetcher_broker_changed) */
-    char err[256];
+    char err[512];
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    int found = resolver_lookup(b->resolver, node->ep.host, node->ep.port, &addr, &addrlen, err, sizeof(err));
+    if (found == RESOLVER_PENDING)
+        return LINK_RESOLVING;
     int connected = 0;
-    int fd = net_connect_tcp(node->ep.host, node->ep.port, &connected, err, sizeof(err));
+    int fd = found == RESOLVER_OK ? net_connect_addr((struct sockaddr *)&addr, addrlen, &connected) : -1;
+    if (fd < 0 && found == RESOLVER_OK)
+        snprintf(err, sizeof(err), "cannot connect to %.255s:%d: %s", node->ep.host, node->ep.port, strerror(errno));
     if (fd < 0) {
         log_warn("replica fetcher: cannot connect to leader %d: %s", (int)l->leader, err);
         return -1;
@@ -411,8 +421,9 @@ static void link_kick(fetch_link_t *l)
             arm_timer(f, l->retry_at);
             return;
         }
-        if (link_connect(l) < 0) {
-            l->retry_at = now + RECONNECT_MS;
+        int rc = link_connect(l);
+        if (rc != 0) {
+            l->retry_at = now + (rc == LINK_RESOLVING ? RESOLVE_POLL_MS : RECONNECT_MS);
             arm_timer(f, l->retry_at);
         }
         return;
