@@ -21,6 +21,7 @@ import time
 import pytest
 
 import conftest
+import harness
 from ensemble import Ensemble, HistoryChecker, Op, await_op, close_client
 
 PARTITION_LIMIT_S = 30.0     # longest a lone member may take to notice it lost the quorum
@@ -738,3 +739,26 @@ def test_history_checker_catches_violations():
     gap = [op(0, 1, "create", "k0", value=b"a", version=0, zxid=10),
            op(0, 2, "set", "k0", 2, b"b", version=3, zxid=12, start=2, end=3)]
     assert run(gap, {"k0": (b"b", 3, 12)})
+
+
+@pytest.fixture
+def named_ensemble(request):
+    yield from conftest.started_ensemble(request, 3, target="kipper",
+                                         placement=lambda sid: harness.Placement(host="localhost"))
+
+
+def test_members_named_by_host_name(named_ensemble):
+    """An ensemble whose server.N lines name "localhost" instead of an address:
+    each follower looks its leader's name up off the event loop
+    (base/resolver.h), syncs, and a write through one member is read on
+    every other."""
+    e = named_ensemble
+    leader = e.leader()
+    assert len(e.followers()) == 2
+    writer = e.client(leader)
+    writer.create("/named", b"by-name")
+    e.wait_zxids_equal()
+    for m in e.followers():
+        reader = e.client(m)
+        reader.sync("/named")
+        assert reader.get("/named")[0] == b"by-name", m.sid

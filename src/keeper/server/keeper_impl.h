@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "base/accept_backoff.h"
+#include "base/resolver.h"
 #include "base/buf.h"
 #include "base/loop.h"
 #include "base/ratelimit.h"
@@ -165,6 +166,7 @@ struct keeper {
     int read_only;                 /* looking, and serving read-only clients (readonly.c) */
     loop_timer_t *read_only_timer; /* the grace period before read_only */
     election_t *election;
+    resolver_t *resolver;          /* a follower's leader host name, looked up off the loop (zab/peer.c) */
     vote_t vote;                   /* the last election's outcome */
     int64_t accepted_epoch, current_epoch;
     int64_t last_logged_zxid;      /* appended to the log, applied or not */

@@ -33,6 +33,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* connect_to: the leader's host name is being looked up; try again in
+ * RESOLVE_POLL_MS. */
+#define CONNECT_RESOLVING (-2)
+#define RESOLVE_POLL_MS 20
+
 typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
 
 struct follower {
@@ -706,7 +711,8 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     flush(f);
 }
 
-static int connect_to(const ensemble_member_t *peer, char *err, size_t errlen);
+static int connect_to(keeper_t *k, const ensemble_member_t *peer, char *err, size_t errlen);
+
 
 static void on_timer(loop_t *loop, void *arg)
 {
@@ -721,24 +727,40 @@ static void on_timer(loop_t *loop, void *arg)
         peer_look(k, f->state == F_ACTIVE ? "the leader went silent" : "could not sync with the leader in time");
         return;
     }
+    uint64_t next = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
     if (f->state == F_CONNECTING && f->fd < 0) {
-        char err[256];
-        f->fd = connect_to(peer_config(k, f->leader_sid), err, sizeof(err));
+        char err[512];
+        int fd = connect_to(k, peer_config(k, f->leader_sid), err, sizeof(err));
+        f->fd = fd >= 0 ? fd : -1;
         if (f->fd >= 0)
             loop_watch(loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
+        else if (fd == CONNECT_RESOLVING)
+            next = RESOLVE_POLL_MS;
     }
-    f->timer = loop_timer_add(loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
+    f->timer = loop_timer_add(loop, next, on_timer, f);
 }
 
-/* The leader's quorum port; the connection completes in follower_on_io. */
-static int connect_to(const ensemble_member_t *peer, char *err, size_t errlen)
+/* The leader's quorum port: a descriptor (the connection completes in
+ * follower_on_io), -1 with err, or CONNECT_RESOLVING while its host name is
+ * looked up off the loop (base/resolver.h). */
+static int connect_to(keeper_t *k, const ensemble_member_t *peer, char *err, size_t errlen)
 {
     if (!peer) {
         snprintf(err, errlen, "the leader is in no config known here");
         return -1;
     }
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    int found = resolver_lookup(k->resolver, peer->host, peer->quorum_port, &addr, &addrlen, err, errlen);
+    if (found == RESOLVER_PENDING)
+        return CONNECT_RESOLVING;
+    if (found != RESOLVER_OK)
+        return -1;
     int connected;
-    return net_connect_tcp(peer->host, peer->quorum_port, &connected, err, errlen);
+    int fd = net_connect_addr((struct sockaddr *)&addr, addrlen, &connected);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot connect to %.255s:%d: %s", peer->host, peer->quorum_port, strerror(errno));
+    return fd;
 }
 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
@@ -760,15 +782,18 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
     buf_init(&f->in);
     buf_init(&f->out);
-    f->fd = connect_to(peer, err, errlen);
-    if (f->fd < 0) {
+    int fd = connect_to(k, peer, err, errlen);
+    if (fd == -1) {
         free(f);
         return -1;
     }
     k->follower = f;
     f->state = F_CONNECTING;
-    loop_watch(k->loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
-    f->timer = loop_timer_add(k->loop, (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1), on_timer, f);
+    f->fd = fd >= 0 ? fd : -1;
+    if (f->fd >= 0)
+        loop_watch(k->loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
+    uint64_t tick = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
+    f->timer = loop_timer_add(k->loop, f->fd >= 0 ? tick : RESOLVE_POLL_MS, on_timer, f);
     election_set_state(k->election, f->observer ? PEER_OBSERVING : PEER_FOLLOWING, &k->vote);
     return 0;
 }

@@ -275,6 +275,10 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
         return -1;
     }
     update_peer_type(k);
+    if (!(k->resolver = resolver_create(k->loop, NULL))) {
+        snprintf(err, errlen, "cannot start the thread that looks up host names");
+        return -1;
+    }
     k->election = election_create(k->loop, &k->cfg, &k->config, on_election_config, k, err, errlen);
     if (!k->election)
         return -1;
@@ -295,6 +299,8 @@ void peer_stop(keeper_t *k)
         follower_stop(k);
     election_destroy(k->election);
     k->election = NULL;
+    resolver_destroy(k->resolver);
+    k->resolver = NULL;
     peer_drop_unapplied(k);
     history_free(&k->history);
 }
