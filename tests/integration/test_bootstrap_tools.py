@@ -301,7 +301,8 @@ def test_describe_shows_a_move_in_progress(make_broker, tmp_path):
     """A move from [1] to [1, 2] held back by a 10 KB/s throttle: --describe shows every
     replica of the move and those being added, as kafka-topics.sh does from
     ListPartitionReassignments, and the replication factor the partition had before, so
-    that it is not under-replicated meanwhile."""
+    that it is not under-replicated meanwhile; Metadata lists every replica of the move
+    meanwhile, as Kafka's does (KIP-455)."""
     small = {"replica.fetch.max.bytes": 65536, "replica.fetch.response.max.bytes": 65536}
     b1 = make_broker(extra=small)
     make_broker(broker_id=2, chroot=b1.chroot, extra=small)
@@ -325,6 +326,8 @@ def test_describe_shows_a_move_in_progress(make_broker, tmp_path):
     assert lines[1] == "\tTopic: moving\tPartition: 0\tLeader: 1\tReplicas: 1,2\tIsr: 1\tAdding Replicas: 2\t" \
         "Removing Replicas: "
     assert ok(topics(b1, "--describe", "--under-replicated-partitions")) == []
+    md = admin(b1).list_topics("moving", timeout=10)
+    assert md.topics["moving"].partitions[0].replicas == [1, 2]
 
 
 SCRIPT = """\

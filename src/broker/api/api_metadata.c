@@ -1,6 +1,6 @@
 /* api_metadata.c -- Metadata: the live brokers, and for each topic asked
- * for (or all) its partitions' leader, replicas and ISR as the coordinator
- * says. A topic that does not exist is created when auto.create.topics.enable
+ * for (or all) its partitions' leader, replicas (every one of a move under
+ * way) and ISR as the coordinator says. A topic that does not exist is created when auto.create.topics.enable
  * and the request allow it; the answer then says LEADER_NOT_AVAILABLE until
  * a leader is elected, as Kafka's does. */
 #define _GNU_SOURCE
@@ -24,19 +24,41 @@ static int is_zero_uuid(const uint8_t *u)
     return memcmp(u, zero, 16) == 0;
 }
 
+/* The partition's replicas as Kafka lists them: during a move (KIP-455)
+ * every replica of it, the target's first and then those being removed
+ * (ReplicaAssignment.fromOriginAndTarget), else its assignment. */
+static int full_replica_set(const partition_t *p, int32_t *out)
+{
+    if (!p->reassigning || p->ntarget <= 0) {
+        memcpy(out, p->replicas, sizeof(int32_t) * (size_t)p->nreplicas);
+        return p->nreplicas;
+    }
+    int n = 0;
+    for (int i = 0; i < p->ntarget; i++)
+        out[n++] = p->target[i];
+    for (int i = 0; i < p->nreplicas; i++) {
+        int listed = 0;
+        for (int k = 0; k < p->ntarget; k++)
+            listed |= p->target[k] == p->replicas[i];
+        if (!listed)
+            out[n++] = p->replicas[i];
+    }
+    return n;
+}
+
 static int metadata_partition(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, const partition_t *p)
 {
-    int32_t offline[COORD_MAX_REPLICAS];
-    int noffline = 0;
-    for (int i = 0; i < p->nreplicas; i++)
-        if (!cluster_broker_live(b, p->replicas[i]))
-            offline[noffline++] = p->replicas[i];
+    int32_t replicas[2 * COORD_MAX_REPLICAS], offline[2 * COORD_MAX_REPLICAS];
+    int nreplicas = full_replica_set(p, replicas), noffline = 0;
+    for (int i = 0; i < nreplicas; i++)
+        if (!cluster_broker_live(b, replicas[i]))
+            offline[noffline++] = replicas[i];
     int leader_live = p->leader >= 0 && cluster_broker_live(b, p->leader);
     KV_SET_INT(out, MetadataResponsePartition, ErrorCode, leader_live ? KERR_NONE : KERR_LEADER_NOT_AVAILABLE);
     KV_SET_INT(out, MetadataResponsePartition, PartitionIndex, p->id);
     KV_SET_INT(out, MetadataResponsePartition, LeaderId, leader_live ? p->leader : -1);
     KV_SET_INT(out, MetadataResponsePartition, LeaderEpoch, p->leader_epoch >= 0 ? p->leader_epoch : p->isr_epoch);
-    if (API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, ReplicaNodes, p->replicas, p->nreplicas) < 0 ||
+    if (API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, ReplicaNodes, replicas, nreplicas) < 0 ||
         API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, IsrNodes, p->isr, p->nisr) < 0 ||
         API_SET_INT32_ARRAY(ra, out, MetadataResponsePartition, OfflineReplicas, offline, noffline) < 0)
         return -1;
