@@ -1,12 +1,14 @@
 /* api_metadata.c -- Metadata: the live brokers, and for each topic asked
  * for (or all) its partitions' leader, replicas (every one of a move under
- * way) and ISR as the coordinator says. A topic that does not exist is created when auto.create.topics.enable
- * and the request allow it; the answer then says LEADER_NOT_AVAILABLE until
- * a leader is elected, as Kafka's does. */
+ * way) and ISR as the coordinator says. A topic that does not exist is
+ * created when auto.create.topics.enable and the request allow it; the
+ * answer then says LEADER_NOT_AVAILABLE until a leader is elected, as
+ * Kafka's does. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
 #include "api_util.h"
+#include "broker/coord/coord_reassign.h"
 #include "broker/core/admin.h"
 #include "base/logging.h"
 
@@ -24,32 +26,20 @@ static int is_zero_uuid(const uint8_t *u)
     return memcmp(u, zero, 16) == 0;
 }
 
-/* The partition's replicas as Kafka lists them: during a move (KIP-455)
- * every replica of it, the target's first and then those being removed
- * (ReplicaAssignment.fromOriginAndTarget), else its assignment. */
-static int full_replica_set(const partition_t *p, int32_t *out)
-{
-    if (!p->reassigning || p->ntarget <= 0) {
-        memcpy(out, p->replicas, sizeof(int32_t) * (size_t)p->nreplicas);
-        return p->nreplicas;
-    }
-    int n = 0;
-    for (int i = 0; i < p->ntarget; i++)
-        out[n++] = p->target[i];
-    for (int i = 0; i < p->nreplicas; i++) {
-        int listed = 0;
-        for (int k = 0; k < p->ntarget; k++)
-            listed |= p->target[k] == p->replicas[i];
-        if (!listed)
-            out[n++] = p->replicas[i];
-    }
-    return n;
-}
-
 static int metadata_partition(broker_t *b, kafka_arena_t *ra, kafka_value_t *out, const partition_t *p)
 {
-    int32_t replicas[2 * COORD_MAX_REPLICAS], offline[2 * COORD_MAX_REPLICAS];
-    int nreplicas = full_replica_set(p, replicas), noffline = 0;
+    /* During a move (KIP-455) every replica of it, the target's first and
+     * then those being removed, as ListPartitionReassignments lists them. */
+    coord_move_sets_t move;
+    const int32_t *replicas = p->replicas;
+    int nreplicas = p->nreplicas;
+    if (p->reassigning && p->ntarget > 0) {
+        coord_move_sets(p->replicas, p->nreplicas, p->target, p->ntarget, &move);
+        replicas = move.replicas;
+        nreplicas = move.nreplicas;
+    }
+    int32_t offline[2 * COORD_MAX_REPLICAS];
+    int noffline = 0;
     for (int i = 0; i < nreplicas; i++)
         if (!cluster_broker_live(b, replicas[i]))
             offline[noffline++] = replicas[i];
