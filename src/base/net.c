@@ -124,14 +124,16 @@ int net_write_buffer(int fd, buf_t *out)
     return 0;
 }
 
-int net_resolve(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen, char *err,
-                size_t errlen)
+/* net_resolve with getaddrinfo's flags (AI_NUMERICHOST: no DNS). */
+static int resolve(const char *host, int port, int flags, struct sockaddr_storage *addr, socklen_t *addrlen,
+                   char *err, size_t errlen)
 {
     struct addrinfo hints = {0}, *res = NULL;
     char portstr[16];
     snprintf(portstr, sizeof(portstr), "%d", port);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = flags;
     int rc = getaddrinfo(host, portstr, &hints, &res);
     if (rc != 0 || !res || res->ai_addrlen > sizeof(*addr)) {
         snprintf(err, errlen, "cannot resolve %s: %s", host, rc ? gai_strerror(rc) : "no address");
@@ -143,6 +145,18 @@ int net_resolve(const char *host, int port, struct sockaddr_storage *addr, sockl
     *addrlen = res->ai_addrlen;
     freeaddrinfo(res);
     return 0;
+}
+
+int net_resolve(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen, char *err,
+                size_t errlen)
+{
+    return resolve(host, port, 0, addr, addrlen, err, errlen);
+}
+
+int net_resolve_numeric(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen)
+{
+    char err[160];
+    return resolve(host, port, AI_NUMERICHOST, addr, addrlen, err, sizeof(err));
 }
 
 int net_connect_addr(const struct sockaddr *addr, socklen_t addrlen, int *connected)

@@ -36,6 +36,9 @@ int net_write_buffer(int fd, buf_t *out);
  * 0, or -1 with a message in err. */
 int net_resolve(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen, char *err,
                 size_t errlen);
+/* The same for a numeric address only, which needs no DNS (never blocks):
+ * 0, or -1 when host is a name (or not an address at all). */
+int net_resolve_numeric(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen);
 /* Start connecting a non-blocking, close-on-exec, TCP_NODELAY socket to
  * addr. Returns the fd with *connected 1 when the connection is already up,
  * 0 when it is under way: watch the fd for writing (under the caller's own

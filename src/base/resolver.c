@@ -1,14 +1,12 @@
 /* resolver.c -- see resolver.h. The names kept are a small array searched
  * in full: a broker knows a handful of other brokers. */
-#define _GNU_SOURCE   /* struct addrinfo's AI_NUMERICHOST under -std=c11 */
 #include "resolver.h"
 
 #include "alloc.h"
 #include "net.h"
 #include "worker.h"
 
-#include <arpa/inet.h>
-#include <netdb.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,23 +78,6 @@ static void set_port(struct sockaddr_storage *addr, int port)
         ((struct sockaddr_in6 *)addr)->sin6_port = htons((uint16_t)port);
 }
 
-/* A numeric address needs no DNS: 1 with *addr, 0 when host is a name. */
-static int numeric(const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICHOST};
-    struct addrinfo *res = NULL;
-    if (getaddrinfo(host, NULL, &hints, &res) != 0 || !res || res->ai_addrlen > sizeof(*addr)) {
-        if (res)
-            freeaddrinfo(res);
-        return 0;
-    }
-    memcpy(addr, res->ai_addr, res->ai_addrlen);
-    *addrlen = res->ai_addrlen;
-    freeaddrinfo(res);
-    set_port(addr, port);
-    return 1;
-}
-
 static name_t *find(resolver_t *r, const char *host)
 {
     for (int i = 0; i < RESOLVER_MAX_NAMES; i++)
@@ -166,7 +147,7 @@ static void start_lookup(resolver_t *r, name_t *n)
 int resolver_lookup(resolver_t *r, const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen,
                     char *err, size_t errlen)
 {
-    if (numeric(host, port, addr, addrlen))
+    if (net_resolve_numeric(host, port, addr, addrlen) == 0)
         return RESOLVER_OK;
     if (strlen(host) >= HOST_MAX || !host[0]) {
         snprintf(err, errlen, "cannot resolve '%.64s': not a host name", host);
@@ -193,4 +174,17 @@ int resolver_lookup(resolver_t *r, const char *host, int port, struct sockaddr_s
         return RESOLVER_FAILED;
     }
     return RESOLVER_PENDING;
+}
+
+int resolver_connect(resolver_t *r, const char *host, int port, int *connected, char *err, size_t errlen)
+{
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    int found = resolver_lookup(r, host, port, &addr, &addrlen, err, errlen);
+    if (found != RESOLVER_OK)
+        return found == RESOLVER_PENDING ? RESOLVER_CONNECT_PENDING : -1;
+    int fd = net_connect_addr((struct sockaddr *)&addr, addrlen, connected);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot connect to %.255s:%d: %s", host, port, strerror(errno));
+    return fd;
 }

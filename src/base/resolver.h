@@ -44,4 +44,10 @@ void resolver_destroy(resolver_t *r);
 int resolver_lookup(resolver_t *r, const char *host, int port, struct sockaddr_storage *addr, socklen_t *addrlen,
                     char *err, size_t errlen);
 
+/* resolver_lookup, then net_connect_addr (net.h): the connecting descriptor
+ * (*connected as there), RESOLVER_CONNECT_PENDING while the name is looked
+ * up (dial again later), or -1 with err. net_connect_tcp without the wait. */
+#define RESOLVER_CONNECT_PENDING (-2)
+int resolver_connect(resolver_t *r, const char *host, int port, int *connected, char *err, size_t errlen);
+
 #endif

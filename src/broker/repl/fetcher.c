@@ -229,15 +229,10 @@ static int link_connect(fetch_link_t *l)
     if (!node)
         return -1;   /* not registered: its registration brings us back (fetcher_broker_changed) */
     char err[512];
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
-    int found = resolver_lookup(b->resolver, node->ep.host, node->ep.port, &addr, &addrlen, err, sizeof(err));
-    if (found == RESOLVER_PENDING)
-        return LINK_RESOLVING;
     int connected = 0;
-    int fd = found == RESOLVER_OK ? net_connect_addr((struct sockaddr *)&addr, addrlen, &connected) : -1;
-    if (fd < 0 && found == RESOLVER_OK)
-        snprintf(err, sizeof(err), "cannot connect to %.255s:%d: %s", node->ep.host, node->ep.port, strerror(errno));
+    int fd = resolver_connect(b->resolver, node->ep.host, node->ep.port, &connected, err, sizeof(err));
+    if (fd == RESOLVER_CONNECT_PENDING)
+        return LINK_RESOLVING;
     if (fd < 0) {
         log_warn("replica fetcher: cannot connect to leader %d: %s", (int)l->leader, err);
         return -1;

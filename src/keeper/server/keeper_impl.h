@@ -11,10 +11,10 @@
 #include <stdint.h>
 
 #include "base/accept_backoff.h"
-#include "base/resolver.h"
 #include "base/buf.h"
 #include "base/loop.h"
 #include "base/ratelimit.h"
+#include "base/resolver.h"
 #include "keeper/data/acl.h"
 #include "keeper/zab/election.h"
 #include "keeper/disk/history.h"

@@ -33,9 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* connect_to: the leader's host name is being looked up; try again in
- * RESOLVE_POLL_MS. */
-#define CONNECT_RESOLVING (-2)
+/* How soon to dial again while the leader's host name is looked up. */
 #define RESOLVE_POLL_MS 20
 
 typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
@@ -711,8 +709,17 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
     flush(f);
 }
 
-static int connect_to(keeper_t *k, const ensemble_member_t *peer, char *err, size_t errlen);
+static int dial_leader(follower_t *f, int *resolving, char *err, size_t errlen);
+static void on_timer(loop_t *loop, void *arg);
 
+/* The timer's next run: half a tick, or RESOLVE_POLL_MS while the leader's
+ * host name is looked up. */
+static void arm_timer(follower_t *f, int resolving)
+{
+    keeper_t *k = f->keeper;
+    uint64_t half_tick = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
+    f->timer = loop_timer_add(k->loop, resolving ? RESOLVE_POLL_MS : half_tick, on_timer, f);
+}
 
 static void on_timer(loop_t *loop, void *arg)
 {
@@ -727,40 +734,35 @@ static void on_timer(loop_t *loop, void *arg)
         peer_look(k, f->state == F_ACTIVE ? "the leader went silent" : "could not sync with the leader in time");
         return;
     }
-    uint64_t next = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
+    int resolving = 0;
     if (f->state == F_CONNECTING && f->fd < 0) {
         char err[512];
-        int fd = connect_to(k, peer_config(k, f->leader_sid), err, sizeof(err));
-        f->fd = fd >= 0 ? fd : -1;
-        if (f->fd >= 0)
-            loop_watch(loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
-        else if (fd == CONNECT_RESOLVING)
-            next = RESOLVE_POLL_MS;
+        dial_leader(f, &resolving, err, sizeof(err));   /* failed: again on the next run */
     }
-    f->timer = loop_timer_add(loop, next, on_timer, f);
+    arm_timer(f, resolving);
 }
 
-/* The leader's quorum port: a descriptor (the connection completes in
- * follower_on_io), -1 with err, or CONNECT_RESOLVING while its host name is
- * looked up off the loop (base/resolver.h). */
-static int connect_to(keeper_t *k, const ensemble_member_t *peer, char *err, size_t errlen)
+/* Dial the leader's quorum port (its host name looked up off the loop,
+ * base/resolver.h): 0 when dialling (the connection completes in
+ * follower_on_io) or, *resolving, when the name is being looked up; -1 with
+ * err. */
+static int dial_leader(follower_t *f, int *resolving, char *err, size_t errlen)
 {
+    keeper_t *k = f->keeper;
+    const ensemble_member_t *peer = peer_config(k, f->leader_sid);
+    *resolving = 0;
     if (!peer) {
         snprintf(err, errlen, "the leader is in no config known here");
         return -1;
     }
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
-    int found = resolver_lookup(k->resolver, peer->host, peer->quorum_port, &addr, &addrlen, err, errlen);
-    if (found == RESOLVER_PENDING)
-        return CONNECT_RESOLVING;
-    if (found != RESOLVER_OK)
-        return -1;
     int connected;
-    int fd = net_connect_addr((struct sockaddr *)&addr, addrlen, &connected);
+    int fd = resolver_connect(k->resolver, peer->host, peer->quorum_port, &connected, err, errlen);
+    *resolving = fd == RESOLVER_CONNECT_PENDING;
     if (fd < 0)
-        snprintf(err, errlen, "cannot connect to %.255s:%d: %s", peer->host, peer->quorum_port, strerror(errno));
-    return fd;
+        return *resolving ? 0 : -1;
+    f->fd = fd;
+    loop_watch(k->loop, fd, LOOP_WRITABLE, follower_on_io, f);
+    return 0;
 }
 
 int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
@@ -782,18 +784,15 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
     buf_init(&f->in);
     buf_init(&f->out);
-    int fd = connect_to(k, peer, err, errlen);
-    if (fd == -1) {
+    f->fd = -1;
+    int resolving;
+    if (dial_leader(f, &resolving, err, errlen) < 0) {
         free(f);
         return -1;
     }
     k->follower = f;
     f->state = F_CONNECTING;
-    f->fd = fd >= 0 ? fd : -1;
-    if (f->fd >= 0)
-        loop_watch(k->loop, f->fd, LOOP_WRITABLE, follower_on_io, f);
-    uint64_t tick = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
-    f->timer = loop_timer_add(k->loop, f->fd >= 0 ? tick : RESOLVE_POLL_MS, on_timer, f);
+    arm_timer(f, resolving);
     election_set_state(k->election, f->observer ? PEER_OBSERVING : PEER_FOLLOWING, &k->vote);
     return 0;
 }
