@@ -27,21 +27,29 @@ int net_listen_tcp(const char *host, int port, int backlog, char *err, size_t er
         return -1;
     }
     int fd = -1;
-    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = net_listen_addr(ai->ai_addr, ai->ai_addrlen, backlog);
         if (fd < 0)
-            continue;
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0)
-            break;
-        snprintf(err, errlen, "cannot listen on %s:%d: %s", host && *host ? host : "*", port,
-                 strerror(errno));
-        close(fd);
-        fd = -1;
+            snprintf(err, errlen, "cannot listen on %s:%d: %s", host && *host ? host : "*", port,
+                     strerror(errno));
     }
     freeaddrinfo(res);
     return fd;
+}
+
+int net_listen_addr(const struct sockaddr *addr, socklen_t addrlen, int backlog)
+{
+    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, addr, addrlen) == 0 && listen(fd, backlog) == 0)
+        return fd;
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
 }
 
 int net_accept(int listen_fd, char *ip, size_t iplen, int *port)

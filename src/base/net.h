@@ -11,6 +11,9 @@
 /* Non-blocking listening TCP socket on host:port (host NULL or "" = all
  * addresses). Returns the fd, or -1 with a message in err. */
 int net_listen_tcp(const char *host, int port, int backlog, char *err, size_t errlen);
+/* The same on an address already resolved (base/resolver.h): never waits
+ * for DNS. The fd, or -1 with errno. */
+int net_listen_addr(const struct sockaddr *addr, socklen_t addrlen, int backlog);
 /* Accept one connection as a non-blocking, close-on-exec, TCP_NODELAY socket.
  * Fills ip (text) and *port. Returns fd, or -1 (errno EAGAIN when none waits). */
 int net_accept(int listen_fd, char *ip, size_t iplen, int *port);

@@ -762,3 +762,27 @@ def test_members_named_by_host_name(named_ensemble):
         reader = e.client(m)
         reader.sync("/named")
         assert reader.get("/named")[0] == b"by-name", m.sid
+
+
+def test_member_whose_name_does_not_resolve(request):
+    """A server.N line naming a host that does not resolve (yet: a DNS record
+    that comes later, as on Kubernetes) does not keep the other members from
+    starting, as it does not in ZooKeeper: they look the name up each time they
+    dial it, off the event loop, and the two that resolve elect a leader and
+    serve a write."""
+    e = Ensemble(3, target="kipper",
+                 placement=lambda sid: harness.Placement(host="nosuchhost.invalid") if sid == 2
+                 else harness.LOOPBACK)
+    try:
+        e.start(e.member(1), wait=False)
+        e.start(e.member(3))
+        assert sorted(m.sid for m in e.live()) == [1, 3]
+        leader = e.leader()
+        assert [m.sid for m in e.followers()] == [1 if leader.sid == 3 else 3]
+        e.client(leader).create("/without-2", b"quorum of two")
+        follower = e.followers()[0]
+        reader = e.client(follower)
+        reader.sync("/without-2")
+        assert reader.get("/without-2")[0] == b"quorum of two"
+    finally:
+        conftest.close_ensemble(e, request)

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/net.h"
+#include "base/resolver.h"
 #include "keeper/zab/election.h"
 #include "keeper/zab/handshake.h"
 #include "keeper/data/jute.h"
@@ -228,6 +231,7 @@ typedef struct {
 
 struct cluster {
     loop_t *loop;
+    resolver_t *resolver;               /* the elections' host name lookups (cluster_lookup) */
     int n;
     keeper_config_t cfg[MAX_NODES];
     ensemble_config_t ens[MAX_NODES];   /* set by cluster_start from cfg, unless ens_set */
@@ -265,13 +269,50 @@ static int pick_free_ports(int *ports, int count)
     return ok ? 0 : -1;
 }
 
+/* The resolver's lookup (it runs on the resolver's thread): getaddrinfo,
+ * as the keeper's, after waiting while a test holds lookups. */
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int held;
+    int calls;
+} lookups = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+
+static int cluster_lookup(const char *host, struct sockaddr_storage *addr, socklen_t *addrlen, char *err,
+                          size_t errlen)
+{
+    pthread_mutex_lock(&lookups.mu);
+    lookups.calls++;
+    while (lookups.held)
+        pthread_cond_wait(&lookups.cv, &lookups.mu);
+    pthread_mutex_unlock(&lookups.mu);
+    return net_resolve(host, 0, addr, addrlen, err, errlen);
+}
+
+static void hold_lookups(int held)
+{
+    pthread_mutex_lock(&lookups.mu);
+    lookups.held = held;
+    pthread_cond_broadcast(&lookups.cv);
+    pthread_mutex_unlock(&lookups.mu);
+}
+
+static int lookup_calls(void)
+{
+    pthread_mutex_lock(&lookups.mu);
+    int calls = lookups.calls;
+    pthread_mutex_unlock(&lookups.mu);
+    return calls;
+}
+
 static int cluster_init(cluster_t *cl, int n)
 {
     memset(cl, 0, sizeof(*cl));
     cl->loop = loop_create();
+    cl->resolver = cl->loop ? resolver_create(cl->loop, cluster_lookup) : NULL;
     cl->n = n;
     int ports[2 * MAX_NODES];
-    if (!cl->loop || pick_free_ports(ports, 2 * n) < 0)
+    if (!cl->resolver || pick_free_ports(ports, 2 * n) < 0)
         return -1;
     for (int i = 0; i < n; i++) {
         keeper_config_t *kc = &cl->cfg[i];
@@ -319,7 +360,8 @@ static int cluster_start(cluster_t *cl, int i)
     char err[256] = "";
     if (!cl->ens_set[i])
         cluster_static_config(cl, i, &cl->ens[i]);
-    cl->el[i] = election_create(cl->loop, &cl->cfg[i], &cl->ens[i], on_config_adopted, &cl->ref[i], err, sizeof(err));
+    cl->el[i] = election_create(cl->loop, cl->resolver, &cl->cfg[i], &cl->ens[i], on_config_adopted, &cl->ref[i],
+                                err, sizeof(err));
     if (!cl->el[i])
         fprintf(stderr, "  election_create(%d): %s\n", i + 1, err);
     return cl->el[i] ? 0 : -1;
@@ -336,7 +378,9 @@ static void cluster_free(cluster_t *cl)
 {
     for (int i = 0; i < cl->n; i++)
         election_destroy(cl->el[i]);
-    loop_destroy(cl->loop);
+    resolver_destroy(cl->resolver);
+    if (cl->loop)
+        loop_destroy(cl->loop);
 }
 
 static void on_decided(void *arg, peer_state_t state, const vote_t *vote)
@@ -464,6 +508,45 @@ static void test_election_three(void)
     CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
     check_agreement(cl, 3, 0x300000004LL, 3);
     CHECK(cl->vote[0].election_epoch > first_round);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+/* Members named by a host name: the name is looked up off the loop when a
+ * member is dialled, never by election_create or on the loop. While the
+ * lookups are held nobody can be dialled and nothing is decided, yet the
+ * loop runs on (the wait's timer fires); once they are let go, the
+ * election completes as with addresses. */
+static void test_election_members_named_by_host_name(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        if (cl)
+            cluster_free(cl);
+        free(cl);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            snprintf(cl->cfg[i].peers[j].host, sizeof(cl->cfg[i].peers[j].host), "localhost");
+    int calls_before = lookup_calls();
+    hold_lookups(1);
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    if (!cl->el[0] || !cl->el[1] || !cl->el[2]) {
+        hold_lookups(0);
+        goto out;
+    }
+    CHECK_EQ(lookup_calls(), calls_before);   /* creating the elections looked nothing up */
+    for (int i = 0; i < 3; i++)
+        cluster_look(cl, i, 0x100000001LL + i, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 300), -1);   /* nothing decided, and the loop ran */
+    CHECK_EQ(lookup_calls(), calls_before + 1);   /* one lookup of the name, still held */
+    hold_lookups(0);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    check_agreement(cl, 3, 0x100000003LL, 1);
 out:
     cluster_free(cl);
     free(cl);
@@ -979,6 +1062,7 @@ void suite_election(void)
     RUN(test_election_notification_garbage);
     RUN(test_election_initial_message);
     RUN(test_election_three);
+    RUN(test_election_members_named_by_host_name);
     RUN(test_election_five);
     RUN(test_election_observer);
     RUN(test_election_newer_config);

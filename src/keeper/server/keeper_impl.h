@@ -166,7 +166,8 @@ struct keeper {
     int read_only;                 /* looking, and serving read-only clients (readonly.c) */
     loop_timer_t *read_only_timer; /* the grace period before read_only */
     election_t *election;
-    resolver_t *resolver;          /* a follower's leader host name, looked up off the loop (zab/peer.c) */
+    resolver_t *resolver;          /* host names looked up off the loop: the members the election and a
+                                      follower dial, this server's own for its quorum port (zab/peer.c) */
     vote_t vote;                   /* the last election's outcome */
     int64_t accepted_epoch, current_epoch;
     int64_t last_logged_zxid;      /* appended to the log, applied or not */

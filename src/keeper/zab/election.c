@@ -44,6 +44,7 @@
 #include "base/alloc.h"
 #include "base/accept_backoff.h"
 #include "base/ratelimit.h"
+#include "base/resolver.h"
 #include "handshake.h"
 #include "quorum.h"
 #include "ensemble_config.h"
@@ -72,6 +73,7 @@
 /* Ours. */
 #define DIAL_BACKOFF_MIN_MS 100
 #define DIAL_BACKOFF_MAX_MS 5000
+#define RESOLVE_RETRY_MS 20              /* a member's name is being looked up: dial again this soon */
 #define READ_CHUNK 16384
 #define ACCEPTS_PER_WAKEUP 16
 
@@ -87,9 +89,8 @@ typedef struct {
                                  its votes are not counted, ours not sent to it */
     int observer;             /* its role is observer: OBSERVING once it follows */
     int member;               /* in the active configuration; else known only by its connection */
-    int has_addr;             /* resolved: we may dial it (a stranger that dialled us we may not) */
-    struct sockaddr_storage addr;
-    socklen_t addrlen;
+    int dialable;             /* a member line gave its address: we may dial it (a stranger that
+                                 dialled us we may not) */
     el_conn_t *conn;          /* the connection in use, at most one */
     el_conn_t *dial;          /* our outgoing attempt, while it lasts */
     int has_pending;          /* the send queue: capacity one, newest wins */
@@ -131,6 +132,7 @@ typedef struct {
 
 struct election {
     loop_t *loop;
+    resolver_t *resolver;     /* members' host names, looked up when dialled (the keeper's) */
     int64_t my_id;
     el_peer_t peers[KEEPER_MAX_SERVERS];
     int npeers;
@@ -528,15 +530,27 @@ static void conn_finish_connect(el_conn_t *c)
     conn_connected(c);
 }
 
+/* The member's host name is looked up off the loop (base/resolver.h) and
+ * dialled once known; while the lookup runs, p is dialled again shortly,
+ * which is not a failed attempt and does not lengthen its backoff. A name
+ * that does not resolve is a failed attempt: ZooKeeper too keeps trying a
+ * member whose name is not in DNS yet. */
 static void peer_dial(el_peer_t *p)
 {
     election_t *el = p->el;
-    p->next_dial_ms = loop_now_ms(el->loop) + p->backoff_ms;
-    p->backoff_ms = p->backoff_ms * 2 > DIAL_BACKOFF_MAX_MS ? DIAL_BACKOFF_MAX_MS : p->backoff_ms * 2;
+    uint64_t now = loop_now_ms(el->loop);
+    char err[320];
     int connected;
-    int fd = net_connect_addr((struct sockaddr *)&p->addr, p->addrlen, &connected);
+    int fd = resolver_connect(el->resolver, p->host, p->election_port, &connected, err, sizeof(err));
+    if (fd == RESOLVER_CONNECT_PENDING) {
+        p->next_dial_ms = now + RESOLVE_RETRY_MS;
+        peer_maybe_dial(p);
+        return;
+    }
+    p->next_dial_ms = now + p->backoff_ms;
+    p->backoff_ms = p->backoff_ms * 2 > DIAL_BACKOFF_MAX_MS ? DIAL_BACKOFF_MAX_MS : p->backoff_ms * 2;
     if (fd < 0) {
-        peer_dial_failed(p, strerror(errno));
+        peer_dial_failed(p, err);
         peer_maybe_dial(p);
         return;
     }
@@ -562,7 +576,7 @@ static void on_redial(loop_t *loop, void *arg)
 static void peer_maybe_dial(el_peer_t *p)
 {
     election_t *el = p->el;
-    if (p == el->self || p->conn || p->dial || !p->has_pending || !p->has_addr)
+    if (p == el->self || p->conn || p->dial || !p->has_pending || !p->dialable)
         return;
     uint64_t now = loop_now_ms(el->loop);
     if (now >= p->next_dial_ms)
@@ -640,7 +654,7 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
         conn_free(c);
         if (p->conn)
             conn_close(p->conn, LOG_LEVEL_INFO, "the peer dialled again");
-        if (!p->conn && !p->dial && p->has_addr)
+        if (!p->conn && !p->dial && p->dialable)
             peer_dial(p);
         return -1;
     }
@@ -1061,7 +1075,7 @@ static void connect_all(election_t *el)
 {
     for (int i = 0; i < el->npeers; i++) {
         el_peer_t *p = &el->peers[i];
-        if (p == el->self || p->nonvoter || p->conn || p->dial || !p->has_addr)
+        if (p == el->self || p->nonvoter || p->conn || p->dial || !p->dialable)
             continue;
         if (!p->has_pending && p->has_last_sent) {
             p->pending = p->last_sent;
@@ -1191,15 +1205,6 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
 
 /* ==== the interface ==== */
 
-static int resolve_peer(el_peer_t *p, char *err, size_t errlen)
-{
-    char why[256];
-    if (net_resolve(p->host, p->election_port, &p->addr, &p->addrlen, why, sizeof(why)) == 0)
-        return 0;
-    snprintf(err, errlen, "server.%lld: %s", (long long)p->id, why);
-    return -1;
-}
-
 /* A slot for server id: its own, a free one, or NULL when all are taken. A
  * slot of a server known only by a connection it made (no address) is free
  * again once that connection is gone; a member's slot stays as long as the
@@ -1211,7 +1216,7 @@ static el_peer_t *peer_slot(election_t *el, int64_t id, int evict)
         return p;
     for (int i = 0; i < el->npeers; i++) {
         el_peer_t *q = &el->peers[i];
-        if (!q->member && !q->has_addr && !q->conn && !q->dial && q != el->self) {
+        if (!q->member && !q->dialable && !q->conn && !q->dial && q != el->self) {
             p = q;
             break;
         }
@@ -1222,7 +1227,7 @@ static el_peer_t *peer_slot(election_t *el, int64_t id, int evict)
      * may open those, and must not keep a member out. */
     for (int i = 0; !p && evict && i < el->npeers; i++) {
         el_peer_t *q = &el->peers[i];
-        if (!q->member && !q->has_addr && q != el->self) {
+        if (!q->member && !q->dialable && q != el->self) {
             if (q->conn)
                 conn_free(q->conn);
             if (q->dial)
@@ -1247,9 +1252,8 @@ static el_peer_t *peer_slot(election_t *el, int64_t id, int evict)
  * server still hears whom we follow), roles change. The config text sent
  * in every notification is c in QuorumMaj.toString()'s bytes, with its
  * version: a peer acts on a config newer than its own. Host names are
- * resolved here (getaddrinfo may block): addresses in ensemble configs are
- * the servers' own, as at start-up. -1 with err when a member's host does
- * not resolve (it stays unreachable; the rest applies). */
+ * looked up when a member is dialled (peer_dial), not here. -1 with err
+ * when there is no room for a member (the rest applies). */
 static int apply_config(election_t *el, const ensemble_config_t *c, char *err, size_t errlen)
 {
     int rc = 0;
@@ -1267,12 +1271,10 @@ static int apply_config(election_t *el, const ensemble_config_t *c, char *err, s
         p->member = 1;
         p->observer = m->observer;
         p->quorum_port = m->quorum_port;
-        if (moved || !p->has_addr) {
+        if (moved || !p->dialable) {
             snprintf(p->host, sizeof(p->host), "%s", m->host);
             p->election_port = m->election_port;
-            p->has_addr = resolve_peer(p, err, errlen) == 0;
-            if (!p->has_addr)
-                rc = -1;
+            p->dialable = 1;
         }
     }
     el->voters = 0;
@@ -1303,8 +1305,9 @@ int64_t election_config_version(const election_t *el)
     return el->config_version;
 }
 
-election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ensemble_config_t *ens,
-                            election_config_fn on_config, void *arg, char *err, size_t errlen)
+election_t *election_create(loop_t *loop, resolver_t *resolver, const keeper_config_t *cfg,
+                            const ensemble_config_t *ens, election_config_fn on_config, void *arg, char *err,
+                            size_t errlen)
 {
     election_t *el = calloc(1, sizeof(*el));
     if (!el) {
@@ -1312,6 +1315,7 @@ election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ense
         return NULL;
     }
     el->loop = loop;
+    el->resolver = resolver;
     el->my_id = cfg->server_id;
     el->listen_fd = -1;
     el->on_config = on_config;

@@ -9,7 +9,8 @@
  * notification {int state, long leader, long zxid, long electionEpoch,
  * long peerEpoch, int version 2, int config length, config bytes}.
  * Everything runs on the keeper's event loop: no blocking connects, reads
- * or writes, bounded message sizes, reconnects with backoff. */
+ * or writes, no host name lookups (base/resolver.h) but the start-up bind,
+ * bounded message sizes, reconnects with backoff. */
 #ifndef KIPPER_KEEPER_ELECTION_H
 #define KIPPER_KEEPER_ELECTION_H
 
@@ -18,6 +19,7 @@
 
 #include "base/buf.h"
 #include "base/loop.h"
+#include "base/resolver.h"
 #include "keeper/server/keeper_config.h"
 #include "ensemble_config.h"
 
@@ -43,12 +45,16 @@ typedef void (*election_config_fn)(void *arg, const ensemble_config_t *c);
 
 /* Listen on this server's election port (its member of ens, the active
  * configuration, with id == cfg->server_id) and keep connections to the
- * other members. NULL with err when the port cannot be bound, the server has
- * no member line, or a member's host does not resolve. Host names are
- * resolved here (getaddrinfo may block): create the election at start-up.
- * The state is LOOKING until the first election_look decides. */
-election_t *election_create(loop_t *loop, const keeper_config_t *cfg, const ensemble_config_t *ens,
-                            election_config_fn on_config, void *arg, char *err, size_t errlen);
+ * other members. NULL with err when the port cannot be bound or the server
+ * has no member line. Its own host is resolved here, to bind (getaddrinfo
+ * may block: create the election at start-up); the other members' names
+ * are looked up by resolver, off the loop, each time they are dialled, so
+ * a member whose name does not resolve yet is tried again with backoff.
+ * resolver outlives the election. The state is LOOKING until the first
+ * election_look decides. */
+election_t *election_create(loop_t *loop, resolver_t *resolver, const keeper_config_t *cfg,
+                            const ensemble_config_t *ens, election_config_fn on_config, void *arg, char *err,
+                            size_t errlen);
 /* A new active configuration (a reconfig committed): members added are
  * dialled when there is something to tell them, members gone no longer
  * vote, and notifications carry c from now on. A round in progress goes on

@@ -1144,6 +1144,26 @@ void leader_counts(const keeper_t *k, int *learners, int *synced_followers, int 
     }
 }
 
+/* The quorum port on this server's own address, from its member line. The
+ * name was looked up off the loop since start-up or since the config that
+ * named it became active (peer.c, look_up_own_address); should that
+ * lookup still be under way, leading fails now and the next election tries
+ * again, as after any failure to bind. The fd, or -1 with err. */
+static int listen_quorum_port(keeper_t *k, const ensemble_member_t *me, char *err, size_t errlen)
+{
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    int found = resolver_lookup(k->resolver, me->host, me->quorum_port, &addr, &addrlen, err, errlen);
+    if (found == RESOLVER_PENDING)
+        snprintf(err, errlen, "this server's name %s is still being looked up", me->host);
+    if (found != RESOLVER_OK)
+        return -1;
+    int fd = net_listen_addr((struct sockaddr *)&addr, addrlen, 64);
+    if (fd < 0)
+        snprintf(err, errlen, "cannot listen on %s:%d: %s", me->host, me->quorum_port, strerror(errno));
+    return fd;
+}
+
 int leader_start(keeper_t *k, char *err, size_t errlen)
 {
     const ensemble_member_t *me = peer_config(k, k->cfg.server_id);
@@ -1154,7 +1174,7 @@ int leader_start(keeper_t *k, char *err, size_t errlen)
         return -1;
     }
     ld->keeper = k;
-    ld->listen_fd = net_listen_tcp(me->host, me->quorum_port, 64, err, errlen);
+    ld->listen_fd = listen_quorum_port(k, me, err, errlen);
     if (ld->listen_fd < 0) {
         free(ld);
         return -1;

@@ -58,6 +58,19 @@ static void update_peer_type(keeper_t *k)
 static void close_clients(keeper_t *k, const char *why);
 static void on_elected(void *arg, peer_state_t state, const vote_t *vote);
 
+/* Start looking this server's own name up (base/resolver.h), so that it is
+ * known, without a wait on the loop, when this server comes to lead and
+ * binds its quorum port there (leader.c). */
+static void look_up_own_address(keeper_t *k)
+{
+    const ensemble_member_t *me = ensemble_config_find(&k->config, k->cfg.server_id);
+    struct sockaddr_storage addr;
+    socklen_t addrlen;
+    char err[300];
+    if (me && k->resolver)
+        (void)resolver_lookup(k->resolver, me->host, me->quorum_port, &addr, &addrlen, err, sizeof(err));
+}
+
 int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated, char *why, size_t whylen)
 {
     if (next->version <= k->config.version)
@@ -75,6 +88,7 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
     if (k->election)
         election_set_config(k->election, next);
     update_peer_type(k);
+    look_up_own_address(k);
     const ensemble_member_t *me = ensemble_config_find(next, k->cfg.server_id);
     log_info("config version %" PRIx64 " is active: %d members, %d voters; this server is %s", (uint64_t)next->version,
              next->n, ensemble_config_voters(next),
@@ -279,7 +293,8 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the thread that looks up host names");
         return -1;
     }
-    k->election = election_create(k->loop, &k->cfg, &k->config, on_election_config, k, err, errlen);
+    look_up_own_address(k);
+    k->election = election_create(k->loop, k->resolver, &k->cfg, &k->config, on_election_config, k, err, errlen);
     if (!k->election)
         return -1;
     k->role = ROLE_LOOKING;
