@@ -11,6 +11,7 @@
 #include "base/logging.h"
 #include "base/endian.h"
 #include "base/alloc.h"
+#include "base/xerial.h"
 #include "record_batch.h"
 
 #include <lz4frame.h>
@@ -44,11 +45,6 @@ static const char *codec_name(int codec)
 
 /* zstd's own default: frames asking for a larger window are refused. */
 #define ZSTD_WINDOW_LOG_MAX 27
-
-/* xerial's stream header: magic, then int32 version and compatible version. */
-static const uint8_t XERIAL_MAGIC[8] = {0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0};
-#define XERIAL_HEADER_LEN 16
-#define XERIAL_MIN_VERSION 1
 
 typedef struct record_stream record_stream_t;
 
@@ -216,60 +212,26 @@ static int snappy_raw_refill(record_stream_t *s)
     return snappy_block(s, s->in, s->in_len);
 }
 
-/* A xerial stream header at p (n bytes there): magic and a version we read. */
-static int xerial_header(record_stream_t *s, const uint8_t *p, size_t n)
-{
-    if (n < XERIAL_HEADER_LEN || memcmp(p, XERIAL_MAGIC, sizeof(XERIAL_MAGIC)) != 0)
-        return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: bad xerial stream header");
-    int32_t version = (int32_t)be32_get(p + 8);
-    if (version < XERIAL_MIN_VERSION)
-        return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: xerial version %d", (int)version);
-    return COMPRESSION_OK;
-}
-
-/* The Java client's xerial framing: [int32 length][raw snappy] blocks. A
- * "length" equal to the magic's first four bytes starts a concatenated
- * stream, as xerial's SnappyInputStream reads it. */
+/* The Java client's xerial framing (base/xerial.h), one block per refill. */
 static int snappy_xerial_refill(record_stream_t *s)
 {
-    const uint32_t concatenated = be32_get(XERIAL_MAGIC);
-    for (;;) {
-        size_t left = s->in_len - s->in_pos;
-        const uint8_t *p = s->in + s->in_pos;
-        if (left == 0) {
-            s->ended = 1;
-            return COMPRESSION_OK;
-        }
-        if (left < 4)
-            return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: %zu stray bytes after the last block",
-                        left);
-        uint32_t n = be32_get(p);
-        if (n == concatenated) {
-            int rc = xerial_header(s, p, left);
-            if (rc != COMPRESSION_OK)
-                return rc;
-            s->in_pos += XERIAL_HEADER_LEN;
-            continue;
-        }
-        if (n > left - 4)
-            return fail(s, COMPRESSION_ERR_CORRUPT,
-                        "snappy: xerial block of %u bytes, %zu left", (unsigned)n, left - 4);
-        s->in_pos += 4 + (size_t)n;
-        return snappy_block(s, p + 4, n);
+    const uint8_t *block;
+    size_t len;
+    char why[96];
+    int got = xerial_next_block(s->in, s->in_len, &s->in_pos, &block, &len, why, sizeof(why));
+    if (got < 0)
+        return fail(s, COMPRESSION_ERR_CORRUPT, "snappy: %s", why);
+    if (got == 0) {
+        s->ended = 1;
+        return COMPRESSION_OK;
     }
+    return snappy_block(s, block, len);
 }
 
 static int open_snappy(record_stream_t *s)
 {
-    if (s->in_len >= XERIAL_HEADER_LEN && memcmp(s->in, XERIAL_MAGIC, sizeof(XERIAL_MAGIC)) == 0) {
-        int rc = xerial_header(s, s->in, s->in_len);
-        if (rc != COMPRESSION_OK)
-            return rc;
-        s->in_pos = XERIAL_HEADER_LEN;
-        s->refill = snappy_xerial_refill;
-    } else {
-        s->refill = snappy_raw_refill;
-    }
+    s->in_pos = 0;   /* xerial_next_block checks the header there */
+    s->refill = xerial_is_stream(s->in, s->in_len) ? snappy_xerial_refill : snappy_raw_refill;
     return COMPRESSION_OK;
 }
 
