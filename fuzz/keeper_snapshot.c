@@ -2,8 +2,12 @@
  * at start (snapshot_load_file), and the same stream without header and
  * seal, as a follower loads a leader's SNAP (snapshot_load_buffer).
  *
- * Input: one snapshot file. It is loaded three ways: as it is, from a file
- * named snapshot.<zxid> in a scratch folder; again with its Adler-32 made
+ * Input: one snapshot file. It is loaded four ways: as it is, from a file
+ * named snapshot.<zxid> in a scratch folder; decompressed as ZooKeeper's
+ * snapshot.<zxid>.gz and .snappy are (a gzip or xerial stream,
+ * snapshot_decompress in snapshot_codec.h, bounded here to 64 times the
+ * input so that a small input cannot take the fuzzer's memory) and what
+ * comes out loaded as a file; again with its Adler-32 made
  * right (a mutation almost always breaks it, and the reader refuses the
  * file before it reads a session), so the fuzzer reaches the sessions, the
  * ACL cache and the nodes; and its body (what lies between the 16-byte
@@ -22,6 +26,7 @@
 #include "keeper/data/proto.h"
 #include "keeper/data/tree.h"
 #include "keeper/disk/snapshot.h"
+#include "keeper/disk/snapshot_codec.h"
 
 #define HEADER_LEN 16   /* FileHeader {int magic, int version, long dbid} */
 #define SEAL_LEN 13     /* long Adler-32, then the string "/" */
@@ -126,6 +131,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fuzz_scratch_file(path, sizeof(path), NULL, "snapshot.1a") < 0)
         abort();
     load_file(path, data, size);
+    static const snapshot_codec_t codecs[] = {SNAPSHOT_GZIP, SNAPSHOT_SNAPPY};
+    for (size_t i = 0; i < sizeof(codecs) / sizeof(codecs[0]); i++) {
+        uint8_t *plain = NULL;
+        size_t plain_len = 0;
+        char why[256];
+        if (snapshot_decompress(codecs[i], data, size, 64 * size + 4096, &plain, &plain_len, why, sizeof(why)) == 0) {
+            load_file(path, plain, plain_len);
+            free(plain);
+        }
+    }
     if (size < HEADER_LEN + SEAL_LEN)
         return 0;
 

@@ -23,9 +23,12 @@ kipper follower goes back to ZooKeeper. Asserted:
 Skipped when Apache ZooKeeper 3.8 or its C client is not installed. About 30 s on two cores.
 `make migrate-demo` runs the same with 5 members and longer load.
 """
+import os
+
 import pytest
 
 import apache_zk
+from apache_zk import ApacheZooKeeper
 import zk_clients
 from migration import run_migration
 
@@ -43,3 +46,64 @@ def test_zookeeper_ensemble_migrates_to_kipper_and_back():
     assert sum(rep.lost.values()) == 0, rep.text()
     assert rep.counts["add ok"] >= 100 and rep.counts["set ok"] >= 100, rep.text()
     assert rep.cli[0] >= 20 and rep.kafka["acknowledged"] >= 100, rep.text()
+
+
+@pytest.mark.parametrize("method", ["gz", "snappy"])
+def test_keeper_starts_on_zookeeper_data_with_compressed_snapshots(method, tmp_path):
+    """A ZooKeeper 3.8 run with zookeeper.snapshot.compression.method=gz or snappy
+    writes its snapshots as snapshot.<zxid>.gz or .snappy (SnapStream). kipper
+    started on a copy of that data folder loads the newest of them (its log says
+    so) and serves every node with its data and version; the snapshot files are
+    ZooKeeper's own, not rewritten first."""
+    import glob
+    import re
+    import shutil
+    from kazoo.client import KazooClient
+    from harness import Keeper
+
+    zk = ApacheZooKeeper(extra={"snapCount": 40},
+                         jvm_flags=["-Dzookeeper.snapshot.compression.method=%s" % method])
+    written = {}
+    try:
+        zk.start()
+        c = KazooClient(hosts=zk.hosts, timeout=10.0)
+        c.start(timeout=15.0)
+        c.ensure_path("/compressed")
+        for i in range(150):
+            path = "/compressed/n%03d" % i
+            c.create(path, b"v%d" % i)
+            if i % 3 == 0:
+                c.set(path, b"set%d" % i)
+        for i in range(150):
+            data, stat = c.get("/compressed/n%03d" % i)
+            written[i] = (data, stat.version, stat.mzxid)
+        c.stop()
+        c.close()
+    finally:
+        zk.stop()
+    snaps = sorted(glob.glob(os.path.join(zk.data_dir, "version-2", "snapshot.*")))
+    suffix = "." + method
+    assert snaps and all(s.endswith(suffix) for s in snaps), snaps
+    newest = max(snaps, key=lambda s: int(os.path.basename(s).split(".")[1], 16))
+    assert int(os.path.basename(newest).split(".")[1], 16) > 0, snaps
+
+    keeper = Keeper(workdir=str(tmp_path))
+    shutil.rmtree(keeper.data_dir)
+    shutil.copytree(zk.data_dir, keeper.data_dir)
+    shutil.rmtree(zk.workdir, ignore_errors=True)
+    try:
+        keeper.start()
+        with open(keeper.log_path, encoding="utf-8", errors="replace") as f:
+            log = f.read()
+        assert re.search(r"loaded snapshot \S*/%s: " % re.escape(os.path.basename(newest)), log), log
+        c = KazooClient(hosts=keeper.hosts, timeout=10.0)
+        c.start(timeout=15.0)
+        try:
+            for i, (data, version, mzxid) in written.items():
+                got, stat = c.get("/compressed/n%03d" % i)
+                assert (got, stat.version, stat.mzxid) == (data, version, mzxid), i
+        finally:
+            c.stop()
+            c.close()
+    finally:
+        keeper.stop()

@@ -36,6 +36,7 @@
  * ours reads the files it writes (tests/integration/test_keeper_migration.py). */
 #define _GNU_SOURCE   /* sync_file_range */
 #include "snapshot.h"
+#include "snapshot_codec.h"
 #include "base/fsutil.h"
 
 #include <dirent.h>
@@ -93,10 +94,16 @@ void snapshot_path(char *out, size_t outlen, const char *dir, int64_t zxid)
     snprintf(out, outlen, "%s/%s%" PRIx64, dir, SNAP_PREFIX, (uint64_t)zxid);
 }
 
-/* "snapshot.<hex>" and nothing more (ZooKeeper writes lowercase, unpadded;
- * Long.parseLong also takes uppercase and leading zeros, so do we). The
- * zxid must fit a non-negative long. 0 or -1. */
-static int parse_snapshot_name(const char *name, int64_t *zxid)
+void snapshot_file_path(char *out, size_t outlen, const char *dir, const snapshot_file_t *f)
+{
+    snprintf(out, outlen, "%s/%s%" PRIx64 "%s", dir, SNAP_PREFIX, (uint64_t)f->zxid, snapshot_codec_suffix(f->codec));
+}
+
+/* "snapshot.<hex>", then nothing or a compressed stream's suffix (".gz",
+ * ".snappy": snapshot_codec.h). ZooKeeper writes the zxid lowercase and
+ * unpadded; Long.parseLong also takes uppercase and leading zeros, so do
+ * we. The zxid must fit a non-negative long. 0 or -1. */
+static int parse_snapshot_name(const char *name, snapshot_file_t *f)
 {
     size_t plen = sizeof(SNAP_PREFIX) - 1;
     if (strncmp(name, SNAP_PREFIX, plen) != 0 || name[plen] == '\0')
@@ -110,41 +117,48 @@ static int parse_snapshot_name(const char *name, int64_t *zxid)
             digit = *p - 'a' + 10;
         else if (*p >= 'A' && *p <= 'F')
             digit = *p - 'A' + 10;
+        else if (*p == '.' && p > name + plen)
+            break;
         else
-            return -1;   /* ".tmp", ".gz", junk */
+            return -1;
         if (v > (uint64_t)INT64_MAX >> 4)
             return -1;
         v = v << 4 | (uint64_t)digit;
     }
-    if (v > (uint64_t)INT64_MAX)
-        return -1;
-    *zxid = (int64_t)v;
+    int codec = snapshot_codec_of_suffix(name + plen + strspn(name + plen, "0123456789abcdefABCDEF"));
+    if (v > (uint64_t)INT64_MAX || codec < 0)
+        return -1;   /* ".tmp", junk */
+    f->zxid = (int64_t)v;
+    f->codec = (snapshot_codec_t)codec;
     return 0;
 }
 
+/* Newest first; of two with one zxid, the plain one (kipper's own) first. */
 static int compare_newest_first(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x < y) - (x > y);
+    const snapshot_file_t *x = a, *y = b;
+    if (x->zxid != y->zxid)
+        return (x->zxid < y->zxid) - (x->zxid > y->zxid);
+    return (x->codec > y->codec) - (x->codec < y->codec);
 }
 
-int snapshot_list(const char *dir, int64_t **zxids, size_t *count)
+int snapshot_list(const char *dir, snapshot_file_t **files, size_t *count)
 {
-    *zxids = NULL;
+    *files = NULL;
     *count = 0;
     DIR *d = opendir(dir);
     if (!d)
         return -1;
-    int64_t *list = NULL;
+    snapshot_file_t *list = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
     for (errno = 0; (de = readdir(d)) != NULL; errno = 0) {
-        int64_t zxid;
-        if (parse_snapshot_name(de->d_name, &zxid) < 0)
+        snapshot_file_t f;
+        if (parse_snapshot_name(de->d_name, &f) < 0)
             continue;
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
-            int64_t *grown = realloc(list, ncap * sizeof(*list));
+            snapshot_file_t *grown = realloc(list, ncap * sizeof(*list));
             if (!grown) {
                 free(list);
                 closedir(d);
@@ -154,7 +168,7 @@ int snapshot_list(const char *dir, int64_t **zxids, size_t *count)
             list = grown;
             cap = ncap;
         }
-        list[n++] = zxid;
+        list[n++] = f;
     }
     int saved = errno;
     closedir(d);
@@ -165,7 +179,7 @@ int snapshot_list(const char *dir, int64_t **zxids, size_t *count)
     }
     if (n > 1)
         qsort(list, n, sizeof(*list), compare_newest_first);
-    *zxids = list;
+    *files = list;
     *count = n;
     return 0;
 }
@@ -837,24 +851,42 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
     *sessions = NULL;
     *nsessions = 0;
     const char *slash = strrchr(path, '/');
-    int64_t name_zxid;
-    if (parse_snapshot_name(slash ? slash + 1 : path, &name_zxid) < 0) {
-        snprintf(err, errlen, "%s: not a snapshot name (snapshot.<zxid in hex>)", path);
+    snapshot_file_t name;
+    if (parse_snapshot_name(slash ? slash + 1 : path, &name) < 0) {
+        snprintf(err, errlen, "%s: not a snapshot name (snapshot.<zxid in hex>, then .gz, .snappy or nothing)", path);
         return -1;
     }
+    int64_t name_zxid = name.zxid;
     mapped_file_t m;
     if (map_file(path, &m, err, errlen) < 0)
         return -1;
+    const uint8_t *data = m.data;
+    size_t size = m.size;
+    uint8_t *decompressed = NULL;
+    if (name.codec != SNAPSHOT_PLAIN) {
+        char why[256];
+        int bad = snapshot_decompress(name.codec, m.data, m.size, SNAPSHOT_MAX_DECOMPRESSED, &decompressed, &size,
+                                      why, sizeof(why));
+        unmap_file(&m);
+        if (bad) {
+            snprintf(err, errlen, "%s: %s", path, why);
+            return -1;
+        }
+        data = decompressed;
+    }
     reader_t r = {.file = path, .err = err, .errlen = errlen, .whole_file = 1};
     snapshot_session_t *s = NULL;
     size_t ns = 0;
     tree_t *tree = NULL;
-    int rc = check_frame(&r, m.data, m.size);
+    int rc = check_frame(&r, data, size);
     if (rc == 0)
         rc = read_sessions(&r, &s, &ns);
     if (rc == 0)
         rc = read_tree(&r, wm, &tree);
-    unmap_file(&m);
+    if (decompressed)
+        free(decompressed);
+    else
+        unmap_file(&m);
     if (rc < 0) {
         free(s);
         return -1;

@@ -13,7 +13,9 @@
  *   long Adler-32 of every byte before it (the file header included, as
  *   ZooKeeper's CheckedOutputStream sums them), then the string "/"
  * Reading checks every length against what is left and the checksum at the
- * end; a snapshot that fails either is refused as a whole. */
+ * end; a snapshot that fails either is refused as a whole. ZooKeeper's
+ * compressed snapshots (snapshot.<zxid>.gz, .snappy) are read too, the same
+ * layout once decompressed (snapshot_codec.h). */
 #ifndef KIPPER_KEEPER_SNAPSHOT_H
 #define KIPPER_KEEPER_SNAPSHOT_H
 
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "keeper/data/tree.h"
+#include "snapshot_codec.h"
 
 typedef struct {
     int64_t id;
@@ -54,11 +57,20 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
 int snapshot_load_buffer(const uint8_t *data, size_t len, watch_manager_t *wm, tree_t **tree_out,
                          snapshot_session_t **sessions, size_t *nsessions, char *err, size_t errlen);
 
-/* The zxids of dir's snapshot files, newest first (malloc'd; *count may be 0).
- * Temporary and malformed names are ignored. 0 or -1. */
-int snapshot_list(const char *dir, int64_t **zxids, size_t *count);
+/* A snapshot file found in a folder: its zxid, and how it is compressed
+ * (ZooKeeper's snapshot.<zxid>.gz and .snappy: snapshot_codec.h). */
+typedef struct {
+    int64_t zxid;
+    snapshot_codec_t codec;
+} snapshot_file_t;
 
-/* "<dir>/snapshot.<zxid in lowercase hex>" */
+/* dir's snapshot files, newest first (malloc'd; *count may be 0).
+ * Temporary and malformed names are ignored. 0 or -1. */
+int snapshot_list(const char *dir, snapshot_file_t **files, size_t *count);
+
+/* "<dir>/snapshot.<zxid in lowercase hex>": where kipper writes one. */
 void snapshot_path(char *out, size_t outlen, const char *dir, int64_t zxid);
+/* The path of a file snapshot_list found (its suffix included). */
+void snapshot_file_path(char *out, size_t outlen, const char *dir, const snapshot_file_t *f);
 
 #endif

@@ -47,16 +47,16 @@ static void remove_stale_temporaries(const char *dir)
 /* Load the newest snapshot that is intact; older ones are the fallback. */
 static int load_newest_snapshot(keeper_t *k, int64_t *snap_zxid, char *err, size_t errlen)
 {
-    int64_t *zxids = NULL;
+    snapshot_file_t *files = NULL;
     size_t count = 0;
-    if (snapshot_list(k->snap_dir, &zxids, &count) < 0) {
+    if (snapshot_list(k->snap_dir, &files, &count) < 0) {
         snprintf(err, errlen, "cannot list %s: %s", k->snap_dir, strerror(errno));
         return -1;
     }
     *snap_zxid = 0;
     for (size_t i = 0; i < count && !k->tree; i++) {
         char path[700], why[512];
-        snapshot_path(path, sizeof(path), k->snap_dir, zxids[i]);
+        snapshot_file_path(path, sizeof(path), k->snap_dir, &files[i]);
         snapshot_session_t *sessions = NULL;
         size_t nsessions = 0;
         if (snapshot_load_file(path, k->watches, &k->tree, &sessions, &nsessions, snap_zxid, why, sizeof(why)) < 0) {
@@ -70,7 +70,7 @@ static int load_newest_snapshot(keeper_t *k, int64_t *snap_zxid, char *err, size
     }
     if (!k->tree && count > 0)
         log_warn("no intact snapshot in %s; rebuilding from the transaction log alone", k->snap_dir);
-    free(zxids);
+    free(files);
     return 0;
 }
 
@@ -278,19 +278,19 @@ void persist_shutdown(keeper_t *k)
  * hold transactions after the oldest of them. */
 void persist_purge(keeper_t *k)
 {
-    int64_t *zxids = NULL;
+    snapshot_file_t *files = NULL;
     size_t count = 0;
-    if (snapshot_list(k->snap_dir, &zxids, &count) < 0)
+    if (snapshot_list(k->snap_dir, &files, &count) < 0)
         return;
     size_t keep = (size_t)k->cfg.autopurge_snap_retain_count;
     if (count > keep) {
         for (size_t i = keep; i < count; i++) {
             char path[700];
-            snapshot_path(path, sizeof(path), k->snap_dir, zxids[i]);
+            snapshot_file_path(path, sizeof(path), k->snap_dir, &files[i]);
             if (unlink(path) == 0)
                 log_info("purged %s", path);
         }
-        txnlog_purge_before(k->txnlog_dir, zxids[keep - 1]);
+        txnlog_purge_before(k->txnlog_dir, files[keep - 1].zxid);
     }
-    free(zxids);
+    free(files);
 }

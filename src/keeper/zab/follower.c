@@ -373,17 +373,17 @@ static int reload_from_disk(keeper_t *k, char *err, size_t errlen)
 
 static int remove_snapshots_after(keeper_t *k, int64_t zxid)
 {
-    int64_t *zxids = NULL;
+    snapshot_file_t *files = NULL;
     size_t count = 0;
-    if (snapshot_list(k->snap_dir, &zxids, &count) < 0)
+    if (snapshot_list(k->snap_dir, &files, &count) < 0)
         return -1;
     for (size_t i = 0; i < count; i++)
-        if (zxids[i] > zxid) {
+        if (files[i].zxid > zxid) {
             char path[700];
-            snapshot_path(path, sizeof(path), k->snap_dir, zxids[i]);
+            snapshot_file_path(path, sizeof(path), k->snap_dir, &files[i]);
             unlink(path);
         }
-    free(zxids);
+    free(files);
     return 0;
 }
 
