@@ -22,6 +22,7 @@ import pytest
 
 import conftest
 import harness
+import zkwire
 from ensemble import Ensemble, HistoryChecker, Op, await_op, close_client
 
 PARTITION_LIMIT_S = 30.0     # longest a lone member may take to notice it lost the quorum
@@ -676,6 +677,35 @@ class TestThreeMembers:
         base = make_base(ens3, request)
         isolate(ens3, base, [ens3.followers()[0]], "lone-follower")
         isolate(ens3, base, [ens3.leader()], "lone-leader")
+
+    def test_moved_session_writes_nothing_through_its_old_member(self, ens3):
+        """A session reopened on another member belongs to that member from then
+        on: a write still sent on its old connection (a request in flight when the
+        client moved, ZOOKEEPER-710) is refused with SESSIONMOVED (-118) and
+        changes nothing, whichever members hold the two connections, while writes
+        through the new one succeed (ZooKeeper's session owner, checked by the
+        leader's PrepRequestProcessor)."""
+        e = ens3
+        leader = e.leader()
+        members = [leader] + e.followers()
+        for n, (old, new) in enumerate([(members[1], members[2]), (members[2], leader), (leader, members[1])]):
+            first = zkwire.WireClient(old.port)
+            second = zkwire.WireClient(new.port)
+            try:
+                s = first.connect(timeout_ms=6000)
+                assert second.connect(timeout_ms=6000, session_id=s.session_id, passwd=s.passwd).session_id == \
+                    s.session_id
+                path = "/moved-%d" % n
+                try:
+                    err = first.err_of(zkwire.OP.CREATE, zkwire.enc_create(path, b"old"))
+                except zkwire.ConnectionClosed:
+                    err = "closed"   # the old member saw the move and let the connection go
+                assert err in (zkwire.ERR.SESSIONMOVED, "closed"), (old, new, err)
+                assert second.err_of(zkwire.OP.EXISTS, zkwire.enc_path_watch(path)) == zkwire.ERR.NONODE, (old, new)
+                assert second.err_of(zkwire.OP.CREATE, zkwire.enc_create(path, b"new")) == zkwire.ERR.OK, (old, new)
+            finally:
+                first.close()
+                second.close()
 
     def test_history_is_linearizable(self, ens3, request, seed):
         """Concurrent conditional writes through kill/stop/pause rounds fit one sequential order."""

@@ -23,6 +23,8 @@ struct session {
     int closing;             /* closeSession prepared; no more requests */
     int local;               /* a local session (local_sessions.c): never logged, known here alone */
     void *owner;             /* the connection serving it, or NULL */
+    int64_t served_by;       /* a leader's: the member whose client it is (ZooKeeper's session owner),
+                                0 until known; a write through another is SESSIONMOVED (prep.c) */
     hmap_node_t node;        /* in the tracker's table, by id */
 };
 

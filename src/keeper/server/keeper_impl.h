@@ -287,6 +287,7 @@ typedef struct {
     int64_t session_id;
     const auth_set_t *auth;
     const char *who;
+    int64_t server_id;   /* the member the client is connected to */
 } prep_origin_t;
 
 /* prep.c: turn a write request into a transaction (ZooKeeper's

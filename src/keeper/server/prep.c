@@ -602,6 +602,26 @@ static int session_alive(const keeper_t *k, int64_t session_id)
     return k->cfg.local_sessions_enabled && session_server_id(session_id) != k->cfg.server_id;
 }
 
+/* ZooKeeper's checkSession: ZSESSIONEXPIRED for a session that is not
+ * alive; on a leader, ZSESSIONMOVED for a write from a member other than
+ * the one whose client the session is. The session moves when another
+ * member revalidates it (its client reconnected there, leader.c); a write
+ * still sent on the old connection, in flight when the client moved, must
+ * not be applied after the client's newer writes through the new member
+ * (ZOOKEEPER-710). A session whose member is not known yet (created or
+ * restored before this leader led) belongs to the first that writes. */
+static int check_session(keeper_t *k, const prep_origin_t *c)
+{
+    if (!session_alive(k, c->session_id))
+        return ZSESSIONEXPIRED;
+    session_t *s = session_find(k->sessions, c->session_id);
+    if (k->role != ROLE_LEADING || !s || s->local)
+        return ZOK;
+    if (s->served_by == 0)
+        s->served_by = c->server_id;
+    return s->served_by == c->server_id ? ZOK : ZSESSIONMOVED;
+}
+
 /* A reconfig (ZooKeeper 3.8's PrepRequestProcessor, case reconfig), its
  * checks in ZooKeeper's order so a request with several faults gets the same
  * code: the record; reconfigEnabled; the session; standalone; a reconfig
@@ -626,8 +646,8 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
     } else if (!k->reconfig_enabled) {
         log_warn("reconfig requested by %s, but reconfigEnabled is off", c->who);
         err = ZRECONFIGDISABLED;
-    } else if (!session_alive(k, c->session_id)) {
-        err = ZSESSIONEXPIRED;
+    } else if ((err = check_session(k, c)) != ZOK) {
+        /* ZSESSIONEXPIRED or ZSESSIONMOVED */
     } else if (k->role != ROLE_LEADING || k->config.n == 0) {
         err = ZUNIMPLEMENTED;   /* standalone: ZooKeeper does not reconfigure one server */
     } else if (k->last_seen.version != k->config.version) {
@@ -713,8 +733,9 @@ void prep_write(keeper_t *k, const prep_origin_t *c, int32_t type, int32_t cxid,
             make_error(hdr, txn, err);
         return;
     }
-    if (!session_alive(k, c->session_id)) {
-        make_error(hdr, txn, ZSESSIONEXPIRED);
+    int session_err = check_session(k, c);
+    if (session_err != ZOK) {
+        make_error(hdr, txn, session_err);
         return;
     }
     if (type == OP_MULTI) {

@@ -346,6 +346,8 @@ static void handle_connect(keeper_t *k, client_conn_t *c, const uint8_t *frame, 
     }
     session_touch(k->sessions, session_id, now);
     follower_touch(k, session_id);
+    if (k->role == ROLE_LEADING && !s->local)
+        s->served_by = k->cfg.server_id;   /* as a follower's REVALIDATE makes it that follower's (leader.c) */
     keeper_attach_session(c, s, timeout);
     keeper_send_connect_response(c, timeout, session_id, 1);
 }

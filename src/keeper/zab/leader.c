@@ -838,6 +838,7 @@ static void on_revalidate(learner_t *l, const quorum_packet_t *p)
     log_info("server %" PRId64 " revalidates session 0x%" PRIx64 ": %s", l->sid, (uint64_t)session_id,
              valid ? "valid" : "expired or unknown");
     if (valid) {
+        session_find(k->sessions, session_id)->served_by = l->sid;   /* writes through others: SESSIONMOVED */
         client_conn_t *here = keeper_client_of_session(k, session_id);
         if (here && !here->dead)
             client_close(here, "its session moved to another server");
@@ -886,13 +887,16 @@ static void on_request(learner_t *l, const quorum_packet_t *p)
          * its createSession (server/local_sessions.c). */
         if (!session_find(k->sessions, session_id))
             session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
+        session_t *s = session_find(k->sessions, session_id);
+        if (s)
+            s->served_by = l->sid;   /* its client is that member's */
     } else if (type == OP_CLOSE_SESSION) {
         prep_close_session(k, session_id, &q->hdr, &q->txn);
         q->hdr.cxid = cxid;
     } else if (request_is_write(type)) {
         char who[96];
         snprintf(who, sizeof(who), "server %" PRId64 "'s client (session 0x%" PRIx64 ")", l->sid, (uint64_t)session_id);
-        prep_origin_t origin = {session_id, &p->auth, who};
+        prep_origin_t origin = {session_id, &p->auth, who, l->sid};
         prep_write(k, &origin, type, cxid, &in, &q->hdr, &q->txn);
     } else {
         log_warn("server %" PRId64 " forwarded a request of type %d; ignored", l->sid, type);
