@@ -1,7 +1,7 @@
 """Just enough of Kafka's wire protocol, written by hand, to talk to the broker
 byte by byte: request framing, record batches v2 (with a table-driven CRC-32C),
 and the requests the broker tests send raw (Metadata v1/v4, Produce v8,
-Fetch v4, ListOffsets v1, InitProducerId v1). Nothing here comes from a Kafka
+Fetch v4 and v11, ListOffsets v1, InitProducerId v1). Nothing here comes from a Kafka
 client library, so a test using it checks the broker against the protocol
 itself rather than against one client's reading of it.
 
@@ -447,6 +447,26 @@ class KafkaConn:
             index, error, hw, lso = r.take(">i"), r.take(">h"), r.take(">q"), r.take(">q")
             r.array(lambda r: (r.take(">q"), r.take(">q")))   # aborted transactions
             return FetchPartition(index, error, hw, lso, None, r.bytes() or b"")
+
+        topics = r.array(lambda r: (r.string(), r.array(part)))
+        assert r.done()
+        return topics[0][1][0]
+
+    def fetch_v11(self, topic, partition, offset, rack_id="", replica_id=-1, current_leader_epoch=-1,
+                  max_wait_ms=0, min_bytes=0, max_bytes=10 << 20):
+        """Fetch v11 (KIP-392's rack id): (FetchPartition, preferred read replica)."""
+        body = (struct.pack(">iiiibii", replica_id, max_wait_ms, min_bytes, max_bytes, 0, 0, -1) +
+                karray([kstring(topic) + karray([struct.pack(">iiqqi", partition, current_leader_epoch, offset, -1,
+                                                             max_bytes)])]) +
+                karray([]) + kstring(rack_id))
+        r = self.call(API_FETCH, 11, body)
+        r.take(">i"), r.take(">h"), r.take(">i")   # throttle, error, session id
+
+        def part(r):
+            index, error, hw, lso, start = r.take(">i"), r.take(">h"), r.take(">q"), r.take(">q"), r.take(">q")
+            r.array(lambda r: (r.take(">q"), r.take(">q")))   # aborted transactions
+            preferred = r.take(">i")
+            return FetchPartition(index, error, hw, lso, start, r.bytes() or b""), preferred
 
         topics = r.array(lambda r: (r.string(), r.array(part)))
         assert r.done()

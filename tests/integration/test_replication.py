@@ -25,9 +25,9 @@ from confluent_kafka import KafkaError, Producer
 
 from harness import Placement, wait_until
 from kafka_wire import Record, parse_record_batches, record_batch
-from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, ERR_REQUEST_TIMED_OUT,
-                          LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker, consume_all, dirty_reads,
-                          keeper_ensemble, read_checkpoint)
+from repl_cluster import (ERR_NOT_ENOUGH_REPLICAS, ERR_NOT_ENOUGH_REPLICAS_AFTER_APPEND, ERR_NOT_LEADER_OR_FOLLOWER,
+                          ERR_REQUEST_TIMED_OUT, LAG_MS, Recorder, SESSION_MS, Stream, check_stream, cluster_maker,
+                          consume_all, dirty_reads, keeper_ensemble, read_checkpoint)
 
 
 # ---- fixtures ---------------------------------------------------------------------------
@@ -173,6 +173,51 @@ def test_followers_reach_leaders_advertised_by_host_name(make_cluster):
     for p in range(4):
         for i in (1, 2):
             assert values_on_disk(c, i, "named", p) == [(0, b"n%d" % p)], (p, i)
+
+
+RACK_AWARE = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+
+
+def test_consumers_fetch_from_a_follower_in_their_rack(make_cluster):
+    """Fetch from follower (KIP-392), brokers in racks r1-r3 and replica.selector.class
+    Kafka's rack-aware selector: Metadata names every broker's rack; the leader answers
+    a consumer's Fetch v11 from a follower's rack with that follower as its preferred
+    read replica and no records, at once (a MaxWaitMs of a minute is not waited out);
+    the follower serves that consumer every record up to its HW, but refuses a
+    consumer's Fetch older than v11 (NOT_LEADER_OR_FOLLOWER, as Kafka); a consumer in
+    the leader's rack, in a rack without replicas, or without a rack reads from the
+    leader."""
+    racks = {1: "r1", 2: "r2", 3: "r3"}
+    c = make_cluster(extra={"replica.selector.class": RACK_AWARE},
+                     per_broker={i: {"broker.rack": r} for i, r in racks.items()})
+    c.create_topic("racks", assignment=[[1, 2, 3]], configs={"min.insync.replicas": 3})
+    leader = c.leader("racks", 0)
+    follower = [i for i in (1, 2, 3) if i != leader][0]
+    values = [b"rack-%d" % n for n in range(3)]
+    for v in values:
+        r = produce_one(c, leader, "racks", 0, v)
+        assert r.error == 0, r
+    with c.conn(leader) as k:
+        md = k.metadata(["racks"], allow_auto_create=False)
+    assert sorted((b[0], b[3]) for b in md.brokers) == sorted(racks.items())
+
+    with c.conn(leader) as k:
+        part, preferred = k.fetch_v11("racks", 0, 0, rack_id=racks[follower], max_wait_ms=60000, min_bytes=1)
+        assert (part.error, preferred, part.records, part.high_watermark) == (0, follower, b"", 3), (part, preferred)
+        for rack in (racks[leader], "r9", ""):
+            part, preferred = k.fetch_v11("racks", 0, 0, rack_id=rack)
+            assert (part.error, preferred) == (0, -1), (rack, part)
+            assert [r.value for b in parse_record_batches(part.records) for r in b.records] == values, rack
+
+    def served_by_follower():
+        with c.conn(follower) as k:
+            part, preferred = k.fetch_v11("racks", 0, 0, rack_id=racks[follower])
+        assert (part.error, preferred) == (0, -1), part
+        got = [r.value for b in parse_record_batches(part.records) for r in b.records]
+        return got if part.high_watermark == 3 else None
+    assert wait_until(served_by_follower, timeout=20, what="the follower's HW to reach 3") == values
+    with c.conn(follower) as k:
+        assert k.fetch("racks", 0, 0).error == ERR_NOT_LEADER_OR_FOLLOWER
 
 
 # ---- 2, 8, 9. leaders SIGKILLed again and again under the stream ---------------------------

@@ -332,7 +332,7 @@ broker_log() {
 # "-3brokers" passes get three, each in a rack of its own (RACK1..RACK3) with
 # Kafka's rack-aware replica selector named, and replication factor 3 by
 # default, as librdkafka's own runs set them up (its tests/cluster_testing.py;
-# kipper stores replica.selector.class but does not act on it).
+# 0101 reads from the follower in its client.rack through it, KIP-392).
 start_servers() {
     local dir=$TMP/$1 autocreate=true count=1 id port list="" props
     case $1 in noautocreate*) autocreate=false ;; esac

@@ -53,6 +53,11 @@ static void test_defaults(void)
     CHECK_EQ(bc.offset_metadata_max_bytes, 4096);
     CHECK_EQ(bc.offsets_commit_timeout_ms, 5000);
     CHECK_EQ(bc.replica_socket_timeout_ms, 30000);
+    CHECK_EQ(bc.rack_aware_reads, 0);   /* replica.selector.class unset: the leader serves every fetch */
+    CHECK_EQ(parse("broker.id=3\nzookeeper.connect=z:1\n"
+                   "replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector\n",
+                   &bc, err, sizeof(err)), 0);
+    CHECK_EQ(bc.rack_aware_reads, 1);
 }
 
 static void test_values(void)
@@ -107,6 +112,9 @@ static void test_errors(void)
     expect_error("broker.id=1\nzookeeper.connect=z:1\nadvertised.listeners=PLAINTEXT://:9092\n",
                  "advertised.listeners");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nnum.partitions=0\n", "num.partitions");
+    /* a selector class kipper does not have is refused, not ignored */
+    expect_error("broker.id=1\nzookeeper.connect=z:1\nreplica.selector.class=com.example.NearestReplica\n",
+                 "replica.selector.class");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.segment.bytes=13\n", "log.segment.bytes");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nlog.retention.ms=x\n", "log.retention.ms");
     expect_error("broker.id=1\nzookeeper.connect=z:1\nauto.create.topics.enable=2\n", "auto.create.topics.enable");

@@ -7,6 +7,7 @@
 
 #include "broker/repl/commitq.h"
 #include "broker/repl/isr.h"
+#include "broker/repl/read_replica.h"
 #include "broker/repl/truncation.h"
 #include "broker/wire/kafka_errors.h"
 #include "suites.h"
@@ -338,6 +339,27 @@ static void record(commit_waiter_t *w, int16_t error, void *arg)
     o->error = error;
 }
 
+/* KIP-392, Kafka's RackAwareReplicaSelector: the leader when the client
+ * gives no rack, is in the leader's rack, or has no candidate in its own;
+ * else the candidate of its rack with the largest log end, then the most
+ * recently caught up. */
+static void test_read_replica_select(void)
+{
+    const read_replica_view_t f[] = {
+        {2, "b", 100, 5000}, {3, "c", 90, 9000}, {4, "c", 100, 7000}, {5, "c", 100, 8000}, {6, "", 100, 9999},
+    };
+    CHECK_EQ(read_replica_select("a", f, 5, ""), -1);
+    CHECK_EQ(read_replica_select("a", f, 5, NULL), -1);
+    CHECK_EQ(read_replica_select("a", f, 5, "a"), -1);    /* the leader's rack */
+    CHECK_EQ(read_replica_select("a", f, 5, "d"), -1);    /* no replica there */
+    CHECK_EQ(read_replica_select("a", f, 5, "b"), 2);
+    CHECK_EQ(read_replica_select("a", f, 5, "c"), 5);     /* 100 beats 90; of 4 and 5, 5 caught up last */
+    CHECK_EQ(read_replica_select("a", f, 2, "c"), 3);     /* only 3 of rack c among the candidates */
+    CHECK_EQ(read_replica_select("c", f, 5, "c"), -1);    /* the leader is in c itself */
+    CHECK_EQ(read_replica_select("", f, 5, "b"), 2);      /* a leader without a rack */
+    CHECK_EQ(read_replica_select("a", f, 0, "b"), -1);
+}
+
 static void test_commitq(void)
 {
     commitq_t q;
@@ -463,6 +485,7 @@ void suite_repl(void)
     RUN(test_isr_followers_left);
     RUN(test_isr_settle_wait);
     RUN(test_isr_unassigned_member_leaves);
+    RUN(test_read_replica_select);
     RUN(test_commitq);
     RUN(test_truncation_kip101_restart);
     RUN(test_truncation_kip101_divergence);

@@ -396,15 +396,25 @@ static tree_t *load(const char *path, snapshot_session_t **s, size_t *n, int64_t
     return t;
 }
 
+/* rich_tree() with rich_sessions written into dir as kipper writes a
+ * snapshot: the tree, its zxid and the file's path. */
+static tree_t *write_rich_snapshot(const char *dir, int64_t *zxid, char *path, size_t pathlen)
+{
+    tree_t *t = rich_tree(zxid);
+    char err[512] = "";
+    size_t nsess = sizeof(rich_sessions) / sizeof(rich_sessions[0]);
+    CHECK_EQ(snapshot_write_file(dir, *zxid, t, rich_sessions, nsess, err, sizeof(err)), 0);
+    snapshot_path(path, pathlen, dir, *zxid);
+    return t;
+}
+
 static void test_snapshot_round_trip_every_kind(void)
 {
     char *dir = scratch_dir();
     int64_t zxid;
-    tree_t *t = rich_tree(&zxid);
     char err[512] = "", path[512];
+    tree_t *t = write_rich_snapshot(dir, &zxid, path, sizeof(path));
     size_t nsess = sizeof(rich_sessions) / sizeof(rich_sessions[0]);
-    CHECK_EQ(snapshot_write_file(dir, zxid, t, rich_sessions, nsess, err, sizeof(err)), 0);
-    snapshot_path(path, sizeof(path), dir, zxid);
     CHECK_EQ(count_entries(dir), 1);   /* the .tmp file is gone */
 
     snapshot_session_t *s = NULL;
@@ -494,11 +504,9 @@ static void test_snapshot_compressed_by_zookeeper(void)
 {
     char *dir = scratch_dir();
     int64_t zxid;
-    tree_t *t = rich_tree(&zxid);
     char err[512] = "", path[512];
+    tree_t *t = write_rich_snapshot(dir, &zxid, path, sizeof(path));
     size_t nsess = sizeof(rich_sessions) / sizeof(rich_sessions[0]);
-    CHECK_EQ(snapshot_write_file(dir, zxid, t, rich_sessions, nsess, err, sizeof(err)), 0);
-    snapshot_path(path, sizeof(path), dir, zxid);
     size_t plain_len = 0;
     uint8_t *plain = read_bytes(path, &plain_len);
     CHECK(plain != NULL && plain_len > 0);

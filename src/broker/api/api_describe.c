@@ -29,6 +29,8 @@ req_status_t api_describe_cluster(broker_t *b, conn_t *c, broker_request_t *req,
         KV_SET_INT(kv_at(brokers, (uint32_t)i), DescribeClusterBroker, BrokerId, b->brokers[i].id);
         KV_SET_STR(ra, kv_at(brokers, (uint32_t)i), DescribeClusterBroker, Host, b->brokers[i].ep.host);
         KV_SET_INT(kv_at(brokers, (uint32_t)i), DescribeClusterBroker, Port, b->brokers[i].ep.port);
+        if (b->brokers[i].ep.rack[0])
+            KV_SET_STR(ra, kv_at(brokers, (uint32_t)i), DescribeClusterBroker, Rack, b->brokers[i].ep.rack);
     }
     if (KV_INT(req->body, DescribeClusterRequest, IncludeClusterAuthorizedOperations))
         KV_SET_INT(resp, DescribeClusterResponse, ClusterAuthorizedOperations, 0x1FA0);

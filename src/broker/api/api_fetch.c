@@ -7,7 +7,13 @@
  * again whenever an append happens (broker_wake_data_waiters). Consumers
  * read up to the high watermark, replicas (ReplicaId >= 0) up to the log
  * end. Fetch sessions (KIP-227) are not kept: SessionId 0 in the answer
- * tells clients to send full requests. */
+ * tells clients to send full requests.
+ *
+ * Fetching from followers (KIP-392): a consumer's Fetch v11+ may go to a
+ * follower, which serves it up to its own HW; the leader, with
+ * replica.selector.class set, answers one from a consumer in another rack
+ * with the follower to read from instead (PreferredReadReplica, no records:
+ * repl_preferred_read_replica). */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"
@@ -31,6 +37,7 @@ typedef struct {
     int64_t found;        /* bytes found so far */
     int first_data;       /* no partition has returned data yet (KIP-74: at least one batch) */
     int any_error;
+    int any_redirect;     /* a partition named a preferred read replica: answered at once, as Kafka does */
 } fetch_totals_t;
 
 typedef struct {
@@ -72,14 +79,16 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     int32_t index = (int32_t)KV_INT(in, FetchPartition, Partition);
     int64_t offset = KV_INT(in, FetchPartition, FetchOffset);
     int32_t replica_id = (int32_t)KV_INT(req->body, FetchRequest, ReplicaId);
+    int from_consumer_v11 = replica_id < 0 && req->api_version >= 11;   /* may read from a follower */
     int16_t error;
     KV_SET_INT(out, FetchPartitionData, PartitionIndex, index);
     KV_SET_INT(out, FetchPartitionData, HighWatermark, -1);
     KV_SET_INT(out, FetchPartitionData, LastStableOffset, -1);
     KV_SET_INT(out, FetchPartitionData, LogStartOffset, -1);
     KV_SET_BYTES(out, FetchPartitionData, Records, "", 0);
-    replica_t *r = api_leader_replica(x->b, topic, index, (int32_t)KV_INT(in, FetchPartition, CurrentLeaderEpoch),
-                                      &error);
+    int32_t epoch = (int32_t)KV_INT(in, FetchPartition, CurrentLeaderEpoch);
+    replica_t *r = from_consumer_v11 ? api_readable_replica(x->b, topic, index, epoch, &error)
+                                     : api_leader_replica(x->b, topic, index, epoch, &error);
     /* A follower's fetch offset is its log end: the leader's ISR and HW
      * move with it (repl.h). */
     if (!error && replica_id >= 0)
@@ -94,6 +103,14 @@ static void fetch_partition(void *arg, const char *topic, const kafka_value_t *i
     KV_SET_INT(out, FetchPartitionData, HighWatermark, hw);
     KV_SET_INT(out, FetchPartitionData, LastStableOffset, hw);
     KV_SET_INT(out, FetchPartitionData, LogStartOffset, partition_log_start_offset(r->log));
+    int32_t preferred = from_consumer_v11
+        ? repl_preferred_read_replica(x->b, r, KV_STR(req->body, FetchRequest, RackId), offset) : -1;
+    if (preferred >= 0) {
+        KV_SET_INT(out, FetchPartitionData, PreferredReadReplica, preferred);
+        KV_SET_INT(out, FetchPartitionData, ErrorCode, KERR_NONE);
+        x->tot.any_redirect = 1;
+        return;
+    }
     int64_t max = KV_INT(in, FetchPartition, PartitionMaxBytes);
     if (max > x->tot.bytes_left)
         max = x->tot.bytes_left;
@@ -173,7 +190,7 @@ req_status_t api_fetch(broker_t *b, conn_t *c, broker_request_t *req, kafka_aren
     if (api_each_partition(ra, req->body, resp, &tree, fetch_partition, &x) < 0)
         return REQ_CLOSE;
     int64_t wait = KV_INT(req->body, FetchRequest, MaxWaitMs);
-    if (!req->timed_out && !x.tot.any_error && wait > 0 && x.tot.found < KV_INT(req->body, FetchRequest, MinBytes)) {
+    if (!req->timed_out && !x.tot.any_error && !x.tot.any_redirect && wait > 0 && x.tot.found < KV_INT(req->body, FetchRequest, MinBytes)) {
         if (!req->deadline_ms)
             req->deadline_ms = loop_now_ms(b->loop) + (uint64_t)(wait < MAX_WAIT_CAP_MS ? wait : MAX_WAIT_CAP_MS);
         /* What the throttle held back goes as soon as it opens. */

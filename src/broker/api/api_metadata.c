@@ -190,11 +190,15 @@ static int metadata_brokers(broker_t *b, kafka_arena_t *ra, kafka_value_t *r)
         KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, NodeId, b->brokers[i].id);
         KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Host, b->brokers[i].ep.host);
         KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, Port, b->brokers[i].ep.port);
+        if (b->brokers[i].ep.rack[0])   /* else null, as Kafka answers for a broker without broker.rack */
+            KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Rack, b->brokers[i].ep.rack);
     }
     if (!self_listed) {
         KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, NodeId, b->cfg.broker_id);
         KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Host, b->adv_host);
         KV_SET_INT(kv_at(brokers, k), MetadataResponseBroker, Port, b->adv_port);
+        if (b->cfg.broker_rack[0])
+            KV_SET_STR(ra, kv_at(brokers, k), MetadataResponseBroker, Rack, b->cfg.broker_rack);
     }
     return 0;
 }

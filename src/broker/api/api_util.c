@@ -15,8 +15,10 @@ req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_
     return broker_reply(c, r, body) < 0 ? REQ_CLOSE : REQ_DONE;
 }
 
-replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
-                              int16_t *error)
+/* The local replica of a partition that leads it, or (followers_too) that
+ * leads or follows it, at the client's epoch. */
+static replica_t *local_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                                int followers_too, int16_t *error)
 {
     partition_t *p = topic ? cluster_partition(b, topic, partition) : NULL;
     if (!p || !p->have_replicas) {
@@ -33,7 +35,7 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
         *error = KERR_UNKNOWN_LEADER_EPOCH;
         return NULL;
     }
-    if (!r || r->role != REPLICA_LEADER) {
+    if (!r || !(r->role == REPLICA_LEADER || (followers_too && r->role == REPLICA_FOLLOWER))) {
         *error = KERR_NOT_LEADER_OR_FOLLOWER;
         return NULL;
     }
@@ -47,6 +49,18 @@ replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition,
     }
     *error = KERR_NONE;
     return r;
+}
+
+replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                              int16_t *error)
+{
+    return local_replica(b, topic, partition, current_leader_epoch, 0, error);
+}
+
+replica_t *api_readable_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                                int16_t *error)
+{
+    return local_replica(b, topic, partition, current_leader_epoch, 1, error);
 }
 
 int api_each_partition(kafka_arena_t *ra, const kafka_value_t *req_body, kafka_value_t *resp, const api_tree_t *tree,

@@ -19,6 +19,10 @@ req_status_t api_answer(conn_t *c, const broker_request_t *r, const kafka_value_
  * KAFKA_STORAGE_ERROR, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH). */
 replica_t *api_leader_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
                               int16_t *error);
+/* The same, a follower too (at the epoch it follows): where a consumer may
+ * read (KIP-392; api_fetch.c). */
+replica_t *api_readable_replica(broker_t *b, const char *topic, int32_t partition, int32_t current_leader_epoch,
+                                int16_t *error);
 
 /* The fields of a request's topic/partition tree and of the answer's
  * (KV_REF(Struct, Field) each). */

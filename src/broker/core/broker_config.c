@@ -206,6 +206,8 @@ static int read_log_settings(config_t *cfg, broker_config_t *bc, char *err, size
  * and controlled.shutdown.timeout.ms (how long a SIGTERM waits for
  * leadership to move; Kafka bounds it by retries of a controller request
  * instead). */
+#define RACK_AWARE_SELECTOR "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+
 static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *err, size_t errlen)
 {
     long wait, min_bytes, max_bytes, resp_max, backoff, election_wait, shutdown_timeout, socket_timeout;
@@ -230,6 +232,16 @@ static int read_replication_settings(config_t *cfg, broker_config_t *bc, char *e
                  socket_timeout, wait);
         return -1;
     }
+    /* KIP-392: consumers fetch from a replica in their rack. Kafka loads the
+     * class named; kipper has the one selector Kafka ships, and refuses any
+     * other rather than run without the reads it asks for. */
+    const char *selector = config_get(cfg, "replica.selector.class");
+    if (selector && *selector && strcmp(selector, RACK_AWARE_SELECTOR) != 0) {
+        snprintf(err, errlen, "replica.selector.class=%s: kipper has only %s (or none: the leader serves every fetch)",
+                 selector, RACK_AWARE_SELECTOR);
+        return -1;
+    }
+    bc->rack_aware_reads = selector && *selector;
     bc->replica_fetch_wait_max_ms = (int32_t)wait;
     bc->replica_socket_timeout_ms = (int32_t)socket_timeout;
     bc->replica_fetch_min_bytes = (int32_t)min_bytes;

@@ -41,6 +41,7 @@ typedef struct {
     int32_t max_connections_per_ip;
     int64_t queued_max_request_bytes;  /* -1: unbounded */
     int unclean_leader_election;  /* unclean.leader.election.enable */
+    int rack_aware_reads;         /* replica.selector.class is Kafka's RackAwareReplicaSelector (KIP-392) */
     int64_t replica_lag_time_max_ms; /* KeepInSyncTime */
     int32_t replica_fetch_wait_max_ms;        /* a follower's fetch long-polls this long */
     int32_t replica_socket_timeout_ms;        /* a fetch link without progress this long reconnects */

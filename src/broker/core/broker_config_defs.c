@@ -209,7 +209,7 @@ static const coord_config_def_t DEFS[] = {
     NUM("replica.fetch.wait.max.ms", INT, "500", ANY_MIN, ACTED, RO),
     NUM("replica.high.watermark.checkpoint.interval.ms", LONG, "5000", ANY_MIN, STORED, RO),
     NUM("replica.lag.time.max.ms", LONG, "30000", ANY_MIN, ACTED, RO),
-    STR("replica.selector.class", NULL, STORED, RO),
+    STR("replica.selector.class", NULL, ACTED, RO),
     NUM("replica.socket.receive.buffer.bytes", INT, "65536", ANY_MIN, STORED, RO),
     NUM("replica.socket.timeout.ms", INT, "30000", ANY_MIN, ACTED, RO),
     NUM("replication.quota.window.num", INT, "11", 1, STORED, RO),

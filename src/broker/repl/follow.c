@@ -10,6 +10,7 @@
 
 #include "base/clock.h"
 #include "base/logging.h"
+#include "broker/core/conn.h"
 #include "broker/core/log_dirs.h"
 
 #include <errno.h>
@@ -42,10 +43,12 @@ int replica_append_fetched(broker_t *b, replica_t *r, const uint8_t *batches, si
 
 void replica_follower_high_watermark(broker_t *b, replica_t *r, int64_t leader_hw)
 {
-    (void)b;
     r->leader_hw = leader_hw;   /* DescribeLogDirs' lag */
     int64_t leo = partition_log_end_offset(r->log);
+    int64_t before = partition_log_high_watermark(r->log);
     partition_log_set_high_watermark(r->log, leader_hw < leo ? leader_hw : leo);
+    if (partition_log_high_watermark(r->log) > before)
+        broker_wake_data_waiters(b);   /* consumers fetching here (KIP-392) wait for it */
 }
 
 void replica_follower_log_start(broker_t *b, replica_t *r, int64_t leader_log_start)

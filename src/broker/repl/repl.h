@@ -12,6 +12,7 @@
  * - move.c and throttle.c: partition moves, and the throttle on their
  *   catch-up traffic;
  * - preferred.c: leadership back to the preferred replica;
+ * - read_replica.c: the replica a consumer in a rack should fetch from (KIP-392);
  * - lease.c: a leader cut off from its coordinator steps aside;
  * - shutdown.c: controlled shutdown (leadership handed over before leaving).
  *
@@ -23,6 +24,12 @@
 
 #include "broker/core/broker_impl.h"
 #include "broker/repl/commitq.h"
+
+/* read_replica.c: the follower a consumer in client_rack fetching from
+ * fetch_offset should read from, or -1 (the leader: this one), when
+ * replica.selector.class is Kafka's rack-aware one and r leads. */
+int32_t repl_preferred_read_replica(const broker_t *b, const replica_t *r, const char *client_rack,
+                                    int64_t fetch_offset);
 
 /* The fetcher and the ISR check timer. 0, or -1 out of memory. */
 int repl_start(broker_t *b);
