@@ -314,6 +314,19 @@ static void test_quorum_reconfig_action(void)
     /* A follower made an observer, or back, starts again as that. */
     CHECK_EQ(quorum_reconfig_action('F', 1, 3, &three, &one_obs, 3), QUORUM_ELECT);
     CHECK_EQ(quorum_reconfig_action('F', 1, 3, &one_obs, &three, 3), QUORUM_ELECT);
+    /* No designated leader: a follower whose leader's quorum address moved
+     * elects (to reach it there), as ZooKeeper's processReconfig; a moved
+     * election port alone changes nothing. */
+    ensemble_config_t moved = three, moved_election = three;
+    moved.members[0].quorum_port = 2999;
+    moved_election.members[0].election_port = 3999;
+    moved.version = moved_election.version = 0x100000005LL;
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &moved, -1), QUORUM_ELECT);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &moved_election, -1), QUORUM_STAY);
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &four, -1), QUORUM_STAY);
+    snprintf(moved.members[0].host, sizeof(moved.members[0].host), "10.0.0.1");
+    moved.members[0].quorum_port = 2001;
+    CHECK_EQ(quorum_reconfig_action('F', 2, 1, &three, &moved, -1), QUORUM_ELECT);
     /* Looking: nothing to leave. */
     CHECK_EQ(quorum_reconfig_action('-', 1, 1, &three, &no1, 2), QUORUM_STAY);
 }

@@ -111,8 +111,16 @@ int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemb
         return QUORUM_ELECT;
     if (me && was && was->observer != me->observer)
         return QUORUM_ELECT;
-    if (role == 'F' && designated < 0 && !quorum_config_is_voter(next, leader))
-        return QUORUM_ELECT;
+    if (role == 'F' && designated < 0) {
+        /* Without a designated leader ZooKeeper elects when its leader lost
+         * its vote, or when its quorum address moved (to reach it there). */
+        if (!quorum_config_is_voter(next, leader))
+            return QUORUM_ELECT;
+        const ensemble_member_t *old = leader <= INT32_MAX ? ensemble_config_find(prev, (int)leader) : NULL;
+        const ensemble_member_t *now = ensemble_config_find(next, (int)leader);
+        if (!old || strcmp(old->host, now->host) != 0 || old->quorum_port != now->quorum_port)
+            return QUORUM_ELECT;
+    }
     return QUORUM_STAY;
 }
 

@@ -137,7 +137,8 @@ int64_t quorum_designated_leader(const ensemble_config_t *next, int64_t leader_s
  * in a sync). QUORUM_HAND_OFF: lead or follow `designated` at once, without
  * an election (updateVote); QUORUM_ELECT: go LOOKING (a leader removed or
  * without a vote, a participant<->observer change, a follower's leader
- * without a vote); QUORUM_STAY: nothing changes (a removed follower follows
+ * without a vote or, with no designated leader, at another quorum
+ * address); QUORUM_STAY: nothing changes (a removed follower follows
  * on without a vote, as ZooKeeper 3.8's does). */
 enum { QUORUM_STAY = 0, QUORUM_ELECT = 1, QUORUM_HAND_OFF = 2 };
 int quorum_reconfig_action(char role, int64_t self, int64_t leader, const ensemble_config_t *prev,
