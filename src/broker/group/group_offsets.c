@@ -371,6 +371,16 @@ static write_t *write_new(group_commit_t *cm, int index, const group_t *g, const
     return w;
 }
 
+/* A batch item's coordinator call is under way: the batch waits for it and
+ * the group is held (io_refs) until it returns. */
+static int16_t item_started(group_commit_t *cm, int index, group_t *g)
+{
+    g->io_refs++;
+    cm->outstanding++;
+    cm->errors[index] = GROUP_COMMIT_PENDING;
+    return KERR_NONE;
+}
+
 int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char *topic, int32_t partition,
                            int64_t offset, int32_t leader_epoch, const char *metadata)
 {
@@ -389,36 +399,63 @@ int16_t group_commit_write(group_commit_t *cm, int index, group_t *g, const char
         return KERR_COORDINATOR_NOT_AVAILABLE;
     }
     o->pending++;
-    g->io_refs++;
-    cm->outstanding++;
-    cm->errors[index] = GROUP_COMMIT_PENDING;
-    return KERR_NONE;
+    return item_started(cm, index, g);
 }
 
-/* ---- DeleteGroups: a group's offsets deleted ---- */
+/* ---- a batch item's coordinator call on a group's nodes ---- */
 
+/* The batch slot the call answers, and the group it was started for, by id
+ * and epoch: the group may be unloaded, or loaded again, meanwhile. */
 typedef struct {
     group_commit_t *batch;
     int index;
     char *group_id;
     size_t len;
     uint64_t epoch;
-} group_delete_t;
+} group_call_t;
+
+/* 0 with c filled (the group's id copied), -1 out of memory. */
+static int group_call_init(group_call_t *c, group_commit_t *cm, int index, const group_t *g)
+{
+    char *id = malloc(g->id_len + 1);
+    if (!id)
+        return -1;
+    memcpy(id, g->id, g->id_len + 1);
+    *c = (group_call_t){.batch = cm, .index = index, .group_id = id, .len = g->id_len, .epoch = g->epoch};
+    return 0;
+}
+
+/* The call is answered: the group it was started for, if still loaded,
+ * with the call's hold on it released; NULL when that group is gone. */
+static group_t *group_call_returned(group_call_t *c)
+{
+    group_t *g = groups_find(group_service_groups(c->batch->b), c->group_id, c->len);
+    if (!g || g->epoch != c->epoch)
+        return NULL;
+    g->io_refs--;
+    return g;
+}
+
+/* The slot gets its error (from the coordinator's rc); c's id is freed. */
+static void group_call_done(group_call_t *c, int rc)
+{
+    batch_item_done(c->batch, c->index, write_error(rc));
+    free(c->group_id);
+    c->group_id = NULL;
+}
+
+/* ---- DeleteGroups: a group's offsets deleted ---- */
 
 static void group_deleted(coord_t *co, const coord_result_t *res, void *arg)
 {
     (void)co;
-    group_delete_t *d = arg;
-    groups_t *gs = group_service_groups(d->batch->b);
-    group_t *g = groups_find(gs, d->group_id, d->len);
-    if (g && g->epoch == d->epoch) {
-        g->io_refs--;
-        groups_unload(gs, g, KERR_COORDINATOR_NOT_AVAILABLE);
-    }
+    group_call_t *d = arg;
+    group_t *g = group_call_returned(d);
+    if (g)
+        groups_unload(group_service_groups(d->batch->b), g, KERR_COORDINATOR_NOT_AVAILABLE);
     if (res->rc != ZOK && res->rc != ZCLOSING)
         log_warn("cannot delete the committed offsets of group %s: %s", d->group_id, zerror(res->rc));
-    batch_item_done(d->batch, d->index, write_error(res->rc));
-    free(d->group_id);
+    group_call_done(d, res->rc);
     free(d);
 }
 
@@ -426,34 +463,25 @@ int16_t group_offsets_delete(group_commit_t *cm, int index, group_t *g)
 {
     broker_t *b = cm->b;
     char path[PATH_MAX_LEN];
-    group_delete_t *d = calloc(1, sizeof(*d));
-    char *id = d ? malloc(g->id_len + 1) : NULL;
-    int started = id && b->coord && coord_path_group(path, sizeof(path), g->id, g->id_len) >= 0;
-    if (started) {
-        memcpy(id, g->id, g->id_len + 1);
-        *d = (group_delete_t){.batch = cm, .index = index, .group_id = id, .len = g->id_len, .epoch = g->epoch};
-        started = coord_delete_tree(b->coord, path, group_deleted, d) == 0;
+    group_call_t *d = calloc(1, sizeof(*d));
+    int started = d && b->coord && coord_path_group(path, sizeof(path), g->id, g->id_len) >= 0 &&
+                  group_call_init(d, cm, index, g) == 0;
+    if (started && coord_delete_tree(b->coord, path, group_deleted, d) < 0) {
+        free(d->group_id);
+        started = 0;
     }
     if (!started) {
-        free(id);
         free(d);
         groups_unload(group_service_groups(b), g, KERR_COORDINATOR_NOT_AVAILABLE);
         return KERR_COORDINATOR_NOT_AVAILABLE;
     }
-    g->io_refs++;
-    cm->outstanding++;
-    cm->errors[index] = GROUP_COMMIT_PENDING;
-    return KERR_NONE;
+    return item_started(cm, index, g);
 }
 
 /* ---- OffsetDelete: one partition's offset removed ---- */
 
 typedef struct {
-    group_commit_t *batch;
-    int index;
-    char *group_id;
-    size_t len;
-    uint64_t epoch;
+    group_call_t call;
     char topic[COORD_TOPIC_NAME_MAX + 1];
     int32_t partition;
 } offset_remove_t;
@@ -467,11 +495,12 @@ typedef struct {
 static void prune_parents(coord_t *co, const offset_remove_t *r)
 {
     char path[PATH_MAX_LEN];
-    if (coord_path_group_topic(path, sizeof(path), r->group_id, r->len, r->topic) >= 0)
+    const group_call_t *c = &r->call;
+    if (coord_path_group_topic(path, sizeof(path), c->group_id, c->len, r->topic) >= 0)
         coord_delete(co, path, -1, ignore_result, NULL);
-    if (coord_path_group_offsets(path, sizeof(path), r->group_id, r->len) >= 0)
+    if (coord_path_group_offsets(path, sizeof(path), c->group_id, c->len) >= 0)
         coord_delete(co, path, -1, ignore_result, NULL);
-    if (coord_path_group(path, sizeof(path), r->group_id, r->len) >= 0)
+    if (coord_path_group(path, sizeof(path), c->group_id, c->len) >= 0)
         coord_delete(co, path, -1, ignore_result, NULL);
 }
 
@@ -482,18 +511,14 @@ static void offset_removed(coord_t *co, const coord_result_t *res, void *arg)
     int rc = res->rc == ZNONODE ? ZOK : res->rc;
     if (rc == ZOK)
         prune_parents(co, r);
-    group_t *g = groups_find(group_service_groups(r->batch->b), r->group_id, r->len);
-    if (g && g->epoch == r->epoch) {
-        group_offset_t *o = group_offset_find(g, r->topic, r->partition);
-        if (o && rc == ZOK)
-            group_offset_forget(o);
-        g->io_refs--;
-    }
+    group_t *g = group_call_returned(&r->call);
+    group_offset_t *o = g && rc == ZOK ? group_offset_find(g, r->topic, r->partition) : NULL;
+    if (o)
+        group_offset_forget(o);
     if (rc != ZOK && rc != ZCLOSING)
-        log_warn("cannot delete the offset of group %s for %s-%d: %s", r->group_id, r->topic, (int)r->partition,
-                 zerror(rc));
-    batch_item_done(r->batch, r->index, write_error(rc));
-    free(r->group_id);
+        log_warn("cannot delete the offset of group %s for %s-%d: %s", r->call.group_id, r->topic,
+                 (int)r->partition, zerror(rc));
+    group_call_done(&r->call, rc);
     free(r);
 }
 
@@ -502,25 +527,22 @@ int16_t group_offset_remove(group_commit_t *cm, int index, group_t *g, const cha
     broker_t *b = cm->b;
     char path[PATH_MAX_LEN];
     offset_remove_t *r = calloc(1, sizeof(*r));
-    char *id = r ? malloc(g->id_len + 1) : NULL;
-    int started = id && b->coord &&
-                  coord_path_group_offset(path, sizeof(path), g->id, g->id_len, topic, partition) >= 0;
+    int started = r && b->coord &&
+                  coord_path_group_offset(path, sizeof(path), g->id, g->id_len, topic, partition) >= 0 &&
+                  group_call_init(&r->call, cm, index, g) == 0;
     if (started) {
-        memcpy(id, g->id, g->id_len + 1);
-        *r = (offset_remove_t){.batch = cm, .index = index, .group_id = id, .len = g->id_len, .epoch = g->epoch,
-                               .partition = partition};
         snprintf(r->topic, sizeof(r->topic), "%s", topic);
-        started = coord_delete(b->coord, path, -1, offset_removed, r) == 0;
+        r->partition = partition;
+        if (coord_delete(b->coord, path, -1, offset_removed, r) < 0) {
+            free(r->call.group_id);
+            started = 0;
+        }
     }
     if (!started) {
-        free(id);
         free(r);
         return KERR_COORDINATOR_NOT_AVAILABLE;
     }
-    g->io_refs++;
-    cm->outstanding++;
-    cm->errors[index] = GROUP_COMMIT_PENDING;
-    return KERR_NONE;
+    return item_started(cm, index, g);
 }
 
 /* ---- the groups named under /consumers ---- */
