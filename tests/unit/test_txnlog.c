@@ -330,6 +330,33 @@ static void test_txnlog_preallocated_file_ends_cleanly(void)
     remove_dir(dir);
 }
 
+/* A file the log rolled away from keeps its size (zeros after the records,
+ * as ZooKeeper's padded files read) but no longer holds the blocks reserved
+ * past its records; the file still being written keeps them. */
+static void test_txnlog_rolled_file_gives_back_its_preallocation(void)
+{
+    char dir[64], path[128];
+    make_temp_dir(dir, sizeof(dir));
+    const int64_t rolls[] = {4};
+    write_txns(dir, 0, 1, 6, rolls, 1, 4 << 20);
+    struct stat old_file, current;
+    snprintf(path, sizeof(path), "%s/log.1", dir);
+    CHECK_EQ(stat(path, &old_file), 0);
+    snprintf(path, sizeof(path), "%s/log.4", dir);
+    CHECK_EQ(stat(path, &current), 0);
+    CHECK(old_file.st_size >= (4 << 20));
+    CHECK((int64_t)old_file.st_blocks * 512 < (1 << 20));   /* three records and the header */
+    CHECK((int64_t)current.st_blocks * 512 >= (4 << 20));   /* still reserved ahead */
+    replay_seen_t seen = {{0}, 0, 0};
+    txnlog_replay_result_t r;
+    char err[512];
+    CHECK_EQ(txnlog_replay(dir, 0, on_replay, &seen, &r, err, sizeof(err)), 0);
+    CHECK_EQ(seen.count, 6u);
+    CHECK(!seen.bad_content);
+    CHECK_EQ(r.truncated_bytes, 0);
+    remove_dir(dir);
+}
+
 static int count_logs(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -370,5 +397,6 @@ void suite_txnlog(void)
     RUN(test_txnlog_flipped_byte_never_returns_wrong_data);
     RUN(test_txnlog_gap_or_older_damage_refuses);
     RUN(test_txnlog_preallocated_file_ends_cleanly);
+    RUN(test_txnlog_rolled_file_gives_back_its_preallocation);
     RUN(test_txnlog_purge_keeps_what_recovery_needs);
 }

@@ -232,12 +232,26 @@ static int sync_file(txnlog_t *log, int fd)
     return log->force_sync ? fdatasync(fd) : 0;
 }
 
+/* A finished file gives back the blocks reserved past its records: a hole
+ * keeps its size (the tail still reads as zeros, as ZooKeeper's sparsely
+ * padded files do) without holding a whole preallocation step of disk per
+ * file kept. Best effort: a filesystem that cannot punch keeps them. */
+static void release_preallocation(txnlog_t *log)
+{
+    if (log->file_alloc <= log->file_end)
+        return;
+    if (fallocate(log->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)log->file_end,
+                  (off_t)(log->file_alloc - log->file_end)) < 0 && errno != EOPNOTSUPP && errno != ENOSYS)
+        log_debug("cannot release the preallocated tail of %s/log.*: %s", log->dir, strerror(errno));
+}
+
 /* Close the current file (synced) and start log.<first_zxid>. */
 static int start_file(txnlog_t *log, int64_t first_zxid)
 {
     if (log->fd >= 0) {
         if (sync_file(log, log->fd) < 0)
             return -1;
+        release_preallocation(log);
         close(log->fd);
         log->fd = -1;
     }
