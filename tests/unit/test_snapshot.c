@@ -578,6 +578,33 @@ static void test_snapshot_compressed_by_zookeeper(void)
                                  &out_len, err, sizeof(err)), 0);
     CHECK(out_len == plain_len && out && memcmp(out, plain, plain_len) == 0);
     free(out);
+    /* Nothing but empty blocks: nothing decompressed, refused as a file
+     * too short to be a snapshot (and no buffer ever allocated). */
+    snapshot_file_t empty_file = {zxid, SNAPSHOT_SNAPPY};
+    snapshot_file_path(path, sizeof(path), dir, &empty_file);
+    buf_clear(&with_empty);
+    buf_append(&with_empty, buf_read_ptr(&snappy), 16);
+    buf_append(&with_empty, empty_block, sizeof(empty_block));
+    CHECK_EQ(write_bytes(path, buf_read_ptr(&with_empty), buf_unread(&with_empty)), 0);
+    snapshot_session_t *none = NULL;
+    size_t nnone = 0;
+    int64_t loaded = -1;
+    CHECK(load(path, &none, &nnone, &loaded, err, sizeof(err)) == NULL);
+    CHECK(strstr(err, "the file ends after 0 bytes") != NULL);
+    /* An empty compressed file (never mapped: nothing to read from). */
+    CHECK_EQ(write_bytes(path, "", 0), 0);
+    CHECK(load(path, &none, &nnone, &loaded, err, sizeof(err)) == NULL);
+    CHECK(strstr(err, "the file is empty") != NULL);
+    unlink(path);
+    /* A block whose length preamble claims more than snappy can expand to
+     * is refused before anything of that size is allocated. */
+    static const uint8_t claims_4gib[10] = {0, 0, 0, 6, 0xff, 0xff, 0xff, 0xff, 0x0f, 0};
+    buf_clear(&with_empty);
+    buf_append(&with_empty, buf_read_ptr(&snappy), 16);
+    buf_append(&with_empty, claims_4gib, sizeof(claims_4gib));
+    CHECK_EQ(snapshot_decompress(SNAPSHOT_SNAPPY, buf_read_ptr(&with_empty), buf_unread(&with_empty),
+                                 SNAPSHOT_MAX_DECOMPRESSED, &out, &out_len, err, sizeof(err)), -1);
+    CHECK(strstr(err, "a block of 6 bytes claims 4294967295 decompressed") != NULL);
     buf_free(&with_empty);
     buf_free(&snappy);
     free(plain);

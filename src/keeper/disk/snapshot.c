@@ -868,6 +868,8 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
         int bad = snapshot_decompress(name.codec, m.data, m.size, SNAPSHOT_MAX_DECOMPRESSED, &decompressed, &size,
                                       why, sizeof(why));
         unmap_file(&m);
+        m.data = NULL;   /* unmapped: not again below (decompressed may be NULL, for nothing) */
+        m.size = 0;
         if (bad) {
             snprintf(err, errlen, "%s: %s", path, why);
             return -1;
@@ -883,10 +885,8 @@ int snapshot_load_file(const char *path, watch_manager_t *wm, tree_t **tree_out,
         rc = read_sessions(&r, &s, &ns);
     if (rc == 0)
         rc = read_tree(&r, wm, &tree);
-    if (decompressed)
-        free(decompressed);
-    else
-        unmap_file(&m);
+    free(decompressed);
+    unmap_file(&m);
     if (rc < 0) {
         free(s);
         return -1;

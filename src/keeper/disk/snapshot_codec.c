@@ -107,6 +107,12 @@ static int gunzip(const uint8_t *in, size_t len, out_buf_t *o, char *err, size_t
     return rc == Z_STREAM_END && at == len && o->len <= o->max ? 0 : -1;
 }
 
+/* A raw snappy block cannot decode to more than this many times its own
+ * length: its densest element, a copy with a 2-byte offset, is 3 bytes
+ * for 64 (and the length preamble takes a byte more). A block claiming
+ * more is corrupt, and is refused before its claim is allocated. */
+#define SNAPPY_MAX_EXPANSION 22
+
 static int unsnappy(const uint8_t *in, size_t len, out_buf_t *o, char *err, size_t errlen)
 {
     size_t pos = 0;
@@ -118,6 +124,10 @@ static int unsnappy(const uint8_t *in, size_t len, out_buf_t *o, char *err, size
         size_t size;
         if (snappy_uncompressed_length((const char *)block, block_len, &size) != SNAPPY_OK) {
             snprintf(err, errlen, "snappy: bad length preamble in the block ending at byte %zu", pos);
+            return -1;
+        }
+        if (size / SNAPPY_MAX_EXPANSION > block_len) {
+            snprintf(err, errlen, "snappy: a block of %zu bytes claims %zu decompressed", block_len, size);
             return -1;
         }
         if (size == 0) {   /* nothing to write (o->data may still be NULL) */
@@ -149,6 +159,10 @@ int snapshot_decompress(snapshot_codec_t c, const uint8_t *in, size_t len, size_
 {
     out_buf_t o = {.max = max};
     int rc;
+    if (len == 0) {   /* an empty file (not even mapped: in may be NULL) */
+        snprintf(err, errlen, "the file is empty");
+        return -1;
+    }
     if (c == SNAPSHOT_GZIP)
         rc = gunzip(in, len, &o, err, errlen);
     else if (c == SNAPSHOT_SNAPPY)
