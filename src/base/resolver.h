@@ -24,6 +24,8 @@
 #define RESOLVER_FRESH_MS 60000
 #define RESOLVER_RETRY_MS 1000
 #define RESOLVER_MAX_NAMES 64
+/* How soon a caller told RESOLVER_PENDING should ask again. */
+#define RESOLVER_POLL_MS 20
 
 enum { RESOLVER_FAILED = -1, RESOLVER_OK = 0, RESOLVER_PENDING = 1 };
 

@@ -23,8 +23,6 @@
 #define FETCH_VERSION 11              /* ReplicaId, CurrentLeaderEpoch, RackId; not flexible */
 #define EPOCH_VERSION 3               /* ReplicaId and CurrentLeaderEpoch */
 #define RECONNECT_MS 500
-/* How soon to ask again for a host name being looked up. */
-#define RESOLVE_POLL_MS 20
 #define UNKNOWN_EPOCH_RETRY_MS 100    /* the leader has not taken over yet */
 #define LEADERSHIP_RETRY_MS 100       /* who leads is being settled: see part_error */
 #define READ_CHUNK 65536
@@ -418,7 +416,7 @@ static void link_kick(fetch_link_t *l)
         }
         int rc = link_connect(l);
         if (rc != 0) {
-            l->retry_at = now + (rc == LINK_RESOLVING ? RESOLVE_POLL_MS : RECONNECT_MS);
+            l->retry_at = now + (rc == LINK_RESOLVING ? RESOLVER_POLL_MS : RECONNECT_MS);
             arm_timer(f, l->retry_at);
         }
         return;

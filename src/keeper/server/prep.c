@@ -589,33 +589,30 @@ int prep_makes_ephemeral(int32_t type, const uint8_t *body, size_t len)
     return found;
 }
 
-/* Is the session a write comes with alive? An unknown one may be a local
- * session of the member that forwarded the write (localSessionsEnabled):
- * ZooKeeper's LeaderSessionTracker.checkSession lets those through unless
- * the id carries this keeper's own server id, whose local sessions it
- * knows. */
-static int session_alive(const keeper_t *k, int64_t session_id)
-{
-    const session_t *s = session_find(k->sessions, session_id);
-    if (s)
-        return !s->closing;
-    return k->cfg.local_sessions_enabled && session_server_id(session_id) != k->cfg.server_id;
-}
-
 /* ZooKeeper's checkSession: ZSESSIONEXPIRED for a session that is not
  * alive; on a leader, ZSESSIONMOVED for a write from a member other than
- * the one whose client the session is. The session moves when another
- * member revalidates it (its client reconnected there, leader.c); a write
- * still sent on the old connection, in flight when the client moved, must
- * not be applied after the client's newer writes through the new member
- * (ZOOKEEPER-710). A session whose member is not known yet (created or
- * restored before this leader led) belongs to the first that writes. */
+ * the one whose client the session is.
+ *
+ * An unknown session may be a local session of the member that forwarded
+ * the write (localSessionsEnabled): ZooKeeper's
+ * LeaderSessionTracker.checkSession lets those through unless the id
+ * carries this keeper's own server id, whose local sessions it knows.
+ *
+ * The session moves when another member revalidates it (its client
+ * reconnected there, leader.c); a write still sent on the old connection,
+ * in flight when the client moved, must not be applied after the client's
+ * newer writes through the new member (ZOOKEEPER-710). A session whose
+ * member is not known yet (created or restored before this leader led)
+ * belongs to the first that writes. */
 static int check_session(keeper_t *k, const prep_origin_t *c)
 {
-    if (!session_alive(k, c->session_id))
-        return ZSESSIONEXPIRED;
     session_t *s = session_find(k->sessions, c->session_id);
-    if (k->role != ROLE_LEADING || !s || s->local)
+    if (!s)
+        return k->cfg.local_sessions_enabled && session_server_id(c->session_id) != k->cfg.server_id
+                   ? ZOK : ZSESSIONEXPIRED;
+    if (s->closing)
+        return ZSESSIONEXPIRED;
+    if (k->role != ROLE_LEADING || s->local)
         return ZOK;
     if (s->served_by == 0)
         s->served_by = c->server_id;

@@ -73,7 +73,6 @@
 /* Ours. */
 #define DIAL_BACKOFF_MIN_MS 100
 #define DIAL_BACKOFF_MAX_MS 5000
-#define RESOLVE_RETRY_MS 20              /* a member's name is being looked up: dial again this soon */
 #define READ_CHUNK 16384
 #define ACCEPTS_PER_WAKEUP 16
 
@@ -543,7 +542,7 @@ static void peer_dial(el_peer_t *p)
     int connected;
     int fd = resolver_connect(el->resolver, p->host, p->election_port, &connected, err, sizeof(err));
     if (fd == RESOLVER_CONNECT_PENDING) {
-        p->next_dial_ms = now + RESOLVE_RETRY_MS;
+        p->next_dial_ms = now + RESOLVER_POLL_MS;
         peer_maybe_dial(p);
         return;
     }

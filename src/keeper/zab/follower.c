@@ -33,9 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* How soon to dial again while the leader's host name is looked up. */
-#define RESOLVE_POLL_MS 20
-
 typedef enum { F_CONNECTING, F_WAIT_LEADERINFO, F_SYNCING, F_ACTIVE } follower_state_t;
 
 struct follower {
@@ -712,13 +709,13 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
 static int dial_leader(follower_t *f, int *resolving, char *err, size_t errlen);
 static void on_timer(loop_t *loop, void *arg);
 
-/* The timer's next run: half a tick, or RESOLVE_POLL_MS while the leader's
+/* The timer's next run: half a tick, or RESOLVER_POLL_MS while the leader's
  * host name is looked up. */
 static void arm_timer(follower_t *f, int resolving)
 {
     keeper_t *k = f->keeper;
     uint64_t half_tick = (uint64_t)(k->cfg.tick_time / 2 > 0 ? k->cfg.tick_time / 2 : 1);
-    f->timer = loop_timer_add(k->loop, resolving ? RESOLVE_POLL_MS : half_tick, on_timer, f);
+    f->timer = loop_timer_add(k->loop, resolving ? RESOLVER_POLL_MS : half_tick, on_timer, f);
 }
 
 static void on_timer(loop_t *loop, void *arg)

@@ -885,9 +885,9 @@ static void on_request(learner_t *l, const quorum_packet_t *p)
         /* Known from now on, as ZooKeeper's PrepRequestProcessor tracks it:
          * an upgraded local session's ephemeral create comes right behind
          * its createSession (server/local_sessions.c). */
-        if (!session_find(k->sessions, session_id))
-            session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
         session_t *s = session_find(k->sessions, session_id);
+        if (!s)
+            s = session_add(k->sessions, session_id, timeout, loop_now_ms(k->loop));
         if (s)
             s->served_by = l->sid;   /* its client is that member's */
     } else if (type == OP_CLOSE_SESSION) {
