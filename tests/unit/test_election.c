@@ -729,6 +729,148 @@ out:
     free(cl);
 }
 
+/* A reconfig logged and not seen committed counts in the vote (ZooKeeper's
+ * last seen verifier). Five voters; the pending config keeps 1, 2 and 3.
+ * It may have been committed by 1, 2 and 3 and a proposal after it by 1
+ * and 2 alone (the new majority), the client told so; then 1 crashed.
+ * 3, 4 and 5 (a majority of the five) must not elect one of themselves
+ * without 2, which holds that proposal; nor may 2 join a leader that a
+ * majority of the pending voters does not name, whose sync would truncate
+ * it. */
+static void test_election_pending_reconfig_needs_both_quorums(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 5) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    ensemble_config_t pending;
+    cluster_static_config(cl, 0, &pending);
+    ensemble_config_remove(&pending, 5);
+    ensemble_config_remove(&pending, 4);
+    pending.version = 0x100000005LL;
+    for (int i = 2; i < 5; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 2; i < 5; i++)
+        if (!cl->el[i])
+            goto out;
+    for (int i = 2; i < 5; i++) {
+        election_set_next_config(cl->el[i], &pending);
+        cluster_look(cl, i, 0x100000010LL, 1);
+    }
+    /* Three of five agree on 5, one of the pending three: nobody decides. */
+    CHECK_EQ(cluster_wait(cl, 1, 600), -1);
+    CHECK_EQ(cl->ndecided, 0);
+    /* 2 comes back with the proposal 1 and 2 acknowledged: it leads. */
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[1])
+        goto out;
+    election_set_next_config(cl->el[1], &pending);
+    cluster_look(cl, 1, 0x100000011LL, 1);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    for (int i = 1; i < 5; i++) {
+        CHECK_EQ(cl->vote[i].leader, 2);
+        CHECK_EQ(cl->vote[i].zxid, 0x100000011LL);
+        CHECK_EQ(cl->state[i], i == 1 ? PEER_LEADING : PEER_FOLLOWING);
+    }
+
+    /* Now 3, 4 and 5 never saw the reconfig and elected 5 without 2. 2,
+     * with it pending, does not join them: of the pending voters only 3
+     * follows 5. */
+    for (int i = 1; i < 5; i++)
+        cluster_stop(cl, i);
+    for (int i = 2; i < 5; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 2; i < 5; i++)
+        if (!cl->el[i])
+            goto out;
+    for (int i = 2; i < 5; i++)
+        cluster_look(cl, i, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    check_agreement(cl, 5, 0x100000010LL, 1);
+    cluster_settle(cl, 2);
+    CHECK_EQ(cluster_start(cl, 1), 0);
+    if (!cl->el[1])
+        goto out;
+    election_set_next_config(cl->el[1], &pending);
+    cluster_look(cl, 1, 0x100000011LL, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 600), -1);
+    CHECK(!cl->decided[1]);
+    /* Without it pending (the same server, a new round), it follows 5. */
+    election_set_next_config(cl->el[1], NULL);
+    cluster_look(cl, 1, 0x100000011LL, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 10000), 0);
+    CHECK_EQ(cl->state[1], PEER_FOLLOWING);
+    CHECK_EQ(cl->vote[1].leader, 5);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
+/* A pending config that adds voters: their votes are needed and counted,
+ * though they are outside the active config. Active: 1, 2, 3, which elect
+ * 3; 4, started on a config of its own, takes theirs and follows without a
+ * vote. Then a reconfig to 1, 4 and 5 is pending everywhere and 3 is gone:
+ * 1 and 2 are a quorum of the active voters but not of the pending ones,
+ * and decide nothing until 4 takes part; 4 proposes nobody itself (it has
+ * no vote in the active config) and votes with them for 2. */
+static void test_election_pending_reconfig_adds_voters(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 5) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    ensemble_config_t active, pending;
+    cluster_static_config(cl, 0, &active);
+    ensemble_config_remove(&active, 5);
+    ensemble_config_remove(&active, 4);
+    active.version = 0x100000001LL;
+    cluster_static_config(cl, 0, &pending);
+    ensemble_config_remove(&pending, 3);
+    ensemble_config_remove(&pending, 2);
+    pending.version = 0x100000007LL;
+    for (int i = 0; i < 3; i++) {
+        cl->ens[i] = active;
+        cl->ens_set[i] = 1;
+    }
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 0; i < 4; i++)
+        if (!cl->el[i])
+            goto out;
+    for (int i = 0; i < 4; i++)
+        cluster_look(cl, i, 0x100000010LL, 1);
+    CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(cl->vote[i].leader, 3);
+    CHECK_EQ(election_config_version(cl->el[3]), 0x100000001LL);
+    cluster_settle(cl, 2);
+
+    cluster_stop(cl, 2);
+    election_set_state(cl->el[3], PEER_LOOKING, NULL);   /* it waits for its own round */
+    for (int i = 0; i < 2; i++) {
+        election_set_next_config(cl->el[i], &pending);
+        cluster_look(cl, i, 0x200000004LL, 2);
+    }
+    CHECK_EQ(cluster_wait(cl, 1, 600), -1);
+    CHECK_EQ(cl->ndecided, 0);
+    election_set_next_config(cl->el[3], &pending);
+    cluster_look(cl, 3, 0x200000004LL, 2);
+    CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
+    for (int i = 0; i < 4; i++) {
+        if (i == 2)
+            continue;
+        CHECK_EQ(cl->vote[i].leader, 2);
+        CHECK_EQ(cl->state[i], i == 1 ? PEER_LEADING : PEER_FOLLOWING);
+    }
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 /* ---- hostile peers ---- */
 
 static int dial_loopback(int port)
@@ -1066,6 +1208,8 @@ void suite_election(void)
     RUN(test_election_five);
     RUN(test_election_observer);
     RUN(test_election_newer_config);
+    RUN(test_election_pending_reconfig_needs_both_quorums);
+    RUN(test_election_pending_reconfig_adds_voters);
     RUN(test_election_hostile_peers);
     RUN(test_election_strangers_without_reconfig);
     RUN(test_election_forged_max_values);

@@ -84,8 +84,10 @@ typedef struct {
     int64_t id;
     char host[256];
     int quorum_port, election_port;
-    int nonvoter;             /* does not vote (an observer, or not in the active configuration):
-                                 its votes are not counted, ours not sent to it */
+    int nonvoter;             /* does not vote in the active configuration (an observer, or not
+                                 in it): unless it is a next_voter, its votes are not counted and
+                                 ours not sent to it */
+    int next_voter;           /* votes in the pending configuration (takes_part) */
     int observer;             /* its role is observer: OBSERVING once it follows */
     int member;               /* in the active configuration; else known only by its connection */
     int dialable;             /* a member line gave its address: we may dial it (a stranger that
@@ -136,6 +138,10 @@ struct election {
     el_peer_t peers[KEEPER_MAX_SERVERS];
     int npeers;
     int voters;               /* peers that are not observers */
+    ensemble_config_t next;   /* the pending configuration: a reconfig this server has logged
+                                 and not seen committed (ZooKeeper's last seen verifier) */
+    int has_next;             /* next is newer than the active one: a vote needs both quorums */
+    int next_voters;          /* its voters (peers with next_voter) */
     el_peer_t *self;
     char config_text[ENSEMBLE_CONFIG_TEXT_MAX];   /* our voting view, sent in every notification */
     size_t config_len;
@@ -800,15 +806,29 @@ static int ballot_equals(const ballot_t *a, const ballot_t *b)
     return a->vote.leader == b->vote.leader && a->vote.peer_epoch == b->vote.peer_epoch;
 }
 
+/* ZooKeeper's validVoter: a voter of the active configuration or of the
+ * pending one. Its notifications count and it is sent ours. */
+static int takes_part(const el_peer_t *p)
+{
+    return !p->nonvoter || p->next_voter;
+}
+
 /* QuorumMaj: more than half of the voters hold this vote (an observer's
- * ballot is never recorded, and would not count). */
+ * ballot is never recorded, and would not count). With a reconfig pending,
+ * more than half of its voters too (ZooKeeper's getVoteTracker adds the
+ * last seen verifier): it may have been committed with both quorums and
+ * proposals after it with the new one alone, so a leader elected by the
+ * old voters alone could lack them and truncate them away. */
 static int has_quorum(const election_t *el, const ballot_t *set, const ballot_t *target)
 {
-    int acks = 0;
-    for (int i = 0; i < el->npeers; i++)
-        if (!el->peers[i].nonvoter && set[i].present && ballot_equals(&set[i], target))
-            acks++;
-    return acks >= quorum_majority(el->voters);
+    int acks = 0, next_acks = 0;
+    for (int i = 0; i < el->npeers; i++) {
+        if (!set[i].present || !ballot_equals(&set[i], target))
+            continue;
+        acks += !el->peers[i].nonvoter;
+        next_acks += el->peers[i].next_voter;
+    }
+    return acks >= quorum_majority(el->voters) && (!el->has_next || next_acks >= quorum_majority(el->next_voters));
 }
 
 /* ZooKeeper's checkLeader: a quorum is not enough to follow someone else;
@@ -863,7 +883,7 @@ static void send_notifications(election_t *el)
               (long long)el->my_id, (long long)n.vote.leader, (unsigned long long)n.vote.zxid,
               (unsigned long long)n.vote.election_epoch, (unsigned long long)n.vote.peer_epoch);
     for (int i = 0; i < el->npeers; i++) {
-        if (el->peers[i].nonvoter)
+        if (!takes_part(&el->peers[i]))
             continue;
         if (&el->peers[i] == el->self)
             inbox_push(el, el->my_id, &n);
@@ -933,25 +953,32 @@ static ballot_t looking_ballot(const vote_t *v)
     return b;
 }
 
+/* Our own candidacy (ZooKeeper's getInitId and friends): ourselves with
+ * our log, or nobody (Long.MIN_VALUE) when we do not vote in the active
+ * configuration: an observer, or a voter of the pending one only. */
+static vote_t own_candidacy(const election_t *el)
+{
+    if (el->self->nonvoter)
+        return (vote_t){INT64_MIN, INT64_MIN, -1, INT64_MIN};
+    return (vote_t){el->my_id, el->init_zxid, -1, el->init_epoch};
+}
+
 /* A LOOKING notification in a round: follow the newest round and the best vote. */
 static void process_looking(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
     /* An observer takes no part in a round: the LOOKING notifications it
      * gets are participants' answers with their last decision, not their
      * proposals, and it waits for a quorum of them to report a leader. */
-    if (el->self->nonvoter || el->init_zxid == -1 || n->vote.zxid == -1)
+    if (!takes_part(el->self) || el->init_zxid == -1 || n->vote.zxid == -1)
         return;
     const vote_t *v = &n->vote;
     if (v->election_epoch > el->logical_clock) {
         el->logical_clock = v->election_epoch;
         memset(el->recvset, 0, sizeof(el->recvset));
-        if (election_vote_beats(v->leader, v->zxid, v->peer_epoch, el->my_id, el->init_zxid, el->init_epoch)) {
-            el->proposal = *v;
-        } else {
-            el->proposal.leader = el->my_id;
-            el->proposal.zxid = el->init_zxid;
-            el->proposal.peer_epoch = el->init_epoch;
-        }
+        vote_t own = own_candidacy(el);
+        el->proposal = election_vote_beats(v->leader, v->zxid, v->peer_epoch, own.leader, own.zxid, own.peer_epoch)
+                           ? *v
+                           : own;
         send_notifications(el);
     } else if (v->election_epoch < el->logical_clock) {
         return;
@@ -999,7 +1026,7 @@ static void process_notification(election_t *el, const received_t *r)
     const election_notification_t *n = &r->n;
     el_peer_t *from = find_peer(el, r->sid);
     el_peer_t *leader = find_peer(el, n->vote.leader);
-    if (!from || from->nonvoter || !leader || leader->nonvoter) {
+    if (!from || !takes_part(from) || !leader || !takes_part(leader)) {
         log_warn("election %lld: ignoring a notification from %lld for %lld: not a voter", (long long)el->my_id,
                  (long long)r->sid, (long long)n->vote.leader);
         return;
@@ -1063,7 +1090,7 @@ static void inbox_drain(election_t *el)
 static int have_delivered(const election_t *el)
 {
     for (int i = 0; i < el->npeers; i++)
-        if (&el->peers[i] != el->self && !el->peers[i].nonvoter && !el->peers[i].has_pending)
+        if (&el->peers[i] != el->self && takes_part(&el->peers[i]) && !el->peers[i].has_pending)
             return 1;
     return 0;
 }
@@ -1074,7 +1101,7 @@ static void connect_all(election_t *el)
 {
     for (int i = 0; i < el->npeers; i++) {
         el_peer_t *p = &el->peers[i];
-        if (p == el->self || p->nonvoter || p->conn || p->dial || !p->dialable)
+        if (p == el->self || !takes_part(p) || p->conn || p->dial || !p->dialable)
             continue;
         if (!p->has_pending && p->has_last_sent) {
             p->pending = p->last_sent;
@@ -1110,7 +1137,7 @@ static void on_notify_timeout(loop_t *loop, void *arg)
  * own round and answers nothing, and ignores other observers. */
 static void on_non_voter_notification(election_t *el, el_peer_t *from, const election_notification_t *n)
 {
-    if (!el->self->nonvoter) {
+    if (takes_part(el->self)) {
         if (n->state == PEER_LOOKING) {
             vote_t v = el->current;
             v.election_epoch = el->logical_clock;
@@ -1119,7 +1146,7 @@ static void on_non_voter_notification(election_t *el, el_peer_t *from, const ele
         }
         return;
     }
-    if (from->nonvoter || el->state != PEER_LOOKING)
+    if (!takes_part(from) || el->state != PEER_LOOKING)
         return;
     inbox_push(el, from->id, n);
     if (el->in_round)
@@ -1131,6 +1158,10 @@ static void on_restart(loop_t *loop, void *arg)
     (void)loop;
     election_t *el = arg;
     el->restart_timer = NULL;
+    /* ZooKeeper starts a new FastLeaderElection, whose round counts from
+     * zero again: the members' round is where ours must meet theirs (a
+     * server that proposes nobody cannot pull them on to its own). */
+    el->logical_clock = 0;
     if (el->in_round)
         election_look(el, el->init_zxid, el->init_epoch, el->done, el->done_arg);
 }
@@ -1183,7 +1214,7 @@ static void on_notification(election_t *el, el_peer_t *from, const election_noti
               (long long)el->my_id, (long long)from->id, election_state_name(n->state), (long long)n->vote.leader,
               (unsigned long long)n->vote.zxid, (unsigned long long)n->vote.election_epoch,
               (unsigned long long)n->vote.peer_epoch, (unsigned)n->version, election_state_name(el->state));
-    if (from->nonvoter || el->self->nonvoter) {
+    if (!takes_part(from) || !takes_part(el->self)) {
         on_non_voter_notification(el, from, n);
         return;
     }
@@ -1245,6 +1276,48 @@ static el_peer_t *peer_slot(election_t *el, int64_t id, int evict)
     return p;
 }
 
+/* A member line gives p its address (kept when unchanged, so that a
+ * connection in use stays). */
+static void take_address(el_peer_t *p, const ensemble_member_t *m)
+{
+    int moved = strcmp(p->host, m->host) != 0 || p->election_port != m->election_port;
+    p->quorum_port = m->quorum_port;
+    if (moved || !p->dialable) {
+        snprintf(p->host, sizeof(p->host), "%s", m->host);
+        p->election_port = m->election_port;
+        p->dialable = 1;
+    }
+}
+
+/* Mark the pending configuration's voters (none once it is not newer than
+ * the active one). One that is not a member of the active configuration,
+ * a server being added, is dialled at its line's address. */
+static int apply_next_config(election_t *el, char *err, size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < el->npeers; i++)
+        el->peers[i].next_voter = 0;
+    el->next_voters = 0;
+    if (el->has_next && el->next.version <= el->config_version)
+        el->has_next = 0;
+    for (int i = 0; el->has_next && i < el->next.n; i++) {
+        const ensemble_member_t *m = &el->next.members[i];
+        if (m->observer)
+            continue;
+        el_peer_t *p = peer_slot(el, m->id, 1);
+        if (!p) {
+            snprintf(err, errlen, "no room for server.%d (at most %d servers)", m->id, KEEPER_MAX_SERVERS);
+            rc = -1;
+            continue;
+        }
+        if (!p->member)
+            take_address(p, m);
+        p->next_voter = 1;
+        el->next_voters++;
+    }
+    return rc;
+}
+
 /* Bring the peers in line with configuration c (QuorumCnxManager's views
  * follow the committed configuration): members are added and resolved,
  * servers that left it stay as non-voters with their connections (a removed
@@ -1266,15 +1339,9 @@ static int apply_config(election_t *el, const ensemble_config_t *c, char *err, s
             rc = -1;
             continue;
         }
-        int moved = strcmp(p->host, m->host) != 0 || p->election_port != m->election_port;
         p->member = 1;
         p->observer = m->observer;
-        p->quorum_port = m->quorum_port;
-        if (moved || !p->dialable) {
-            snprintf(p->host, sizeof(p->host), "%s", m->host);
-            p->election_port = m->election_port;
-            p->dialable = 1;
-        }
+        take_address(p, m);
     }
     el->voters = 0;
     for (int i = 0; i < el->npeers; i++) {
@@ -1285,6 +1352,8 @@ static int apply_config(election_t *el, const ensemble_config_t *c, char *err, s
     size_t len = ensemble_config_format(c, el->config_text, sizeof(el->config_text));
     el->config_len = len < sizeof(el->config_text) ? len : sizeof(el->config_text) - 1;
     el->config_version = c->version;
+    if (apply_next_config(el, err, errlen) < 0)
+        rc = -1;
     return rc;
 }
 
@@ -1297,6 +1366,22 @@ void election_set_config(election_t *el, const ensemble_config_t *c)
     log_info("election %lld: configuration version %llx: %d members, %d voters%s", (long long)el->my_id,
              (unsigned long long)c->version, c->n, el->voters,
              el->self->member ? "" : "; this server is not one of them");
+}
+
+void election_set_next_config(election_t *el, const ensemble_config_t *next)
+{
+    int had = el->has_next;
+    int64_t had_version = el->next.version;
+    el->has_next = next && next->version > el->config_version;
+    if (el->has_next)
+        el->next = *next;
+    char err[300];
+    if (apply_next_config(el, err, sizeof(err)) < 0)
+        log_warn("election %lld: pending configuration version %llx: %s", (long long)el->my_id,
+                 (unsigned long long)el->next.version, err);
+    if (el->has_next && (!had || had_version != el->next.version))
+        log_info("election %lld: configuration version %llx pending (%d voters): a vote needs a quorum of it too",
+                 (long long)el->my_id, (unsigned long long)el->next.version, el->next_voters);
 }
 
 int64_t election_config_version(const election_t *el)
@@ -1401,9 +1486,7 @@ void election_look(election_t *el, int64_t last_zxid, int64_t current_epoch, ele
     el->logical_clock = next_round(el->logical_clock);
     el->init_zxid = last_zxid;
     el->init_epoch = current_epoch;
-    /* An observer proposes nobody (ZooKeeper's Long.MIN_VALUE for a non-voter). */
-    el->proposal = el->self->nonvoter ? (vote_t){INT64_MIN, INT64_MIN, -1, INT64_MIN}
-                                      : (vote_t){el->my_id, last_zxid, -1, current_epoch};
+    el->proposal = own_candidacy(el);
     memset(el->recvset, 0, sizeof(el->recvset));
     memset(el->outofelection, 0, sizeof(el->outofelection));
     el->not_timeout_ms = MIN_NOTIFICATION_INTERVAL_MS;

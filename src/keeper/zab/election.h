@@ -60,6 +60,13 @@ election_t *election_create(loop_t *loop, resolver_t *resolver, const keeper_con
  * vote, and notifications carry c from now on. A round in progress goes on
  * (the caller starts another when its role changes). */
 void election_set_config(election_t *el, const ensemble_config_t *c);
+/* The configuration of a reconfig this server has logged and not seen
+ * committed (the keeper's last seen one), or NULL. While it is newer than
+ * the active one, a vote decides only with a quorum of its voters too, and
+ * its voters outside the active configuration take part (ZooKeeper's
+ * lastSeenQuorumVerifier in FastLeaderElection); setting a newer active
+ * configuration ends it. */
+void election_set_next_config(election_t *el, const ensemble_config_t *next);
 int64_t election_config_version(const election_t *el);
 void election_destroy(election_t *el);
 

@@ -243,13 +243,21 @@ static void close_clients(keeper_t *k, const char *why)
     }
 }
 
+/* A round with this server's last zxid and epoch; a reconfig it logged and
+ * has not seen committed counts in the vote (election.h). */
+static void start_round(keeper_t *k)
+{
+    election_set_next_config(k->election, &k->last_seen);
+    election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
+}
+
 void peer_look(keeper_t *k, const char *why)
 {
     log_warn("going back to LOOKING: %s", why);
     leave_role(k, "this keeper is electing a leader");
     k->role = ROLE_LOOKING;
     election_set_state(k->election, PEER_LOOKING, NULL);
-    election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
+    start_round(k);
     readonly_on_looking(k);
 }
 
@@ -300,7 +308,7 @@ int peer_start(keeper_t *k, char *err, size_t errlen)
     k->role = ROLE_LOOKING;
     log_info("server %d of %d (config version %" PRIx64 "): LOOKING (last zxid 0x%" PRIx64 ", epoch %" PRId64 ")", k->cfg.server_id,
              k->config.n, (uint64_t)k->config.version, (uint64_t)k->last_logged_zxid, k->current_epoch);
-    election_look(k->election, k->last_logged_zxid, k->current_epoch, on_elected, k);
+    start_round(k);
     readonly_on_looking(k);
     return 0;
 }
