@@ -871,6 +871,48 @@ out:
     free(cl);
 }
 
+/* A member removed by a reconfig runs on without a vote; when its leader
+ * goes it looks again, and must find the new leader though the members,
+ * started afresh on the new config, have no address for it and its id is
+ * the smallest (so by ZooKeeper's rule it would hang up and wait to be
+ * dialled back, which nobody can do). Its connections are kept instead. */
+static void test_election_removed_member_rejoins(void)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (!cl || cluster_init(cl, 3) < 0) {
+        CHECK(!"cluster set-up");
+        free(cl);
+        return;
+    }
+    ensemble_config_t without_1;
+    cluster_static_config(cl, 0, &without_1);
+    ensemble_config_remove(&without_1, 1);
+    without_1.version = 0x100000009LL;
+    for (int i = 1; i < 3; i++) {
+        cl->ens[i] = without_1;
+        cl->ens_set[i] = 1;
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(cluster_start(cl, i), 0);
+    for (int i = 0; i < 3; i++)
+        if (!cl->el[i])
+            goto out;
+    election_set_config(cl->el[0], &without_1);   /* as peer_activate does on the removed member */
+    cluster_look(cl, 1, 0x100000020LL, 1);
+    cluster_look(cl, 2, 0x100000020LL, 1);
+    CHECK_EQ(cluster_wait(cl, 2, 10000), 0);
+    CHECK_EQ(cl->vote[1].leader, 3);
+    CHECK_EQ(cl->state[2], PEER_LEADING);
+    cluster_settle(cl, 2);
+    cluster_look(cl, 0, 0x100000020LL, 1);
+    CHECK_EQ(cluster_wait(cl, 1, 10000), 0);
+    CHECK_EQ(cl->state[0], PEER_FOLLOWING);
+    CHECK_EQ(cl->vote[0].leader, 3);
+out:
+    cluster_free(cl);
+    free(cl);
+}
+
 /* ---- hostile peers ---- */
 
 static int dial_loopback(int port)
@@ -1210,6 +1252,7 @@ void suite_election(void)
     RUN(test_election_newer_config);
     RUN(test_election_pending_reconfig_needs_both_quorums);
     RUN(test_election_pending_reconfig_adds_voters);
+    RUN(test_election_removed_member_rejoins);
     RUN(test_election_hostile_peers);
     RUN(test_election_strangers_without_reconfig);
     RUN(test_election_forged_max_values);

@@ -148,7 +148,7 @@ typedef struct {
 static int add_peer(keeper_config_t *kc, const ensemble_member_t *m, const char *where, char *err, size_t errlen)
 {
     /* Session ids carry the server id in their top byte (session.c): 1 to 255. */
-    if (m->id < 1 || m->id > 255) {
+    if (m->id < 1 || m->id > ENSEMBLE_MAX_SERVER_ID) {
         snprintf(err, errlen, "%s: server.%d: the server id must be a number from 1 to 255", where, m->id);
         return -1;
     }
@@ -177,7 +177,7 @@ static void parse_peer(const char *key, const char *value, void *arg)
     char *end = NULL;
     errno = 0;
     long id = strtol(key + strlen("server."), &end, 10);
-    if (errno || *end || id < 1 || id > 255) {
+    if (errno || *end || id < 1 || id > ENSEMBLE_MAX_SERVER_ID) {
         snprintf(pp->err, pp->errlen, "%s: %s: the server id must be a number from 1 to 255",
                  pp->kc->path, key);
         pp->failed = 1;
@@ -331,7 +331,7 @@ static int read_myid(keeper_config_t *kc, char *err, size_t errlen)
     fclose(f);
     char *end = NULL;
     long id = got ? strtol(line, &end, 10) : 0;
-    if (!got || end == line || id < 1 || id > 255) {
+    if (!got || end == line || id < 1 || id > ENSEMBLE_MAX_SERVER_ID) {
         snprintf(err, errlen, "%s: must hold a server id from 1 to 255", path);
         return -1;
     }

@@ -687,7 +687,7 @@ static int prep_reconfig(keeper_t *k, const prep_origin_t *c, const txn_header_t
      * ZooKeeper's checks, so a request ZooKeeper refuses gets ZooKeeper's
      * answer (kazoo's test_no_super_auth joins server.999 without the right). */
     for (int i = 0; err == ZOK && i < next->n; i++)
-        if (next->members[i].id < 1 || next->members[i].id > 255) {
+        if (next->members[i].id < 1 || next->members[i].id > ENSEMBLE_MAX_SERVER_ID) {
             log_info("reconfig from %s refused: server.%d: kipper takes server ids from 1 to 255", c->who,
                      next->members[i].id);
             err = ZBADARGUMENTS;

@@ -507,14 +507,16 @@ static void peer_dial_failed(el_peer_t *p, const char *why)
 
 /* The TCP connection is up: say who we are. To a larger id that is all we
  * do (it drops our connection and dials back, ZooKeeper's rule); to a
- * smaller id this is the connection. */
+ * smaller id this is the connection. So is it when we are outside our own
+ * configuration (removed, or about to be added): the peer has no line to
+ * dial us back at, and keeps the connection (conn_accept_peer). */
 static void conn_connected(el_conn_t *c)
 {
     el_peer_t *p = c->peer;
     cancel_timer(c->el->loop, &c->deadline);
     c->stage = CONN_OPEN;
     put_initial_message(&c->out, c->el);
-    if (p->id > c->el->my_id) {
+    if (p->id > c->el->my_id && c->el->self->member) {
         c->drop_after_flush = 1;
         conn_update_watch(c);
     } else {
@@ -637,13 +639,15 @@ static int conn_flush(el_conn_t *c)
 static int conn_accept_peer(el_conn_t *c, int64_t sid)
 {
     election_t *el = c->el;
-    /* A server outside our configuration (one about to be added) that has
-     * the larger id keeps its connection, as in ZooKeeper's
-     * QuorumCnxManager, so that it learns whom we follow; we cannot dial
-     * one back, having no address for it. Only with reconfigEnabled: without
-     * it no server can be added, and strangers are refused as before. */
+    /* A server outside our configuration (one about to be added, or one
+     * removed that runs on) keeps its connection whatever its id, so that
+     * it learns whom we follow: we have no address to dial it back at.
+     * ZooKeeper dials back the address its InitialMessage claims; we dial
+     * only members' lines, so that a stranger cannot make us dial anywhere.
+     * Only with reconfigEnabled: without it no server can be added or
+     * removed, and strangers are refused as before. */
     el_peer_t *p = find_peer(el, sid);
-    if (!p && sid > el->my_id && el->accept_strangers)
+    if (!p && el->accept_strangers && sid >= 1 && sid <= ENSEMBLE_MAX_SERVER_ID)
         p = peer_slot(el, sid, 0);
     char why[96];
     if (!p || p == el->self) {
@@ -654,7 +658,7 @@ static int conn_accept_peer(el_conn_t *c, int64_t sid)
     }
     cancel_timer(el->loop, &c->deadline);
     handshake_leave(&el->room, c);
-    if (sid < el->my_id) {
+    if (sid < el->my_id && p->dialable) {
         log_debug("election %lld: server %lld dialled us; dialling it back", (long long)el->my_id, (long long)sid);
         conn_free(c);
         if (p->conn)

@@ -15,6 +15,8 @@
 
 /* keeper_config.h's KEEPER_MAX_SERVERS is this value. */
 #define ENSEMBLE_MAX_MEMBERS 32
+/* Server ids kipper takes: 1 to this (session ids carry one in their top byte). */
+#define ENSEMBLE_MAX_SERVER_ID 255
 
 typedef struct {                  /* one server.N line */
     int id;
