@@ -27,7 +27,7 @@ from broker_workload import BrokerWorkload  # noqa: E402
 from cluster import ChaosCluster  # noqa: E402
 from harness import wait_until  # noqa: E402
 from keeper_workload import KeeperWorkload  # noqa: E402
-from nemesis import SCHEDULES, Nemesis  # noqa: E402
+from nemesis import RECONFIG_SCHEDULES, SCHEDULES, Nemesis  # noqa: E402
 from repl_cluster import LAG_MS, SESSION_MS  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "build", "chaos")
@@ -113,7 +113,7 @@ def main(argv):
             for name in names:
                 if target != "kipper" and "broker" not in SCHEDULES[name][1]:
                     continue
-                c = ChaosCluster(seed=seed, target=target).start()
+                c = ChaosCluster(seed=seed, target=target, reconfig=name in RECONFIG_SCHEDULES).start()
                 try:
                     run = run_schedule(c, name, seed, scale=args.scale, keeper=target == "kipper")
                 except Exception as exc:        # this run failed; the others still run

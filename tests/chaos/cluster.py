@@ -36,7 +36,8 @@ def keeper_host(sid):
 class ChaosCluster:
     DISK_MB = 256            # each broker's log folder: room for every run of a module
 
-    def __init__(self, seed=0, target="kipper", extra=None):
+    def __init__(self, seed=0, target="kipper", extra=None, reconfig=False):
+        """reconfig: the keepers run with reconfigEnabled (nemesis.RECONFIG_SCHEDULES)."""
         from ensemble import Ensemble
         self.seed = seed
         self.target = target
@@ -44,7 +45,8 @@ class ChaosCluster:
         self.shims = {h: FaultShim(self.workdir, "%s.ctl" % h) for h in KEEPERS + BROKERS}
         self.disks = {}
         self.net = Net(list(KEEPERS) + list(BROKERS), seed=seed)
-        self.ens = Ensemble(3, target=target, placement=lambda sid: self._placement(keeper_host(sid)))
+        self.ens = Ensemble(3, target=target, placement=lambda sid: self._placement(keeper_host(sid)),
+                            reconfig_enabled=reconfig)
         self.repl = ReplCluster(self.ens.hosts(), "/chaos", extra=extra,
                                 placement=lambda i: self._placement(broker_host(i)))
         try:

@@ -318,6 +318,68 @@ def keeper_clock_jumps(nem, target):
             nem.c.shims[h].heal()
 
 
+def _config_ids(ens, via):
+    """The voters of /zookeeper/config as `via` reads it after a sync (once it
+    serves again); recorded in the ensemble (mark_config), so that its waits
+    count the current members."""
+    def read():
+        c = ens.client(via)
+        try:
+            c.sync("/")
+            return c.get("/zookeeper/config")[0].decode()
+        except Exception:       # not serving yet: asked again
+            return None
+        finally:
+            c.stop()
+            c.close()
+    return ens.mark_config(ens.poll(read, timeout=60, what="/zookeeper/config on k%d" % via.sid))
+
+
+def _reconfig(ens, via, args, wait):
+    """A reconfig through `via` as the super user; with wait, its answer."""
+    admin = ens.super_client(via)
+    try:
+        if wait:
+            return admin.reconfig(*args, from_config=-1)
+        admin.reconfig_async(*args, from_config=-1)
+    finally:
+        if wait:
+            admin.stop()
+            admin.close()
+    return admin
+
+
+def reconfig_under_kills(nem, target, rounds=2):
+    """A follower removed and added back by reconfig, each time with the keeper
+    leader killed (kill -9) a random 0-40 ms after the request went out, through
+    the third member: the reconfig dies unproposed, pending (logged by some,
+    committed by none) or just committed, while the workload writes on. The
+    killed leader is restarted on its files; a reconfig that did not happen is
+    asked again. Needs an ensemble with reconfigEnabled (RECONFIG_SCHEDULES)."""
+    ens = nem.c.ens
+    for _ in range(rounds):
+        leader = nem.keeper_leader()
+        x = nem.rng.choice([s for s in (1, 2, 3) if s != leader])
+        via = next(m for m in ens if m.sid not in (leader, x))
+        for joins in (False, True):
+            args = (ens.joining(ens.member(x)), None, None) if joins else (None, str(x), None)
+            admin = _reconfig(ens, via, args, wait=False)
+            try:
+                time.sleep(nem.rng.uniform(0, 0.04))
+                with nem.fault("k%d %s by reconfig, k%d killed" % (x, "joins" if joins else "leaves", leader)):
+                    nem.c.kill_keeper(leader)
+                    nem.hold(nem.session_s)
+                    ens.start(nem.c.keeper(leader), wait=False)     # on the files it left
+            finally:
+                admin.stop()
+                admin.close()
+            if (x in _config_ids(ens, via)) != joins:
+                _reconfig(ens, via, args, wait=True)
+                assert (x in _config_ids(ens, via)) == joins, "k%d could not %s" % (x, "join" if joins else "leave")
+            ens.wait_ready()
+            leader = nem.keeper_leader()
+
+
 KEEPER_FAULTS = {
     "keeper-split-2-1": keeper_split_2_1,
     "keeper-split-1-1-1": keeper_split_1_1_1,
@@ -348,4 +410,7 @@ SCHEDULES.update({
     "keeper-leader-cut-from-clients": (keeper_leader_cut_from_clients, KEEPER),
     "keeper-clock-jumps": (keeper_clock_jumps, KEEPER),
     "keeper-random-mix": (keeper_random_mix, KEEPER),
+    "reconfig-under-kills": (reconfig_under_kills, KEEPER),
 })
+# Schedules that need an ensemble with reconfigEnabled (ChaosCluster(reconfig=True)).
+RECONFIG_SCHEDULES = ("reconfig-under-kills",)

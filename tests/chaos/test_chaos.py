@@ -15,7 +15,7 @@ import apache_zk
 from chaos_run import run_schedule
 from cluster import ChaosCluster, broker_host
 from harness import wait_until
-from nemesis import SCHEDULES
+from nemesis import RECONFIG_SCHEDULES, SCHEDULES
 
 SEED = 1013
 ON_ZOOKEEPER = ("leader-cut-from-coordinator",)
@@ -67,12 +67,13 @@ def _check(cluster, name, keeper=True):
             "no follower gave up on its silent fetch connection to the cut-off leader"
 
 
-# The random mixes string together faults each run on its own above; they
-# run in `make chaos` only, to keep `make test` within its time budget.
-MIXES = ("random-mix", "keeper-random-mix")
+# The random mixes string together faults each run on its own above, and the
+# reconfig schedules need an ensemble of their own (reconfigEnabled); they run
+# in `make chaos` only, to keep `make test` within its time budget.
+LONG_ONLY = ("random-mix", "keeper-random-mix") + RECONFIG_SCHEDULES
 
 
-@pytest.mark.parametrize("name", sorted(n for n in SCHEDULES if n not in MIXES))
+@pytest.mark.parametrize("name", sorted(n for n in SCHEDULES if n not in LONG_ONLY))
 def test_schedule_on_kipper_keepers(kipper_cluster, name):
     _check(kipper_cluster, name)
 
