@@ -515,6 +515,28 @@ def test_restart_keeps_membership(ens):
     ens.mark_config(data.decode())
 
 
+def test_removed_member_refuses_to_restart(ens):
+    """A removed member started again on the zoo.cfg its removal rewrote (its own line gone)
+    exits with an error naming its id, as ZooKeeper 3.8 does ("My id N not in the peer list"):
+    it is no member any more; to serve again it is added back with a zoo.cfg listing itself."""
+    m4 = ens.add_member()
+    data, _ = reconfig(ens.super_client(ens.leader()), joining=ens.joining(m4), leaving=None, new_members=None)
+    ens.mark_config(data.decode())
+    ens.wait_ready()
+    data, _ = reconfig(ens.super_client(ens.leader()), joining=None, leaving=str(m4.sid), new_members=None)
+    ens.mark_config(data.decode())
+    lines, version = parse_config(data)
+    wait_files(ens, m4, version)
+    ens.stop(m4)
+    since = m4.server_log_size()
+    m4.launch()
+    wait_until(lambda: not m4.running(), timeout=60, what="the removed member to exit")
+    assert m4.stop() not in (0, None)           # reaped: the exit is the one expected
+    log = m4.server_log(since)
+    assert ("id %d has no server.%d line" % (m4.sid, m4.sid) in log
+            or "My id %d not in the peer list" % m4.sid in log), log[-3000:]
+
+
 @pytest.mark.skipif(not zk_clients.zkcli_available(), reason="zkCli.sh not installed")
 def test_zkcli_reconfig_and_config(ens):
     hosts = ens.hosts(first=ens.leader())
