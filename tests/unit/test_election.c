@@ -355,6 +355,26 @@ static void cluster_static_config(cluster_t *cl, int i, ensemble_config_t *c)
     }
 }
 
+/* The static config without members a and b (0: none), at version. */
+static void config_without(cluster_t *cl, ensemble_config_t *c, int a, int b, int64_t version)
+{
+    cluster_static_config(cl, 0, c);
+    if (a)
+        ensemble_config_remove(c, a);
+    if (b)
+        ensemble_config_remove(c, b);
+    c->version = version;
+}
+
+/* Nodes from..to-1 start on config c (cluster_start). */
+static void cluster_use_config(cluster_t *cl, int from, int to, const ensemble_config_t *c)
+{
+    for (int i = from; i < to; i++) {
+        cl->ens[i] = *c;
+        cl->ens_set[i] = 1;
+    }
+}
+
 static int cluster_start(cluster_t *cl, int i)
 {
     char err[256] = "";
@@ -365,6 +385,18 @@ static int cluster_start(cluster_t *cl, int i)
     if (!cl->el[i])
         fprintf(stderr, "  election_create(%d): %s\n", i + 1, err);
     return cl->el[i] ? 0 : -1;
+}
+
+/* Start nodes from..to-1 (checked); -1 when one did not start. */
+static int cluster_start_range(cluster_t *cl, int from, int to)
+{
+    int rc = 0;
+    for (int i = from; i < to; i++) {
+        CHECK_EQ(cluster_start(cl, i), 0);
+        if (!cl->el[i])
+            rc = -1;
+    }
+    return rc;
 }
 
 static void cluster_stop(cluster_t *cl, int i)
@@ -381,6 +413,19 @@ static void cluster_free(cluster_t *cl)
     resolver_destroy(cl->resolver);
     if (cl->loop)
         loop_destroy(cl->loop);
+}
+
+/* A cluster of n set up (cluster_init), or NULL after a failed check. */
+static cluster_t *cluster_new(int n)
+{
+    cluster_t *cl = calloc(1, sizeof(*cl));
+    if (cl && cluster_init(cl, n) == 0)
+        return cl;
+    CHECK(!"cluster set-up");
+    if (cl)
+        cluster_free(cl);
+    free(cl);
+    return NULL;
 }
 
 static void on_decided(void *arg, peer_state_t state, const vote_t *vote)
@@ -469,12 +514,9 @@ static void cluster_settle(cluster_t *cl, int64_t new_epoch)
 
 static void test_election_three(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     for (int i = 0; i < 3; i++)
         CHECK_EQ(cluster_start(cl, i), 0);
     if (!cl->el[0] || !cl->el[1] || !cl->el[2])
@@ -520,14 +562,9 @@ out:
  * election completes as with addresses. */
 static void test_election_members_named_by_host_name(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        if (cl)
-            cluster_free(cl);
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             snprintf(cl->cfg[i].peers[j].host, sizeof(cl->cfg[i].peers[j].host), "localhost");
@@ -554,18 +591,12 @@ out:
 
 static void test_election_five(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 5) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(5);
+    if (!cl)
         return;
-    }
     /* four of five start; equal epochs and zxids, so the largest id wins */
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 0; i < 4; i++)
-        if (!cl->el[i])
-            goto out;
+    if (cluster_start_range(cl, 0, 4) < 0)
+        goto out;
     for (int i = 0; i < 4; i++)
         cluster_look(cl, i, 0x100000010LL, 1);
     CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
@@ -608,19 +639,13 @@ out:
  * elect it and the observer follows. */
 static void test_election_observer(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 4) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(4);
+    if (!cl)
         return;
-    }
     for (int i = 0; i < 4; i++)
         cl->cfg[i].peers[0].observer = 1;
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 0; i < 4; i++)
-        if (!cl->el[i])
-            goto out;
+    if (cluster_start_range(cl, 0, 4) < 0)
+        goto out;
     /* The observer has the best zxid: it must not matter. */
     cluster_look(cl, 0, 0x100000050LL, 1);
     for (int i = 1; i < 4; i++)
@@ -667,28 +692,17 @@ out:
  * on an older config of the same voters, takes the newer one too. */
 static void test_election_newer_config(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 4) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(4);
+    if (!cl)
         return;
-    }
     ensemble_config_t newer;
-    cluster_static_config(cl, 0, &newer);
-    ensemble_config_remove(&newer, 4);
-    newer.version = 0x100000007LL;
-    for (int i = 1; i < 3; i++) {
-        cl->ens[i] = newer;
-        cl->ens_set[i] = 1;
-    }
-    cl->ens[0] = newer;
-    cl->ens[0].version = 0x100000003LL;
-    cl->ens_set[0] = 1;
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 0; i < 4; i++)
-        if (!cl->el[i])
-            goto out;
+    config_without(cl, &newer, 4, 0, 0x100000007LL);
+    cluster_use_config(cl, 1, 3, &newer);
+    ensemble_config_t older;
+    config_without(cl, &older, 4, 0, 0x100000003LL);
+    cluster_use_config(cl, 0, 1, &older);
+    if (cluster_start_range(cl, 0, 4) < 0)
+        goto out;
     CHECK_EQ(election_config_version(cl->el[3]), 0);
     /* Server 4 has the best zxid and the largest id: without a vote it must not matter. */
     cluster_look(cl, 3, 0x100000050LL, 1);
@@ -711,8 +725,7 @@ static void test_election_newer_config(void)
     /* The reconfig that adds server 4 commits: with the new config set on
      * every server, 4 votes, and 1-3 and 4 elect again (3 is gone: 4 leads). */
     ensemble_config_t added;
-    cluster_static_config(cl, 0, &added);
-    added.version = 0x100000009LL;
+    config_without(cl, &added, 0, 0, 0x100000009LL);
     cluster_stop(cl, 2);
     for (int i = 0; i < 4; i++)
         if (cl->el[i])
@@ -739,22 +752,13 @@ out:
  * it. */
 static void test_election_pending_reconfig_needs_both_quorums(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 5) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(5);
+    if (!cl)
         return;
-    }
     ensemble_config_t pending;
-    cluster_static_config(cl, 0, &pending);
-    ensemble_config_remove(&pending, 5);
-    ensemble_config_remove(&pending, 4);
-    pending.version = 0x100000005LL;
-    for (int i = 2; i < 5; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 2; i < 5; i++)
-        if (!cl->el[i])
-            goto out;
+    config_without(cl, &pending, 4, 5, 0x100000005LL);
+    if (cluster_start_range(cl, 2, 5) < 0)
+        goto out;
     for (int i = 2; i < 5; i++) {
         election_set_next_config(cl->el[i], &pending);
         cluster_look(cl, i, 0x100000010LL, 1);
@@ -780,11 +784,8 @@ static void test_election_pending_reconfig_needs_both_quorums(void)
      * follows 5. */
     for (int i = 1; i < 5; i++)
         cluster_stop(cl, i);
-    for (int i = 2; i < 5; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 2; i < 5; i++)
-        if (!cl->el[i])
-            goto out;
+    if (cluster_start_range(cl, 2, 5) < 0)
+        goto out;
     for (int i = 2; i < 5; i++)
         cluster_look(cl, i, 0x100000010LL, 1);
     CHECK_EQ(cluster_wait(cl, 3, 10000), 0);
@@ -817,30 +818,15 @@ out:
  * no vote in the active config) and votes with them for 2. */
 static void test_election_pending_reconfig_adds_voters(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 5) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(5);
+    if (!cl)
         return;
-    }
     ensemble_config_t active, pending;
-    cluster_static_config(cl, 0, &active);
-    ensemble_config_remove(&active, 5);
-    ensemble_config_remove(&active, 4);
-    active.version = 0x100000001LL;
-    cluster_static_config(cl, 0, &pending);
-    ensemble_config_remove(&pending, 3);
-    ensemble_config_remove(&pending, 2);
-    pending.version = 0x100000007LL;
-    for (int i = 0; i < 3; i++) {
-        cl->ens[i] = active;
-        cl->ens_set[i] = 1;
-    }
-    for (int i = 0; i < 4; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 0; i < 4; i++)
-        if (!cl->el[i])
-            goto out;
+    config_without(cl, &active, 4, 5, 0x100000001LL);
+    config_without(cl, &pending, 2, 3, 0x100000007LL);
+    cluster_use_config(cl, 0, 3, &active);
+    if (cluster_start_range(cl, 0, 4) < 0)
+        goto out;
     for (int i = 0; i < 4; i++)
         cluster_look(cl, i, 0x100000010LL, 1);
     CHECK_EQ(cluster_wait(cl, 4, 10000), 0);
@@ -878,25 +864,14 @@ out:
  * dialled back, which nobody can do). Its connections are kept instead. */
 static void test_election_removed_member_rejoins(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     ensemble_config_t without_1;
-    cluster_static_config(cl, 0, &without_1);
-    ensemble_config_remove(&without_1, 1);
-    without_1.version = 0x100000009LL;
-    for (int i = 1; i < 3; i++) {
-        cl->ens[i] = without_1;
-        cl->ens_set[i] = 1;
-    }
-    for (int i = 0; i < 3; i++)
-        CHECK_EQ(cluster_start(cl, i), 0);
-    for (int i = 0; i < 3; i++)
-        if (!cl->el[i])
-            goto out;
+    config_without(cl, &without_1, 1, 0, 0x100000009LL);
+    cluster_use_config(cl, 1, 3, &without_1);
+    if (cluster_start_range(cl, 0, 3) < 0)
+        goto out;
     election_set_config(cl->el[0], &without_1);   /* as peer_activate does on the removed member */
     cluster_look(cl, 1, 0x100000020LL, 1);
     cluster_look(cl, 2, 0x100000020LL, 1);
@@ -944,12 +919,9 @@ static int was_closed(int fd)
 
 static void test_election_hostile_peers(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     CHECK_EQ(cluster_start(cl, 0), 0);
     if (!cl->el[0])
         goto out;
@@ -1040,12 +1012,9 @@ out:
  * without signed overflow (UBSan aborts the unit tests on one). */
 static void test_election_forged_max_values(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     CHECK_EQ(cluster_start(cl, 0), 0);
     CHECK_EQ(cluster_start(cl, 1), 0);
     if (!cl->el[0] || !cl->el[1])
@@ -1210,12 +1179,9 @@ out:
  * outside the config is cut off, whatever its id. */
 static void test_election_strangers_without_reconfig(void)
 {
-    cluster_t *cl = calloc(1, sizeof(*cl));
-    if (!cl || cluster_init(cl, 3) < 0) {
-        CHECK(!"cluster set-up");
-        free(cl);
+    cluster_t *cl = cluster_new(3);
+    if (!cl)
         return;
-    }
     cl->cfg[0].reconfig_enabled = 0;
     CHECK_EQ(cluster_start(cl, 0), 0);
     if (!cl->el[0])
