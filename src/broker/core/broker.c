@@ -129,7 +129,38 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     reqmem_conn_closed(b, c);
     /* Freed in the before-sleep hook, so no callback later in this batch
      * can see freed memory. */
+    c->closed_next = b->closed_conns;
+    b->closed_conns = c;
     b->n_conns--;
+}
+
+/* broker_t.waiting_conns. A connection leaves it only where no pass over
+ * it is under way (wait_list_prune, free_closed_conns), so a pass may
+ * keep its next element across the requests it runs. */
+static void wait_list_join(broker_t *b, conn_t *c)
+{
+    if (c->in_wait_list)
+        return;
+    c->in_wait_list = 1;
+    c->wait_prev = NULL;
+    c->wait_next = b->waiting_conns;
+    if (b->waiting_conns)
+        b->waiting_conns->wait_prev = c;
+    b->waiting_conns = c;
+}
+
+static void wait_list_leave(broker_t *b, conn_t *c)
+{
+    if (!c->in_wait_list)
+        return;
+    if (c->wait_prev)
+        c->wait_prev->wait_next = c->wait_next;
+    else
+        b->waiting_conns = c->wait_next;
+    if (c->wait_next)
+        c->wait_next->wait_prev = c->wait_prev;
+    c->in_wait_list = 0;
+    c->wait_next = c->wait_prev = NULL;
 }
 
 static void queue_waiting(conn_t *c, broker_request_t *r)
@@ -144,6 +175,7 @@ static void queue_waiting(conn_t *c, broker_request_t *r)
         c->waiting = r;
     c->waiting_tail = r;
     c->nwaiting++;
+    wait_list_join(c->broker, c);
 }
 
 /* Where r's answer goes: the output, unless requests ahead of it still
@@ -530,7 +562,7 @@ static void run_wakes(broker_t *b)
 
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id)
 {
-    for (conn_t *c = b->conns; c; c = c->next) {
+    for (conn_t *c = b->waiting_conns; c; c = c->wait_next) {
         if (c->id != conn_id || c->closed)
             continue;
         for (broker_request_t *r = c->waiting; r; r = r->next)
@@ -552,9 +584,12 @@ void broker_wake_data_waiters(broker_t *b)
 static void run_data_waiters(broker_t *b)
 {
     b->data_arrived = 0;
-    for (conn_t *c = b->conns; c; c = c->next) {
-        if (c->closed)
+    for (conn_t *c = b->waiting_conns, *next; c; c = next) {
+        next = c->wait_next;
+        if (c->closed || !c->waiting) {
+            wait_list_leave(b, c);
             continue;
+        }
         /* At most one per connection waits for data: such a request is
          * never pipelined, so nothing after it was taken. */
         for (broker_request_t *r = c->waiting; r; r = r->next)
@@ -632,6 +667,8 @@ void broker_conn_open(broker_t *b, int fd, const char *ip, int port, struct ip_s
     buf_init(&c->in);
     buf_init(&c->out);
     c->next = b->conns;
+    if (b->conns)
+        b->conns->prev = c;
     b->conns = c;
     b->n_conns++;
     log_debug("connection from %s:%d", ip, port);
@@ -654,6 +691,26 @@ static void run_mem_waiters(broker_t *b)
     }
 }
 
+/* The connections closed during this loop iteration, out of every list. */
+static void free_closed_conns(broker_t *b)
+{
+    while (b->closed_conns) {
+        conn_t *c = b->closed_conns;
+        b->closed_conns = c->closed_next;
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            b->conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        wait_list_leave(b, c);
+        splices_free(c);
+        buf_free(&c->in);
+        buf_free(&c->out);
+        free(c);
+    }
+}
+
 /* Runs fetches woken by appends, flushes output they queued, lets in
  * connections that waited for request memory, and frees connections closed
  * during this iteration. */
@@ -666,18 +723,7 @@ static void before_sleep(loop_t *loop, void *arg)
         run_data_waiters(b);
     if (reqmem_take_freed(b))
         run_mem_waiters(b);
-    for (conn_t **pp = &b->conns; *pp;) {
-        conn_t *c = *pp;
-        if (!c->closed) {
-            pp = &c->next;
-            continue;
-        }
-        *pp = c->next;
-        splices_free(c);
-        buf_free(&c->in);
-        buf_free(&c->out);
-        free(c);
-    }
+    free_closed_conns(b);
 }
 
 static void shutdown_done(broker_t *b)

@@ -118,7 +118,12 @@ struct conn {
     struct ip_slot *ip_slot;  /* its address's count (listener.c) */
     size_t mem_reserved;      /* its large frame being read, counted (request_memory.c) */
     int mem_wait;             /* not read until request memory frees */
-    conn_t *next;
+    conn_t *next, *prev;      /* broker_t.conns */
+    /* broker_t.waiting_conns: joined when a request first waits; left when
+     * a pass finds none waiting any more, or when freed (broker.c). */
+    conn_t *wait_next, *wait_prev;
+    int in_wait_list;
+    conn_t *closed_next;      /* broker_t.closed_conns, once closed */
 };
 
 /* ---- cluster view (cluster.c) ---- */
@@ -220,6 +225,11 @@ struct broker {
     char cluster_id[64];
     conn_t *conns;
     int n_conns;
+    /* The connections with requests waiting, so that waking one or every
+     * data waiter is no pass over idle connections; and those closed this
+     * loop iteration, freed before it sleeps (broker.c). */
+    conn_t *waiting_conns;
+    conn_t *closed_conns;
     uint64_t next_conn_id, next_request_id;
     int data_arrived;         /* an append happened: run data waiters before sleeping */
     /* queued.max.request.bytes (request_memory.c) */
