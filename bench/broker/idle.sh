@@ -6,8 +6,9 @@
 #
 #   bench/broker/idle.sh        (about 40 s with the defaults)
 #
-# Starts a kipper keeper and a kipper broker in a temporary folder (their
-# connection limits raised above BENCH_IDLE_CONNS), creates one topic of one
+# Starts a kipper keeper and a kipper broker in a temporary folder
+# (bench/broker/cluster.sh; the broker's connection limits raised above
+# BENCH_IDLE_CONNS), creates one topic of one
 # partition per run, and runs bench/broker/load.c's produce (100-byte
 # records, acks=1, linger.ms 5) for BENCH_IDLE_SECONDS per run, BENCH_IDLE_RUNS
 # times each way, alternating: no idle connection, then BENCH_IDLE_CONNS
@@ -57,24 +58,19 @@ else
     WORK=$(mktemp -d "${TMPDIR:-/tmp}/kipper-bench-idle.XXXXXX")
 fi
 
-PIDS=()          # keeper, broker (stopped in reverse order)
+# One keeper member and one broker (cluster.sh), their connection limits above IDLE.
+# shellcheck disable=SC2034  # cluster.sh's
+CL_KEEPERS=1 CL_TICK=2000 CL_SESSION=18000
+# shellcheck disable=SC2034  # cluster.sh's
+CL_BROKER_PROPS="max.connections=$((IDLE + 100)) max.connections.per.ip=$((IDLE + 100))"
+# shellcheck source=bench/broker/cluster.sh disable=SC1091
+. "$HERE/cluster.sh"
+
 HOLDER=          # the idle connections' holder while it runs
 OK=0
-stop_pid() {     # SIGTERM, wait up to 10 s, then SIGKILL
-    local pid=$1 i
-    kill -0 "$pid" 2>/dev/null || return 0
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null || true
-}
 cleanup() {
-    local i
     if [ -n "$HOLDER" ]; then kill "$HOLDER" 2>/dev/null || true; wait "$HOLDER" 2>/dev/null || true; fi
-    for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[$i]}"; done
+    cl_stop_all
     if [ "$OK" = 1 ] && [ "$KEEP" != 1 ]; then rm -rf "$WORK"; else say "bench/broker/idle: work folder kept: $WORK"; fi
 }
 trap cleanup EXIT
@@ -84,55 +80,17 @@ if [ -n "${BENCH_LOAD:-}" ]; then
     LOAD=$BENCH_LOAD
 else
     LOAD=$WORK/load
+    # shellcheck disable=SC2046
     ${CC:-cc} -std=c11 -O2 -g -Wall -Wextra -o "$LOAD" "$HERE/load.c" $(pkg-config --cflags --libs rdkafka) -lpthread ||
         die "building load.c failed (needs librdkafka-dev)"
 fi
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-ZPORT=$(free_port)
-BPORT=$(free_port)
-mkdir -p "$WORK/keeper/data" "$WORK/broker/logs"
-cat >"$WORK/keeper/zoo.cfg" <<EOF
-tickTime=2000
-dataDir=$WORK/keeper/data
-clientPort=$ZPORT
-clientPortAddress=127.0.0.1
-4lw.commands.whitelist=*
-EOF
-cat >"$WORK/broker/server.properties" <<EOF
-broker.id=1
-listeners=PLAINTEXT://127.0.0.1:$BPORT
-log.dirs=$WORK/broker/logs
-zookeeper.connect=127.0.0.1:$ZPORT
-max.connections=$((IDLE + 100))
-max.connections.per.ip=$((IDLE + 100))
-EOF
-
-setsid "$KIPPER" keeper "$WORK/keeper/zoo.cfg" >"$WORK/keeper/keeper.log" 2>&1 &
-ZPID=$!
-PIDS+=("$ZPID")
-for ((i = 0; i < 300; i++)); do
-    kill -0 "$ZPID" 2>/dev/null || die "the keeper exited during start-up; see $WORK/keeper/keeper.log"
-    # shellcheck disable=SC2016
-    if timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" && printf ruok >&3 && cat <&3' _ "$ZPORT" 2>/dev/null |
-        grep -q imok; then
-        break
-    fi
-    sleep 0.1
-done
-((i < 300)) || die "the keeper is not serving on 127.0.0.1:$ZPORT after 30 s"
-setsid "$KIPPER" broker "$WORK/broker/server.properties" >"$WORK/broker/broker.log" 2>&1 &
-BPID=$!
-PIDS+=("$BPID")
-for ((i = 0; i < 300; i++)); do
-    kill -0 "$BPID" 2>/dev/null || die "the broker exited during start-up; see $WORK/broker/broker.log"
-    grep -q 'is live at' "$WORK/broker/broker.log" 2>/dev/null && break
-    sleep 0.1
-done
-((i < 300)) || die "the broker did not register within 30 s; see $WORK/broker/broker.log"
-say "bench/broker/idle: keeper pid $ZPID, broker pid $BPID on 127.0.0.1:$BPORT, work folder $WORK"
+cl_start_keepers
+cl_start_brokers 1
+# shellcheck disable=SC2153  # cluster.sh's
+BPORT1=${BPORT[1]}
+# shellcheck disable=SC2153  # cluster.sh's
+BPID1=${BPID[1]}
+say "bench/broker/idle: broker pid $BPID1 on 127.0.0.1:$BPORT1, work folder $WORK"
 
 # Opens n connections, says "open" once all are accepted, then holds them until killed.
 hold_idle() {
@@ -142,7 +100,7 @@ n, port = int(sys.argv[1]), int(sys.argv[2])
 socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
 print("open", flush=True)
 while True:
-    time.sleep(3600)' "$IDLE" "$BPORT" >"$WORK/holder.out" 2>"$WORK/holder.log" &
+    time.sleep(3600)' "$IDLE" "$BPORT1" >"$WORK/holder.out" 2>"$WORK/holder.log" &
     HOLDER=$!
     for ((i = 0; i < 600; i++)); do
         grep -q open "$WORK/holder.out" 2>/dev/null && return 0
@@ -161,10 +119,9 @@ RESULTS=$WORK/results.txt
 : >"$RESULTS"
 produce() {      # tag -> one line "tag <load's key=value line>"
     local tag=$1 topic="idle-$1-$2"
-    "$KIPPER" topics --zookeeper "127.0.0.1:$ZPORT" --create --topic "$topic" --partitions 1 \
-        --replication-factor 1 >>"$WORK/topics.log" 2>&1 || die "creating topic $topic failed"
+    cl_create_topic "$topic" 1
     local line
-    line=$("$LOAD" produce -b "127.0.0.1:$BPORT" -t "$topic" -s 100 -a 1 -d "$SECS" -P "$BPID" 2>>"$WORK/load.log" |
+    line=$("$LOAD" produce -b "127.0.0.1:$BPORT1" -t "$topic" -s 100 -a 1 -d "$SECS" -P "$BPID1" 2>>"$WORK/load.log" |
         tail -n 1) || die "load.c failed; see $WORK/load.log"
     say "$tag: $line"
     echo "$tag $line" >>"$RESULTS"
