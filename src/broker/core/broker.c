@@ -134,9 +134,9 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     b->n_conns--;
 }
 
-/* broker_t.waiting_conns. A connection leaves it only where no pass over
- * it is under way (wait_list_prune, free_closed_conns), so a pass may
- * keep its next element across the requests it runs. */
+/* broker_t.waiting_conns. A connection leaves it only in run_data_waiters
+ * (the one it is at) and free_closed_conns, so a pass may keep its next
+ * element across the requests it runs. */
 static void wait_list_join(broker_t *b, conn_t *c)
 {
     if (c->in_wait_list)

@@ -1,6 +1,7 @@
 /* read_replica.c -- see read_replica.h; repl_preferred_read_replica (repl.h)
  * gathers the candidates from the leader's ISR state. */
 #include "read_replica.h"
+#include "isr.h"
 #include "repl.h"
 
 #include <string.h>
@@ -23,14 +24,6 @@ int32_t read_replica_select(const char *leader_rack, const read_replica_view_t *
     return best ? best->id : -1;
 }
 
-static int in_isr(const isr_t *s, int32_t id)
-{
-    for (int i = 0; i < s->nisr; i++)
-        if (s->isr[i] == id)
-            return 1;
-    return 0;
-}
-
 int32_t repl_preferred_read_replica(const broker_t *b, const replica_t *r, const char *client_rack,
                                     int64_t fetch_offset)
 {
@@ -42,7 +35,7 @@ int32_t repl_preferred_read_replica(const broker_t *b, const replica_t *r, const
     for (int i = 0; i < s->nfollowers && n < ISR_MAX; i++) {
         const isr_follower_t *f = &s->followers[i];
         const broker_node_t *node = cluster_broker(b, f->id);
-        if (node && in_isr(s, f->id) && f->leo >= fetch_offset)
+        if (node && isr_contains(s->isr, s->nisr, f->id) && f->leo >= fetch_offset)
             candidates[n++] = (read_replica_view_t){f->id, node->ep.rack, f->leo, f->caught_up_ms};
     }
     return read_replica_select(b->cfg.broker_rack, candidates, n, client_rack);
