@@ -318,35 +318,30 @@ def keeper_clock_jumps(nem, target):
             nem.c.shims[h].heal()
 
 
+@contextlib.contextmanager
+def _client(ens, via, super_user=False):
+    """A kazoo client on member `via` alone (the super user's: it may reconfig),
+    stopped and closed on leaving."""
+    c = ens.super_client(via) if super_user else ens.client(via)
+    try:
+        yield c
+    finally:
+        c.stop()
+        c.close()
+
+
 def _config_ids(ens, via):
     """The voters of /zookeeper/config as `via` reads it after a sync (once it
     serves again); recorded in the ensemble (mark_config), so that its waits
     count the current members."""
     def read():
-        c = ens.client(via)
         try:
-            c.sync("/")
-            return c.get("/zookeeper/config")[0].decode()
+            with _client(ens, via) as c:
+                c.sync("/")
+                return c.get("/zookeeper/config")[0].decode()
         except Exception:       # not serving yet: asked again
             return None
-        finally:
-            c.stop()
-            c.close()
     return ens.mark_config(ens.poll(read, timeout=60, what="/zookeeper/config on k%d" % via.sid))
-
-
-def _reconfig(ens, via, args, wait):
-    """A reconfig through `via` as the super user; with wait, its answer."""
-    admin = ens.super_client(via)
-    try:
-        if wait:
-            return admin.reconfig(*args, from_config=-1)
-        admin.reconfig_async(*args, from_config=-1)
-    finally:
-        if wait:
-            admin.stop()
-            admin.close()
-    return admin
 
 
 def reconfig_under_kills(nem, target, rounds=2):
@@ -363,18 +358,16 @@ def reconfig_under_kills(nem, target, rounds=2):
         via = next(m for m in ens if m.sid not in (leader, x))
         for joins in (False, True):
             args = (ens.joining(ens.member(x)), None, None) if joins else (None, str(x), None)
-            admin = _reconfig(ens, via, args, wait=False)
-            try:
+            with _client(ens, via, super_user=True) as admin:
+                admin.reconfig_async(*args, from_config=-1)
                 time.sleep(nem.rng.uniform(0, 0.04))
                 with nem.fault("k%d %s by reconfig, k%d killed" % (x, "joins" if joins else "leaves", leader)):
                     nem.c.kill_keeper(leader)
                     nem.hold(nem.session_s)
                     ens.start(nem.c.keeper(leader), wait=False)     # on the files it left
-            finally:
-                admin.stop()
-                admin.close()
             if (x in _config_ids(ens, via)) != joins:
-                _reconfig(ens, via, args, wait=True)
+                with _client(ens, via, super_user=True) as admin:
+                    admin.reconfig(*args, from_config=-1)
                 assert (x in _config_ids(ens, via)) == joins, "k%d could not %s" % (x, "join" if joins else "leave")
             ens.wait_ready()
             leader = nem.keeper_leader()
