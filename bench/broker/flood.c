@@ -11,7 +11,9 @@
  * Produce v8 (acks=1, one uncompressed 100-byte record) and then one Fetch
  * v4 of that offset, each timed from send to answer. After -w seconds of
  * warm-up it measures -s seconds quietly and -s seconds while -c
- * connections (default 1) each send the flood without pause, in SLICES
+ * connections (default 1; 0 is the control: the same slices with no
+ * flood, so the ratio's spread from the machine alone shows) each send the
+ * flood without pause, in SLICES
  * alternating slices of each (half a second after each change is not
  * measured: the flood under way, or the broker done with it). The flood
  * sends one request
@@ -586,7 +588,7 @@ int main(int argc, char **argv)
         }
     }
     char *colon = bootstrap ? strrchr(bootstrap, ':') : NULL;
-    if (!colon || conns < 1 || conns > 64 || rate <= 0 ||
+    if (!colon || conns < 0 || conns > 64 || rate <= 0 ||
         (strcmp(opt_mix, "all") && strcmp(opt_mix, "bombs") && strcmp(opt_mix, "garbage")))
         return fprintf(stderr, "flood: -b host:port needed\n"), 2;
     *colon = 0;

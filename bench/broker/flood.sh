@@ -21,7 +21,7 @@
 #   BENCH_FLOOD_SECONDS=15     measured seconds, quiet and flooded each
 #   BENCH_FLOOD_WARMUP=3       seconds of round trips before measuring
 #   BENCH_FLOOD_RATE=500       round trips (one produce + one fetch) per second
-#   BENCH_FLOOD_CONNS=1        flooding connections
+#   BENCH_FLOOD_CONNS=1        flooding connections (0: the control, slices without a flood)
 #   BENCH_FLOOD_MIX=all        what they send: all, bombs, garbage (flood.c's -m)
 #   BENCH_BROKER_PROPS=        extra server.properties lines, space-separated key=value
 #   BENCH_DIR=                 work folder (default: a new mktemp -d); BENCH_KEEP=1 keeps it
