@@ -134,9 +134,13 @@ void broker_conn_close(broker_t *b, conn_t *c, const char *why)
     b->n_conns--;
 }
 
-/* broker_t.waiting_conns. A connection leaves it only in run_data_waiters
- * (the one it is at) and free_closed_conns, so a pass may keep its next
- * element across the requests it runs. */
+/* broker_t.waiting_conns. A connection leaves it when its last waiting
+ * request is answered (drain_answered) and when it is freed
+ * (free_closed_conns). A pass over the list may keep its next element
+ * across the requests it runs on one connection: a handler never answers
+ * another connection's request there and then (wake-ups are queued, see
+ * broker_wake_later), and closed connections are freed only after the
+ * passes, in the before-sleep hook. */
 static void wait_list_join(broker_t *b, conn_t *c)
 {
     if (c->in_wait_list)
@@ -213,8 +217,10 @@ static void drain_answered(conn_t *c)
     while (c->waiting && c->waiting->answered) {
         broker_request_t *r = c->waiting;
         c->waiting = r->next;
-        if (!c->waiting)
+        if (!c->waiting) {
             c->waiting_tail = NULL;
+            wait_list_leave(c->broker, c);
+        }
         c->nwaiting--;
         c->waiting_bytes -= r->frame_len;
         if (buf_unread(&r->held))
