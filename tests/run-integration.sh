@@ -1,37 +1,53 @@
 #!/bin/sh
-# run-integration.sh -- the pytest integration suite against bin/kipper, then
+# run-integration.sh -- the pytest integration suite against bin/kipper, and
 # the fault suite's short version (tests/chaos; its report tables are printed).
-# Two pytest runs: each folder has its own conftest.py, and the integration
-# modules import theirs by name. kazoo's own suite (test_kazoo_suite.py, about
-# 2.5 minutes of mostly waiting on its servers) runs in a third pytest at the
-# same time as the rest of tests/integration, to keep `make test` within its
-# budget; its output is printed after theirs. Writes the pass/fail counts over
-# all to build/integration.{passed,failed}. Extra arguments go to every pytest
-# run (e.g. -k watches).
+# Separate pytest runs: each folder has its own conftest.py, and the
+# integration modules import theirs by name. Two streams at once, to keep
+# `make test` within its budget: the rest of tests/integration (about 11
+# minutes) in one, and in the other kazoo's own suite (test_kazoo_suite.py,
+# about 2.5 minutes of mostly waiting on its servers) then the fault suite
+# (about 4.5 minutes; its servers are in network namespaces of their own).
+# Each pytest run has loopback ports of its own (harness.free_port); the
+# second stream's output is printed after the first's. Writes the pass/fail
+# counts over all to build/integration.{passed,failed}. Extra arguments go to
+# every pytest run (e.g. -k watches).
 set -u
 cd "$(dirname "$0")/.."
 mkdir -p build
-rm -f build/integration.xml build/kazoo.xml build/kazoo.out build/chaos.xml
+rm -f build/integration.xml build/kazoo.xml build/kazoo.out build/kazoo.rc build/chaos.xml build/chaos.out \
+    build/chaos.rc
 rm -rf build/chaos
 kazoo=tests/integration/test_kazoo_suite.py
-# (each with ports of its own: harness.free_port)
-KIPPER_TEST_PORTS=10000-13999 /usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml=build/kazoo.xml \
-    "$kazoo" "$@" > build/kazoo.out 2>&1 &
-kazoo_pid=$!
+
+# $1: the output's name in build/; the rest: the pytest arguments. Its exit
+# status goes to build/$1.rc, 0 when -k selected nothing there (status 5).
+pytest_into() {
+    name=$1
+    shift
+    /usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml="build/$name.xml" "$@" > "build/$name.out" 2>&1
+    status=$?
+    [ "$status" -eq 5 ] && status=0
+    echo "$status" > "build/$name.rc"
+}
+
+(
+    KIPPER_TEST_PORTS=10000-11999 pytest_into kazoo "$kazoo" "$@"
+    KIPPER_TEST_PORTS=12000-13999 pytest_into chaos tests/chaos "$@"
+) &
+second=$!
 KIPPER_TEST_PORTS=14000-65535 /usr/bin/python3 -m pytest -p no:cacheprovider -q \
     --junitxml=build/integration.xml --ignore="$kazoo" tests/integration "$@"
 rc=$?
-wait "$kazoo_pid"
-kazoo_rc=$?
+[ "$rc" -eq 5 ] && rc=0
+wait "$second"
 echo "kazoo's suite ($kazoo, run alongside):"
 cat build/kazoo.out
-[ "$kazoo_rc" -eq 5 ] && kazoo_rc=0      # -k selected nothing there
-[ "$rc" -eq 5 ] && rc=0
-[ "$rc" -eq 0 ] && rc=$kazoo_rc
-/usr/bin/python3 -m pytest -p no:cacheprovider -q --junitxml=build/chaos.xml tests/chaos "$@"
-chaos_rc=$?
-[ "$chaos_rc" -eq 5 ] && chaos_rc=0      # -k selected nothing there
-[ "$rc" -eq 0 ] && rc=$chaos_rc
+echo "the fault suite's short version (tests/chaos, run alongside after kazoo's):"
+cat build/chaos.out
+for name in kazoo chaos; do
+    status=$(cat "build/$name.rc" 2>/dev/null || echo 1)
+    [ "$rc" -eq 0 ] && rc=$status
+done
 for table in build/chaos/report.md build/chaos/keeper-report.md; do
     if [ -f "$table" ]; then
         echo "fault suite, short version ($table; plots in build/chaos):"
