@@ -271,7 +271,7 @@ static int same_node(const znode_t *n, const tree_t *other)
     tree_fill_stat(m, &sb);
     tree_fill_stat_persisted(n, &pa);
     tree_fill_stat_persisted(m, &pb);
-    if (!same_stat(&sa, &sb) || !same_stat(&pa, &pb) || strcmp(n->name, m->name) != 0)
+    if (!same_stat(&sa, &sb) || !same_stat(&pa, &pb) || strcmp(znode_name(n), znode_name(m)) != 0)
         return 0;
     if (n->data_len != m->data_len || (n->data_len > 0 && memcmp(n->data, m->data, (size_t)n->data_len) != 0))
         return 0;

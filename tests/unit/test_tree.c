@@ -165,10 +165,10 @@ static void test_tree_initial_nodes(void)
     CHECK_STR(config->acl.items[0].id, "anyone");
     const znode_t *root = tree_lookup(t, "/");
     CHECK(root && root->acl.count == 1 && root->acl.items[0].perms == PERM_ALL);
-    CHECK_STR(root->name, "");
+    CHECK_STR(znode_name(root), "");
     CHECK(root->parent == NULL);
     CHECK(tree_lookup(t, "") == root);
-    CHECK_STR(tree_lookup(t, "/zookeeper/quota")->name, "quota");
+    CHECK_STR(znode_name(tree_lookup(t, "/zookeeper/quota")), "quota");
     CHECK(tree_lookup(t, "/nope") == NULL);
     CHECK(tree_lookup(t, "/zookeeper/") == NULL);
     CHECK(tree_lookup(t, NULL) == NULL);
@@ -198,7 +198,7 @@ static void test_tree_create_stats(void)
     CHECK(st.data_length == 3 && st.num_children == 0);
     const znode_t *a = tree_lookup(t, "/a");
     CHECK(a->data_len == 3 && memcmp(a->data, "xyz", 3) == 0);
-    CHECK_STR(a->name, "a");
+    CHECK_STR(znode_name(a), "a");
     CHECK(a->parent == tree_lookup(t, "/"));
     st = stat_of(t, "/");
     CHECK(st.cversion == 0 && st.pzxid == 2 && st.num_children == 2 && st.mzxid == 0);
@@ -293,6 +293,36 @@ static void test_tree_set_data_and_acl(void)
     CHECK_EQ(stat_of(t, "/a").mtime, 2100);   /* setACL touches only aversion */
     CHECK_EQ(simple(t, OP_SET_ACL, 0, 10, 3000, "/nope", NULL, 1, NULL), ZNONODE);
     CHECK_EQ(tree_last_zxid(t), 10);
+    tree_destroy(t);
+}
+
+/* A node's data starts in the node's own allocation (tree.c, node_new): a
+ * setData no longer than it is written in place, a longer one moves it out,
+ * and every sequence leaves the right bytes (and frees nothing twice: the
+ * unit tests run under AddressSanitizer). */
+static void test_tree_set_data_in_place_and_beyond(void)
+{
+    tree_t *t = tree_create(NULL);
+    CHECK_EQ(create(t, 2, "/b", "abcdef"), ZOK);
+    const znode_t *b = tree_lookup(t, "/b");
+    const uint8_t *inline_data = b->data;
+    static const struct {
+        const char *data;   /* NULL: null data */
+        int in_place;
+    } sets[] = {{"xyz", 1}, {"uvw", 1}, {"", 0}, {"abcdefgh", 0}, {"12", 0}, {NULL, 0}, {"q", 0}};
+    int64_t size_without_data = tree_approximate_data_size(t) - 6;
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+        CHECK_EQ(simple(t, OP_SET_DATA, 0, 3 + (int64_t)i, 2000, "/b", sets[i].data, (int32_t)i + 1, NULL), ZOK);
+        int32_t len = sets[i].data ? (int32_t)strlen(sets[i].data) : -1;
+        CHECK_EQ(b->data_len, len);
+        if (len > 0)
+            CHECK(memcmp(b->data, sets[i].data, (size_t)len) == 0);
+        else
+            CHECK(b->data == NULL);
+        CHECK_EQ(b->data == inline_data, sets[i].in_place);
+        CHECK_EQ(tree_approximate_data_size(t), size_without_data + (len > 0 ? len : 0));
+    }
+    CHECK_EQ(delete(t, 20, "/b"), ZOK);
     tree_destroy(t);
 }
 
@@ -959,6 +989,7 @@ void suite_tree(void)
     RUN(test_tree_create_stats);
     RUN(test_tree_delete_stats);
     RUN(test_tree_set_data_and_acl);
+    RUN(test_tree_set_data_in_place_and_beyond);
     RUN(test_tree_sequential_parent_cversion);
     RUN(test_tree_replayed_create_of_existing_node);
     RUN(test_tree_acls_are_shared);

@@ -19,28 +19,37 @@
 typedef struct znode znode_t;
 struct znode {
     char *path;              /* full path, allocated with the node; "/" for the root */
-    const char *name;        /* last component, inside path ("" for the root) */
     znode_t *parent;
-    uint8_t *data;           /* NULL when data_len <= 0 */
-    int32_t data_len;        /* -1 for null data (as created with null) */
+    uint8_t *data;           /* NULL when data_len <= 0; in the node's allocation
+                                or one of its own (tree.c, node_new) */
     acl_list_t acl;          /* read-only view of the tree's shared copy (ACLs are
                                 interned, as ZooKeeper's ACL cache does) */
     int64_t czxid, mzxid, ctime, mtime, pzxid;
+    int64_t ephemeral_owner; /* session id, EPHEMERAL_OWNER_CONTAINER, TTL form, or 0
+                                (clients see 0 for container and TTL nodes) */
+    znode_t **children;
+    hmap_node_t path_node;   /* in the tree's path table */
+    znode_t *session_next;   /* the owning session's ephemeral list; container and
+                                TTL nodes are chained on the tree's list of them */
+    znode_t *session_prev;
+    /* The 32-bit fields together, so that no padding sits between them:
+     * every byte of this struct is paid once per znode. */
+    uint32_t name_off;       /* the last component: path + name_off (znode_name) */
+    int32_t data_len;        /* -1 for null data (as created with null) */
     int32_t version, aversion;
     /* ZooKeeper's persisted cversion: the number of child creates (a delete
      * only moves pzxid). Sequential names use it; clients see
      * 2 * cversion - nchildren (tree_fill_stat), as DataNode.copyStat. */
     int32_t cversion;
-    int64_t ephemeral_owner; /* session id, EPHEMERAL_OWNER_CONTAINER, TTL form, or 0
-                                (clients see 0 for container and TTL nodes) */
-    znode_t **children;
     int32_t nchildren, children_cap;
     int32_t index_in_parent; /* slot in parent->children, for O(1) removal */
-    hmap_node_t path_node;   /* in the tree's path table */
-    znode_t *session_next;   /* the owning session's ephemeral list; container and
-                                TTL nodes are chained on the tree's list of them */
-    znode_t *session_prev;
 };
+
+/* The last component of a node's path ("" for the root). */
+static inline const char *znode_name(const znode_t *n)
+{
+    return n->path + n->name_off;
+}
 
 typedef struct tree tree_t;
 

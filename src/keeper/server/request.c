@@ -135,7 +135,7 @@ static void put_children(buf_t *b, const znode_t *n)
 {
     jute_put_int(b, n->nchildren);
     for (int32_t i = 0; i < n->nchildren; i++)
-        jute_put_string(b, n->children[i]->name);
+        jute_put_string(b, znode_name(n->children[i]));
 }
 
 static void put_data(buf_t *b, const znode_t *n)
