@@ -73,7 +73,7 @@ static int same_node(const znode_t *a, const znode_t *b)
            (a->data_len <= 0 || memcmp(a->data, b->data, (size_t)a->data_len) == 0) && x.czxid == y.czxid &&
            x.mzxid == y.mzxid && x.ctime == y.ctime && x.mtime == y.mtime && x.version == y.version &&
            x.cversion == y.cversion && x.aversion == y.aversion && x.ephemeral_owner == y.ephemeral_owner &&
-           x.pzxid == y.pzxid && acl_list_equal(&a->acl, &b->acl);
+           x.pzxid == y.pzxid && acl_list_equal(a->acl, b->acl);
 }
 
 /* A loaded tree goes out and comes back the same: every node, in the same

@@ -275,7 +275,7 @@ static int same_node(const znode_t *n, const tree_t *other)
         return 0;
     if (n->data_len != m->data_len || (n->data_len > 0 && memcmp(n->data, m->data, (size_t)n->data_len) != 0))
         return 0;
-    if (!acl_list_equal(&n->acl, &m->acl))
+    if (!acl_list_equal(n->acl, m->acl))
         return 0;
     if ((n->parent == NULL) != (m->parent == NULL) || (n->parent && strcmp(n->parent->path, m->parent->path) != 0))
         return 0;
@@ -432,9 +432,9 @@ static void test_snapshot_round_trip_every_kind(void)
         CHECK_EQ(tree_session_ephemeral_count(back, SESSION_C), 2);
         CHECK_EQ(tree_lookup(back, "/app/null")->data_len, -1);
         CHECK_EQ(tree_lookup(back, "/app/empty")->data_len, 0);
-        CHECK_EQ(tree_lookup(back, "/noacl")->acl.count, 0);
-        CHECK_EQ(tree_lookup(back, "/")->acl.items[0].perms, PERM_READ);
-        CHECK(tree_lookup(back, "/secure")->acl.items == tree_lookup(back, "/secure/too")->acl.items);
+        CHECK_EQ(tree_lookup(back, "/noacl")->acl->count, 0);
+        CHECK_EQ(tree_lookup(back, "/")->acl->items[0].perms, PERM_READ);
+        CHECK(tree_lookup(back, "/secure")->acl->items == tree_lookup(back, "/secure/too")->acl->items);
         CHECK_EQ(n, nsess);
         for (size_t i = 0; s && i < n && i < nsess; i++)
             CHECK(s[i].id == rich_sessions[i].id && s[i].timeout_ms == rich_sessions[i].timeout_ms);
@@ -1125,9 +1125,9 @@ static void zookeeper_file(buf_t *b, int digest_version)
 static void check_zookeeper_tree(tree_t *t, int64_t zxid, size_t n)
 {
     const znode_t *zk = tree_lookup(t, "/zookeeper");
-    CHECK(zk && zk->acl.count == 1 && zk->acl.items[0].perms == PERM_ALL);
-    CHECK(zk && strcmp(zk->acl.items[0].scheme, "world") == 0 && strcmp(zk->acl.items[0].id, "anyone") == 0);
-    CHECK(tree_lookup(t, "/")->acl.items == zk->acl.items);   /* interned */
+    CHECK(zk && zk->acl->count == 1 && zk->acl->items[0].perms == PERM_ALL);
+    CHECK(zk && strcmp(zk->acl->items[0].scheme, "world") == 0 && strcmp(zk->acl->items[0].id, "anyone") == 0);
+    CHECK(tree_lookup(t, "/")->acl->items == zk->acl->items);   /* interned */
     CHECK_EQ(tree_acl_count(t), 1);   /* id 1 is the same list */
     CHECK(tree_lookup(t, "/a") != NULL);
     CHECK(zxid == 0x1a2b && tree_last_zxid(t) == 0x1a2b && n == 0);

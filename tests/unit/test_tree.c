@@ -160,11 +160,11 @@ static void test_tree_initial_nodes(void)
     CHECK(st.cversion == 0 && st.aversion == -1 && st.version == 0 && st.data_length == 0);
 
     const znode_t *config = tree_lookup(t, "/zookeeper/config");
-    CHECK(config && config->acl.count == 1 && config->acl.items[0].perms == PERM_READ);
-    CHECK_STR(config->acl.items[0].scheme, "world");
-    CHECK_STR(config->acl.items[0].id, "anyone");
+    CHECK(config && config->acl->count == 1 && config->acl->items[0].perms == PERM_READ);
+    CHECK_STR(config->acl->items[0].scheme, "world");
+    CHECK_STR(config->acl->items[0].id, "anyone");
     const znode_t *root = tree_lookup(t, "/");
-    CHECK(root && root->acl.count == 1 && root->acl.items[0].perms == PERM_ALL);
+    CHECK(root && root->acl->count == 1 && root->acl->items[0].perms == PERM_ALL);
     CHECK_STR(znode_name(root), "");
     CHECK(root->parent == NULL);
     CHECK(tree_lookup(t, "") == root);
@@ -289,7 +289,7 @@ static void test_tree_set_data_and_acl(void)
     CHECK_EQ(simple(t, OP_SET_ACL, 0, 9, 3000, "/a", NULL, 1, &r), ZOK);
     CHECK(r.has_stat && r.stat.aversion == 1 && r.stat.mzxid == 7 && r.stat.version == 2);
     txn_result_free(&r);
-    CHECK(a->acl.count == 1 && a->acl.items[0].perms == (PERM_READ | PERM_WRITE));
+    CHECK(a->acl->count == 1 && a->acl->items[0].perms == (PERM_READ | PERM_WRITE));
     CHECK_EQ(stat_of(t, "/a").mtime, 2100);   /* setACL touches only aversion */
     CHECK_EQ(simple(t, OP_SET_ACL, 0, 10, 3000, "/nope", NULL, 1, NULL), ZNONODE);
     CHECK_EQ(tree_last_zxid(t), 10);
@@ -402,15 +402,15 @@ static void test_tree_acls_are_shared(void)
     create(t, 2, "/a", "");
     create(t, 3, "/b", "");
     const znode_t *a = tree_lookup(t, "/a"), *b = tree_lookup(t, "/b");
-    CHECK(a->acl.items == b->acl.items && a->acl.count == 1);
-    CHECK(a->acl.items != tree_lookup(t, "/zookeeper/config")->acl.items);   /* READ differs from ALL */
-    CHECK(a->acl.items == tree_lookup(t, "/")->acl.items);
+    CHECK(a->acl->items == b->acl->items && a->acl->count == 1);
+    CHECK(a->acl->items != tree_lookup(t, "/zookeeper/config")->acl->items);   /* READ differs from ALL */
+    CHECK(a->acl->items == tree_lookup(t, "/")->acl->items);
     CHECK_EQ(simple(t, OP_SET_ACL, 0, 4, 0, "/a", NULL, 1, NULL), ZOK);
-    CHECK(a->acl.items != b->acl.items && a->acl.items[0].perms == (PERM_READ | PERM_WRITE));
-    CHECK(b->acl.items[0].perms == PERM_ALL);
+    CHECK(a->acl->items != b->acl->items && a->acl->items[0].perms == (PERM_READ | PERM_WRITE));
+    CHECK(b->acl->items[0].perms == PERM_ALL);
     delete(t, 5, "/b");
-    CHECK_EQ(tree_lookup(t, "/")->acl.items[0].perms, PERM_ALL);
-    CHECK_STR(tree_lookup(t, "/")->acl.items[0].id, "anyone");
+    CHECK_EQ(tree_lookup(t, "/")->acl->items[0].perms, PERM_ALL);
+    CHECK_STR(tree_lookup(t, "/")->acl->items[0].id, "anyone");
 
     /* an empty ACL, and one with a NULL string (refused) */
     txn_t txn;
@@ -420,7 +420,7 @@ static void test_tree_acls_are_shared(void)
     txn_result_t r;
     CHECK_EQ(tree_apply(t, &h, &txn, &r), ZOK);
     txn_result_free(&r);
-    CHECK(tree_lookup(t, "/open")->acl.count == 0);
+    CHECK(tree_lookup(t, "/open")->acl->count == 0);
     txn_free(&txn);
     make_create(&txn, t, OP_CREATE, "/bad", "", 0, 0);
     free(txn.acl.items[0].id);
@@ -444,12 +444,12 @@ static void test_tree_acls_are_shared(void)
         txn_result_free(&r);
         txn_free(&txn);
     }
-    CHECK_STR(tree_lookup(t, "/acl123")->acl.items[0].id, "user123:x");
+    CHECK_STR(tree_lookup(t, "/acl123")->acl->items[0].id, "user123:x");
     for (int i = 0; i < 200; i += 2) {
         snprintf(path, sizeof(path), "/acl%d", i);
         delete(t, 300 + i, path);
     }
-    CHECK_STR(tree_lookup(t, "/acl199")->acl.items[0].id, "user199:x");
+    CHECK_STR(tree_lookup(t, "/acl199")->acl->items[0].id, "user199:x");
     tree_destroy(t);
 }
 

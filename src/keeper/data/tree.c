@@ -242,10 +242,9 @@ static int acl_list_valid(const acl_list_t *acl)
 /* Point *out at the shared copy of acl, making one if needed. 0 or -1 (memory).
  * An empty ACL is interned like any other (as ZooKeeper's cache does), so
  * every node's ACL has an id a snapshot can name. */
-static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
+static int acl_acquire(tree_t *tree, const acl_list_t *acl, const acl_list_t **out)
 {
-    out->items = NULL;
-    out->count = 0;
+    *out = NULL;
     uint64_t h = acl_hash(tree, acl);
     hmap_node_t *hn = hmap_find(&tree->acls, h, acl_content_matches, acl);
     acl_entry_t *e = hn ? HMAP_ENTRY(hn, acl_entry_t, node) : NULL;
@@ -259,36 +258,28 @@ static int acl_acquire(tree_t *tree, const acl_list_t *acl, acl_list_t *out)
         hmap_insert(&tree->acls, &e->node, h);
     }
     e->refs++;
-    *out = e->acl;
+    *out = &e->acl;
     return 0;
 }
 
-/* The entry a node's ACL view points at. Interned lists are unique, so the
- * empty list (items NULL) is matched by its count; any other by its items. */
-static int acl_copy_matches(const hmap_node_t *hn, const void *view)
+/* The entry a node's ACL pointer points into. */
+static acl_entry_t *acl_entry_of(const acl_list_t *acl)
 {
-    const acl_entry_t *e = HMAP_ENTRY(hn, acl_entry_t, node);
-    const acl_list_t *acl = view;
-    return e->acl.items == acl->items && e->acl.count == acl->count;
-}
-
-static acl_entry_t *acl_entry_of(const tree_t *tree, const acl_list_t *acl)
-{
-    hmap_node_t *hn = hmap_find(&tree->acls, acl_hash(tree, acl), acl_copy_matches, acl);
-    return hn ? HMAP_ENTRY(hn, acl_entry_t, node) : NULL;
+    return HMAP_ENTRY(acl, acl_entry_t, acl);
 }
 
 /* Drop one node's use of a shared ACL (one it acquired); the last user frees it. */
-static void acl_release(tree_t *tree, acl_list_t *acl)
+static void acl_release(tree_t *tree, const acl_list_t **acl)
 {
-    acl_entry_t *e = acl_entry_of(tree, acl);
-    if (e && --e->refs == 0) {
+    if (!*acl)
+        return;
+    acl_entry_t *e = acl_entry_of(*acl);
+    if (--e->refs == 0) {
         hmap_remove(&tree->acls, &e->node);
         acl_list_free(&e->acl);
         free(e);
     }
-    acl->items = NULL;
-    acl->count = 0;
+    *acl = NULL;
 }
 
 /* ---- children ---- */
@@ -800,7 +791,7 @@ static int set_acl(tree_t *tree, const txn_t *txn, txn_result_t *r)
     znode_t *n = lookup_len(tree, txn->path, strlen(txn->path));
     if (!n)
         return ZNONODE;
-    acl_list_t acl;
+    const acl_list_t *acl;
     if (!acl_list_valid(&txn->acl))
         return ZBADARGUMENTS;
     if (acl_acquire(tree, &txn->acl, &acl) < 0)
@@ -1081,8 +1072,8 @@ int tree_each_acl(const tree_t *tree, int (*fn)(int64_t id, const acl_list_t *ac
 
 int64_t tree_acl_id(const tree_t *tree, const znode_t *node)
 {
-    const acl_entry_t *e = acl_entry_of(tree, &node->acl);
-    return e ? e->id : -1;   /* -1 cannot happen: every node's ACL is interned */
+    (void)tree;
+    return node->acl ? acl_entry_of(node->acl)->id : -1;   /* every node in a tree has one */
 }
 
 void tree_set_last_zxid(tree_t *tree, int64_t zxid)

@@ -22,8 +22,8 @@ struct znode {
     znode_t *parent;
     uint8_t *data;           /* NULL when data_len <= 0; in the node's allocation
                                 or one of its own (tree.c, node_new) */
-    acl_list_t acl;          /* read-only view of the tree's shared copy (ACLs are
-                                interned, as ZooKeeper's ACL cache does) */
+    const acl_list_t *acl;   /* the tree's shared copy (ACLs are interned, as
+                                ZooKeeper's ACL cache does); read-only */
     int64_t czxid, mzxid, ctime, mtime, pzxid;
     int64_t ephemeral_owner; /* session id, EPHEMERAL_OWNER_CONTAINER, TTL form, or 0
                                 (clients see 0 for container and TTL nodes) */

@@ -65,7 +65,7 @@ static int view_node(keeper_t *k, const char *path, node_view_t *out)
         return ZNONODE;
     tree_fill_stat_persisted(n, &out->stat);   /* raw cversion and owner, as ZooKeeper's prep sees them */
     out->child_count = n->nchildren;
-    out->acl = &n->acl;
+    out->acl = n->acl;
     return ZOK;
 }
 

@@ -128,7 +128,7 @@ static int read_node(keeper_t *k, client_conn_t *c, const char *path, int32_t pe
     *out = n;
     if (!n)
         return ZNONODE;
-    return k->cfg.skip_acl ? ZOK : acl_check(&n->acl, perm, &c->auth);
+    return k->cfg.skip_acl ? ZOK : acl_check(n->acl, perm, &c->auth);
 }
 
 static void put_children(buf_t *b, const znode_t *n)
@@ -173,10 +173,10 @@ static int read_data_or_children(keeper_t *k, client_conn_t *c, int32_t type, co
 /* The ACL as getACL shows it: digest hashes hidden without ADMIN. */
 static void put_acl_for_reader(buf_t *b, const znode_t *n, const auth_set_t *ids)
 {
-    int admin = acl_check(&n->acl, PERM_ADMIN, ids) == ZOK;
-    jute_put_int(b, n->acl.count);
-    for (int32_t i = 0; i < n->acl.count; i++) {
-        const acl_t *a = &n->acl.items[i];
+    int admin = acl_check(n->acl, PERM_ADMIN, ids) == ZOK;
+    jute_put_int(b, n->acl->count);
+    for (int32_t i = 0; i < n->acl->count; i++) {
+        const acl_t *a = &n->acl->items[i];
         jute_put_int(b, a->perms);
         jute_put_string(b, a->scheme);
         const char *colon = strchr(a->id, ':');
