@@ -763,14 +763,15 @@ static int set_data(tree_t *tree, const txn_header_t *hdr, const txn_t *txn, txn
     if (!n)
         return ZNONODE;
     int32_t stored = stored_data_len(txn->data, txn->data_len);
-    if (node_data_inline(n) && stored > 0 && stored <= n->data_len) {
+    int in_node = node_data_inline(n);
+    if (in_node && stored > 0 && stored <= n->data_len) {
         memcpy(n->data, txn->data, (size_t)stored);   /* fits where the data was */
     } else {
         int ok;
         uint8_t *data = copy_data(txn->data, txn->data_len, &ok);
         if (!ok)
             return ZSYSTEMERROR;
-        if (!node_data_inline(n))
+        if (!in_node)
             free(n->data);
         n->data = data;
     }
