@@ -103,47 +103,15 @@ static void splices_free(conn_t *c)
     c->nsplices = 0;
 }
 
-void broker_conn_close(broker_t *b, conn_t *c, const char *why)
-{
-    if (c->closed)
-        return;
-    if (why)
-        log_info("closing connection from %s:%d: %s", c->ip, c->port, why);
-    else
-        log_debug("connection from %s:%d closed", c->ip, c->port);
-    loop_unwatch(b->loop, c->fd);
-    close(c->fd);
-    c->closed = 1;
-    while (c->waiting) {
-        broker_request_t *r = c->waiting;
-        c->waiting = r->next;
-        if (r->timer)
-            loop_timer_cancel(b->loop, r->timer);
-        request_free(r);
-    }
-    c->waiting_tail = NULL;
-    c->nwaiting = 0;
-    c->waiting_bytes = 0;
-    splices_free(c);
-    listener_conn_closed(b, c);
-    reqmem_conn_closed(b, c);
-    /* Freed in the before-sleep hook, so no callback later in this batch
-     * can see freed memory. */
-    c->closed_next = b->closed_conns;
-    b->closed_conns = c;
-    b->n_conns--;
-}
-
-/* broker_t.waiting_conns. A connection leaves it when its last waiting
- * request is answered (drain_answered) and when it is freed
- * (free_closed_conns). A pass over the list may keep its next element
- * across the requests it runs on one connection: a handler never answers
- * another connection's request there and then (wake-ups are queued, see
- * broker_wake_later), and closed connections are freed only after the
- * passes, in the before-sleep hook. */
+/* broker_t.waiting_conns: the open connections with requests waiting. A
+ * connection leaves it when its last waiting request is answered
+ * (drain_answered) or when it is closed. A pass over the list may keep its
+ * next element across the requests it runs on one connection: a handler
+ * never answers nor closes another connection there and then (wake-ups are
+ * queued, see broker_wake_later). */
 static void wait_list_join(broker_t *b, conn_t *c)
 {
-    if (c->in_wait_list)
+    if (c->in_wait_list || c->closed)
         return;
     c->in_wait_list = 1;
     c->wait_prev = NULL;
@@ -165,6 +133,38 @@ static void wait_list_leave(broker_t *b, conn_t *c)
         c->wait_next->wait_prev = c->wait_prev;
     c->in_wait_list = 0;
     c->wait_next = c->wait_prev = NULL;
+}
+
+void broker_conn_close(broker_t *b, conn_t *c, const char *why)
+{
+    if (c->closed)
+        return;
+    if (why)
+        log_info("closing connection from %s:%d: %s", c->ip, c->port, why);
+    else
+        log_debug("connection from %s:%d closed", c->ip, c->port);
+    loop_unwatch(b->loop, c->fd);
+    close(c->fd);
+    c->closed = 1;
+    wait_list_leave(b, c);
+    while (c->waiting) {
+        broker_request_t *r = c->waiting;
+        c->waiting = r->next;
+        if (r->timer)
+            loop_timer_cancel(b->loop, r->timer);
+        request_free(r);
+    }
+    c->waiting_tail = NULL;
+    c->nwaiting = 0;
+    c->waiting_bytes = 0;
+    splices_free(c);
+    listener_conn_closed(b, c);
+    reqmem_conn_closed(b, c);
+    /* Freed in the before-sleep hook, so no callback later in this batch
+     * can see freed memory. */
+    c->closed_next = b->closed_conns;
+    b->closed_conns = c;
+    b->n_conns--;
 }
 
 static void queue_waiting(conn_t *c, broker_request_t *r)
@@ -569,7 +569,7 @@ static void run_wakes(broker_t *b)
 void broker_wake_request(broker_t *b, uint64_t conn_id, uint64_t request_id)
 {
     for (conn_t *c = b->waiting_conns; c; c = c->wait_next) {
-        if (c->id != conn_id || c->closed)
+        if (c->id != conn_id)
             continue;
         for (broker_request_t *r = c->waiting; r; r = r->next)
             if (r->id == request_id && !r->answered) {
@@ -592,10 +592,6 @@ static void run_data_waiters(broker_t *b)
     b->data_arrived = 0;
     for (conn_t *c = b->waiting_conns, *next; c; c = next) {
         next = c->wait_next;
-        if (c->closed || !c->waiting) {
-            wait_list_leave(b, c);
-            continue;
-        }
         /* At most one per connection waits for data: such a request is
          * never pipelined, so nothing after it was taken. */
         for (broker_request_t *r = c->waiting; r; r = r->next)
@@ -709,7 +705,6 @@ static void free_closed_conns(broker_t *b)
             b->conns = c->next;
         if (c->next)
             c->next->prev = c->prev;
-        wait_list_leave(b, c);
         splices_free(c);
         buf_free(&c->in);
         buf_free(&c->out);

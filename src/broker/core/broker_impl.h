@@ -120,7 +120,7 @@ struct conn {
     int mem_wait;             /* not read until request memory frees */
     conn_t *next, *prev;      /* broker_t.conns */
     /* broker_t.waiting_conns: joined when a request first waits; left when
-     * the last one is answered, or when freed (broker.c). */
+     * the last one is answered, or when closed (broker.c). */
     conn_t *wait_next, *wait_prev;
     int in_wait_list;
     conn_t *closed_next;      /* broker_t.closed_conns, once closed */
