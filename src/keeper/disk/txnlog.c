@@ -69,6 +69,7 @@ struct txnlog {
     int fd;
     int64_t file_end;       /* where the next record goes */
     int64_t file_alloc;     /* the file's size, preallocation included */
+    int64_t file_zeroed;    /* blocks before this are written: records, or zeros ahead of them */
 };
 
 /* ---- names ---- */
@@ -223,8 +224,42 @@ static int preallocate(txnlog_t *log, int64_t need_end)
         }
         off += (int64_t)n;
     }
-    log->file_alloc = new_alloc;
+    log->file_alloc = log->file_zeroed = new_alloc;
     return 0;
+}
+
+/* Write zeros over the reserved blocks just ahead of the records. On ext4
+ * (and XFS) fallocate's blocks are "unwritten": the first write into one
+ * changes the file's extent map, and the fdatasync after it must commit
+ * that change to the journal as well as flush the data. Blocks written
+ * once, with zeros, are plain overwrites after that: an fdatasync flushes
+ * the data only. Zeroing a step ahead makes one journal commit per step
+ * instead of one per fdatasync: measured on ext4 under virtio, an append
+ * of 6 400 bytes and its fdatasync took a third less time on average
+ * (bench/README.md, the keeper's section). The price is the log's bytes
+ * written twice: nothing measurable for small transactions, about what it
+ * saves for appends of 64 KiB and more. Best effort: a disk too full for
+ * the zeros still takes the records. */
+static void zero_ahead(txnlog_t *log, int64_t records_end)
+{
+    if (log->prealloc <= 0 || records_end + TXNLOG_ZERO_AHEAD <= log->file_zeroed)
+        return;
+    static const uint8_t zeros[65536];
+    int64_t from = log->file_zeroed > records_end ? log->file_zeroed : records_end;
+    int64_t to = records_end + 2 * TXNLOG_ZERO_AHEAD;   /* a step of at least TXNLOG_ZERO_AHEAD */
+    for (int64_t off = from; off < to;) {
+        size_t n = (size_t)(to - off < (int64_t)sizeof(zeros) ? to - off : (int64_t)sizeof(zeros));
+        if (fs_pwrite_all(log->fd, zeros, n, off) < 0) {
+            log_debug("zeroing ahead in %s/log.* failed (%s); writing without", log->dir, strerror(errno));
+            to = off;
+            break;
+        }
+        off += (int64_t)n;
+    }
+    if (to > log->file_zeroed)
+        log->file_zeroed = to;
+    if (to > log->file_alloc)
+        log->file_alloc = to;
 }
 
 static int sync_file(txnlog_t *log, int fd)
@@ -276,7 +311,7 @@ static int start_file(txnlog_t *log, int64_t first_zxid)
         errno = saved;
         return -1;
     }
-    log->file_end = log->file_alloc = TXNLOG_HEADER_LEN;
+    log->file_end = log->file_alloc = log->file_zeroed = TXNLOG_HEADER_LEN;
     log_info("new transaction log file %s", path);
     return 0;
 }
@@ -293,6 +328,7 @@ static int write_chunk(txnlog_t *log, chunk_t *chunk)
      * records: then write them without preallocating. */
     if (preallocate(log, end + 1) < 0)
         log_debug("preallocating %s/log.* failed (%s); writing without", log->dir, strerror(errno));
+    zero_ahead(log, end);
     if (fs_pwrite_all(log->fd, chunk->bytes.data, chunk->bytes.len, start) == 0) {
         log->file_end = end;
         if (end > log->file_alloc)

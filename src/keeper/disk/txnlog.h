@@ -6,7 +6,9 @@
  *   per txn: long Adler-32 of the entry, int length, the entry (TxnHeader +
  *   txn record), byte 0x42 ('B')
  *   then zeros: files are preallocated in preAllocSize steps so an
- *   fdatasync after an append does not have to update the file size.
+ *   fdatasync after an append does not have to update the file size, and
+ *   the TXNLOG_ZERO_AHEAD bytes after the records are written as zeros so
+ *   that it does not have to record newly written blocks either.
  *
  * The event loop appends serialized records; the writer thread takes
  * everything appended since its last round, writes it, fdatasyncs once, and
@@ -25,6 +27,10 @@
 #include "keeper/data/txn.h"
 
 typedef struct txnlog txnlog_t;
+
+/* With preallocation on, at least this many bytes after the last record
+ * are written zeros, not only reserved (txnlog.c, zero_ahead). */
+#define TXNLOG_ZERO_AHEAD ((int64_t)64 << 10)
 
 /* Called on the loop thread. err == 0: every txn up to durable_zxid is on
  * disk. err != 0 (an errno): txns from failed_zxid on were not written and
