@@ -191,11 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         k->dead_clients = d->next;
         free_conn(d);
     }
-    for (size_t i = 0; i < k->nchanges; i++) {
-        free(k->changes[i].path);
-        acl_list_free(&k->changes[i].acl);
-    }
-    free(k->changes);
+    changes_destroy(&k->changes);
     tree_destroy(k->tree);
     watch_manager_destroy(k->watches);
     session_tracker_destroy(k->sessions);

@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     suite_local_sessions();
     suite_snapshot();
     suite_txnlog();
+    suite_changes();
     suite_election();
     suite_quorum();
     suite_ensemble_config();

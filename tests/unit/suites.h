@@ -13,6 +13,7 @@ void suite_readonly(void); /* test_readonly.c: read-only mode's refusals and gra
 void suite_local_sessions(void); /* test_local_sessions.c: which local-session requests need a global session */
 void suite_snapshot(void); /* test_snapshot.c: snapshot files, damaged and hostile ones */
 void suite_txnlog(void);   /* test_txnlog.c: transaction log writing, replay, damage */
+void suite_changes(void);  /* test_changes.c: the prepared changes writes are checked against */
 void suite_election(void); /* test_election.c: vote order, election codecs, elections on loopback */
 
 void suite_quorum(void);    /* test_quorum.c: quorum packets, SNAP stream, history */

@@ -587,7 +587,7 @@ static void test_prep_reconfig_checks_in_zookeepers_order(void)
     tree_destroy(k->tree);
     session_tracker_destroy(k->sessions);
     watch_manager_destroy(k->watches);
-    free(k->changes);
+    changes_destroy(&k->changes);
     free(k);
 }
 
@@ -670,7 +670,7 @@ static void test_skip_acl(void)
     tree_destroy(k->tree);
     session_tracker_destroy(k->sessions);
     watch_manager_destroy(k->watches);
-    free(k->changes);
+    changes_destroy(&k->changes);
     free(k);
 }
 

@@ -18,6 +18,7 @@
 #include "keeper/data/acl.h"
 #include "keeper/zab/election.h"
 #include "keeper/disk/history.h"
+#include "changes.h"
 #include "keeper_config.h"
 #include "keeper/data/session.h"
 #include "keeper/data/tree.h"
@@ -112,16 +113,6 @@ struct pending {
     pending_t *next;
 };
 
-/* A change prepared but not yet applied (ZooKeeper's ChangeRecord): prep
- * validates each request against the tree as these records say it will be. */
-typedef struct {
-    char *path;
-    int64_t zxid;
-    int exists;
-    zstat_t stat;
-    int32_t child_count;
-    acl_list_t acl;
-} change_record_t;
 
 struct keeper {
     loop_t *loop;
@@ -134,8 +125,7 @@ struct keeper {
     watch_manager_t *watches;
     session_tracker_t *sessions;
     int64_t next_zxid;             /* zxid the next transaction gets */
-    change_record_t *changes;      /* outstanding changes, oldest first */
-    size_t nchanges, changes_cap;
+    change_list_t changes;         /* prepared, not applied yet (changes.h) */
     client_conn_t *clients;
     size_t nclients;
     size_t outstanding;            /* clients' requests in the pipeline (globalOutstandingLimit) */

@@ -446,11 +446,7 @@ void pipeline_abandon(keeper_t *k)
         free_pending(p);
     }
     k->pending_tail = NULL;
-    for (size_t i = 0; i < k->nchanges; i++) {
-        free(k->changes[i].path);
-        acl_list_free(&k->changes[i].acl);
-    }
-    k->nchanges = 0;
+    changes_drop_newest(&k->changes, 0);
 }
 
 void pipeline_free_entry(pending_t *p)

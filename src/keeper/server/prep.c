@@ -37,21 +37,13 @@ static int check_acl(const keeper_t *k, const acl_list_t *acl, int32_t perm, con
 typedef struct {
     zstat_t stat;
     int32_t child_count;
-    const acl_list_t *acl;   /* valid until the next change record is added */
+    const acl_list_t *acl;   /* valid until its change record or node goes */
 } node_view_t;
-
-static change_record_t *latest_change(keeper_t *k, const char *path)
-{
-    for (size_t i = k->nchanges; i-- > 0;)
-        if (strcmp(k->changes[i].path, path) == 0)
-            return &k->changes[i];
-    return NULL;
-}
 
 /* ZOK with *out filled, or ZNONODE. */
 static int view_node(keeper_t *k, const char *path, node_view_t *out)
 {
-    change_record_t *cr = latest_change(k, path);
+    change_record_t *cr = changes_latest(&k->changes, path);
     if (cr) {
         if (!cr->exists)
             return ZNONODE;
@@ -71,60 +63,20 @@ static int view_node(keeper_t *k, const char *path, node_view_t *out)
 
 static void add_change(keeper_t *k, const char *path, int64_t zxid, const node_view_t *view)
 {
-    /* Copy first: view->acl may point into the array that is about to grow. */
-    change_record_t cr;
-    memset(&cr, 0, sizeof(cr));
-    cr.path = strdup(path);
-    cr.zxid = zxid;
-    if (view) {
-        cr.exists = 1;
-        cr.stat = view->stat;
-        cr.child_count = view->child_count;
-        if (acl_list_copy(&cr.acl, view->acl) < 0)
-            cr.path = (free(cr.path), NULL);
-    }
-    if (!cr.path) {
-        log_error("out of memory recording a prepared change");
-        abort();
-    }
-    if (k->nchanges == k->changes_cap) {
-        size_t cap = k->changes_cap ? k->changes_cap * 2 : 16;
-        k->changes = xrealloc(k->changes, cap * sizeof(*k->changes));
-        k->changes_cap = cap;
-    }
-    k->changes[k->nchanges++] = cr;
-}
-
-static void drop_changes_from(keeper_t *k, size_t first)
-{
-    while (k->nchanges > first) {
-        change_record_t *cr = &k->changes[--k->nchanges];
-        free(cr->path);
-        acl_list_free(&cr->acl);
-    }
+    if (view)
+        changes_add(&k->changes, path, zxid, 1, &view->stat, view->child_count, view->acl);
+    else
+        changes_add(&k->changes, path, zxid, 0, NULL, 0, NULL);
 }
 
 void prep_applied(keeper_t *k, int64_t zxid)
 {
-    size_t n = 0;
-    while (n < k->nchanges && k->changes[n].zxid <= zxid)
-        n++;
-    if (n == 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        free(k->changes[i].path);
-        acl_list_free(&k->changes[i].acl);
-    }
-    memmove(k->changes, k->changes + n, (k->nchanges - n) * sizeof(*k->changes));
-    k->nchanges -= n;
+    changes_applied(&k->changes, zxid);
 }
 
 void prep_rollback(keeper_t *k, int64_t zxid)
 {
-    size_t keep = 0;
-    while (keep < k->nchanges && k->changes[keep].zxid < zxid)
-        keep++;
-    drop_changes_from(k, keep);
+    changes_drop_from_zxid(&k->changes, zxid);
     k->next_zxid = zxid;
 }
 
@@ -513,7 +465,7 @@ static void prep_multi(keeper_t *k, const prep_origin_t *c, txn_header_t *hdr, w
 {
     txn_init(txn, OP_MULTI);
     txn->subs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(txn_t));
-    size_t mark = k->nchanges;
+    size_t mark = k->changes.count;
     int failed = 0;
     for (int i = 0; i < n; i++) {
         txn_t *sub = &txn->subs[i];
@@ -521,7 +473,7 @@ static void prep_multi(keeper_t *k, const prep_origin_t *c, txn_header_t *hdr, w
         if (err != ZOK) {
             if (!failed) {
                 failed = 1;
-                drop_changes_from(k, mark);   /* roll back this multi's records */
+                changes_drop_newest(&k->changes, mark);   /* roll back this multi's records */
             }
             txn_free(sub);
             txn_init(sub, OP_ERROR);
@@ -806,14 +758,13 @@ void prep_close_session(keeper_t *k, int64_t session_id, txn_header_t *hdr, txn_
     path_list_t pl = {NULL, 0, 0};
     tree_each_session_ephemeral(k->tree, session_id, collect_ephemeral, &pl);
     /* Ephemerals prepared but not applied yet count too; pending deletes don't. */
-    for (size_t i = 0; i < k->nchanges; i++) {
-        change_record_t *cr = &k->changes[i];
+    for (const change_record_t *cr = k->changes.oldest; cr; cr = cr->newer) {
         if (cr->exists && cr->stat.ephemeral_owner == session_id)
             path_list_add(&pl, cr->path);
     }
     int32_t kept = 0;
     for (int32_t i = 0; i < pl.count; i++) {
-        change_record_t *cr = latest_change(k, pl.paths[i]);
+        change_record_t *cr = changes_latest(&k->changes, pl.paths[i]);
         if (cr && !cr->exists) {
             free(pl.paths[i]);
             continue;

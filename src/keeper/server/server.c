@@ -719,11 +719,7 @@ static void keeper_stop(keeper_t *k)
     accept_backoff_stop(&k->client_accept);
     if (k->listen_fd > 0)
         close(k->listen_fd);
-    for (size_t i = 0; i < k->nchanges; i++) {
-        free(k->changes[i].path);
-        acl_list_free(&k->changes[i].acl);
-    }
-    free(k->changes);
+    changes_destroy(&k->changes);
     tree_destroy(k->tree);
     watch_manager_destroy(k->watches);
     session_tracker_destroy(k->sessions);
@@ -739,6 +735,7 @@ int keeper_main(int argc, char **argv)
     keeper_t k;
     memset(&k, 0, sizeof(k));
     k.listen_fd = -1;
+    changes_init(&k.changes);
     char err[1024];
     if (keeper_config_load(&k.cfg, argv[1], err, sizeof(err)) < 0) {
         log_error("%s", err);
