@@ -49,6 +49,7 @@ struct client_conn {
     int fd;
     char ip[64];
     int port;
+    char who[72];            /* "ip:port", for log lines */
     buf_t in;                /* bytes read, not yet parsed */
     buf_t out;               /* replies not yet written */
     int connected;           /* ConnectRequest answered: the session is live */

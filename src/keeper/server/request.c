@@ -622,9 +622,7 @@ void request_handle(keeper_t *k, client_conn_t *c, const uint8_t *frame, size_t 
             prep_close_session(k, c->session_id, &p->hdr, &p->txn);
             p->hdr.cxid = xid;
         } else {
-            char who[96];
-            snprintf(who, sizeof(who), "%s:%d", c->ip, c->port);
-            prep_origin_t origin = {c->session_id, &c->auth, who, k->cfg.server_id};
+            prep_origin_t origin = {c->session_id, &c->auth, c->who, k->cfg.server_id};
             prep_write(k, &origin, type, xid, &in, &p->hdr, &p->txn);
         }
         c->in_flight++;

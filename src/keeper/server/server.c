@@ -524,6 +524,7 @@ static void on_accept(loop_t *loop, int fd, unsigned events, void *arg)
         c->fd = cfd;
         snprintf(c->ip, sizeof(c->ip), "%s", ip);
         c->port = port;
+        snprintf(c->who, sizeof(c->who), "%s:%d", ip, port);
         c->established_wall_ms = clock_wall_ms();
         c->last_cxid = -1;
         c->last_zxid = -1;
