@@ -12,6 +12,7 @@
 
 #include "base/accept_backoff.h"
 #include "base/buf.h"
+#include "base/hashmap.h"
 #include "base/loop.h"
 #include "base/ratelimit.h"
 #include "base/resolver.h"
@@ -112,6 +113,7 @@ struct pending {
     uint64_t started_ms;
     size_t charge;           /* bytes counted against the outstanding bounds; 0: not counted */
     pending_t *next;
+    pending_t *session_next; /* follower: its session's next entry waiting for a commit (pipeline.c) */
 };
 
 
@@ -168,6 +170,9 @@ struct keeper {
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
+    hmap_t awaiting_commit;        /* follower: session id -> its entries a commit will answer (pipeline.c) */
+    int replies_held;              /* follower: inside pipeline_follower_hold */
+    int replies_owed;              /* follower: applied while held, not answered yet */
     /* dynamic reconfiguration (membership_files.c; ZooKeeper's quorumVerifier and lastSeenQuorumVerifier) */
     ensemble_config_t config;      /* committed and active membership */
     ensemble_config_t last_seen;   /* newest proposed one; equal to config when no reconfig is pending */
@@ -217,6 +222,13 @@ void pipeline_forget_client(keeper_t *k, client_conn_t *c);
 void pipeline_commit_upto(keeper_t *k, int64_t zxid);
 /* Follower: a committed txn was applied; answer the local request it belongs to. */
 void pipeline_follower_applied(keeper_t *k, const txn_header_t *hdr, const txn_result_t *result);
+/* Follower: between hold and release (around one read of the leader's
+ * packets) the requests of applied txns are answered in one pass over the
+ * pipeline at release, not one pass each; a closeSession's answer still
+ * goes at once. send_owed sends what is owed now (before the role ends). */
+void pipeline_follower_hold(keeper_t *k);
+void pipeline_follower_release(keeper_t *k);
+void pipeline_follower_send_owed(keeper_t *k);
 /* Follower: the leader answered the oldest forwarded sync. */
 void pipeline_follower_synced(keeper_t *k);
 /* Follower: the leader answered a REVALIDATE of session_id; -1 if no
@@ -228,6 +240,8 @@ void pipeline_free_entry(pending_t *p);
 /* Drop every queued request (the role changed); txns logged but not applied
  * move to k->unapplied. */
 void pipeline_abandon(keeper_t *k);
+/* At stop, after the queued requests are freed: what indexes them. */
+void pipeline_free_index(keeper_t *k);
 /* Apply a durable transaction: tree, sessions, change records. */
 void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);
 /* Expire a session through a closeSession transaction. */

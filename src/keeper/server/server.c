@@ -717,6 +717,7 @@ static void keeper_stop(keeper_t *k)
         free(p->frame);
         free(p);
     }
+    pipeline_free_index(k);
     accept_backoff_stop(&k->client_accept);
     if (k->listen_fd > 0)
         close(k->listen_fd);

@@ -67,6 +67,7 @@ struct follower {
 };
 
 static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg);
+static void read_from_leader(follower_t *f);
 
 /* on_packet's answer when a reconfig takes this keeper out of its role. */
 #define LOOK_AGAIN (-2)
@@ -664,6 +665,16 @@ static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg)
         flush(f);
     if (!(events & LOOP_READABLE))
         return;
+    /* The answers to the txns this read applies go out together at the end. */
+    pipeline_follower_hold(k);
+    read_from_leader(f);   /* may leave the role, which frees f */
+    pipeline_follower_release(k);
+}
+
+/* The leader's packets, as many as have come (up to 64 reads). */
+static void read_from_leader(follower_t *f)
+{
+    keeper_t *k = f->keeper;
     for (int rounds = 0; rounds < 64; rounds++) {
         ssize_t n = net_read_into(&f->in, f->fd, 65536);
         if (n == 0 || (n < 0 && errno != EAGAIN)) {

@@ -117,6 +117,7 @@ int peer_activate(keeper_t *k, const ensemble_config_t *next, int64_t designated
  * ZooKeeper's new ZooKeeperServer starts with none. */
 static void leave_role(keeper_t *k, const char *why_clients)
 {
+    pipeline_follower_send_owed(k);
     if (k->role == ROLE_LEADING)
         leader_stop(k);
     else if (k->role == ROLE_FOLLOWING)
