@@ -366,6 +366,8 @@ void follower_on_durable(keeper_t *k, int64_t durable_zxid);
  * its entry in the pipeline. */
 pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len);
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
+/* Send what was forwarded since the loop last slept (server.c's before-sleep hook). */
+void follower_before_sleep(keeper_t *k);
 /* c reopens session_id here: ask the leader whether it is valid (and make
  * this keeper its owner there) before answering c's ConnectRequest. */
 void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout);

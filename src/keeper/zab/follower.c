@@ -64,6 +64,7 @@ struct follower {
     int look_mode;                  /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
     int64_t look_leader;
     loop_timer_t *timer;
+    int forwarded;                  /* requests in out since the last flush (follower_before_sleep) */
 };
 
 static void follower_on_io(loop_t *loop, int fd, unsigned events, void *arg);
@@ -74,6 +75,7 @@ static void read_from_leader(follower_t *f);
 
 static void flush(follower_t *f)
 {
+    f->forwarded = 0;
     if (f->fd < 0)
         return;
     if (net_write_buffer(f->fd, &f->out) < 0)
@@ -125,7 +127,16 @@ static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t typ
     buf_append(&data, body, len);
     send_packet(f, QP_REQUEST, -1, data.data, (int32_t)data.len, auth);
     buf_free(&data);
-    flush(f);
+    f->forwarded = 1;   /* sent with the others of this loop pass, before it sleeps */
+}
+
+/* One write for every request forwarded in a pass of the loop, not one
+ * each: a read of many clients' requests is forwarded together. */
+void follower_before_sleep(keeper_t *k)
+{
+    follower_t *f = k->follower;
+    if (f && f->forwarded)
+        flush(f);
 }
 
 pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t type, const uint8_t *body, size_t len)
