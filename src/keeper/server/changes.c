@@ -23,10 +23,15 @@ static int path_matches(const hmap_node_t *node, const void *key)
     return strcmp(HMAP_ENTRY(node, change_record_t, by_path)->path, key) == 0;
 }
 
+static change_record_t *newest_of(const change_list_t *cl, const char *path, uint64_t hash)
+{
+    hmap_node_t *n = hmap_find(&cl->by_path, hash, path_matches, path);
+    return n ? HMAP_ENTRY(n, change_record_t, by_path) : NULL;
+}
+
 change_record_t *changes_latest(const change_list_t *cl, const char *path)
 {
-    hmap_node_t *n = hmap_find(&cl->by_path, path_hash(cl, path), path_matches, path);
-    return n ? HMAP_ENTRY(n, change_record_t, by_path) : NULL;
+    return newest_of(cl, path, path_hash(cl, path));
 }
 
 change_record_t *changes_add(change_list_t *cl, const char *path, int64_t zxid, int exists, const zstat_t *stat,
@@ -47,10 +52,9 @@ change_record_t *changes_add(change_list_t *cl, const char *path, int64_t zxid, 
     }
     /* The path's newest record until now is older than this one. */
     uint64_t hash = path_hash(cl, path);
-    hmap_node_t *n = hmap_find(&cl->by_path, hash, path_matches, path);
-    if (n) {
-        change_record_t *previous = HMAP_ENTRY(n, change_record_t, by_path);
-        hmap_remove(&cl->by_path, n);
+    change_record_t *previous = newest_of(cl, path, hash);
+    if (previous) {
+        hmap_remove(&cl->by_path, &previous->by_path);
         previous->newer_same_path = cr;
         cr->older_same_path = previous;
     }

@@ -116,7 +116,6 @@ struct pending {
     pending_t *session_next; /* follower: its session's next entry waiting for a commit (pipeline.c) */
 };
 
-
 struct keeper {
     loop_t *loop;
     keeper_config_t cfg;
@@ -240,7 +239,7 @@ void pipeline_free_entry(pending_t *p);
 /* Drop every queued request (the role changed); txns logged but not applied
  * move to k->unapplied. */
 void pipeline_abandon(keeper_t *k);
-/* At stop, after the queued requests are freed: what indexes them. */
+/* Free what indexes the queued requests, once they are freed or abandoned. */
 void pipeline_free_index(keeper_t *k);
 /* Apply a durable transaction: tree, sessions, change records. */
 void keeper_commit(keeper_t *k, const txn_header_t *hdr, const txn_t *txn, txn_result_t *result);

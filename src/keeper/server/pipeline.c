@@ -386,9 +386,11 @@ typedef struct {
     pending_t *head, *tail;
 } session_queue_t;
 
+/* Everything forwarded but a sync (answered by SYNC, not a commit), and
+ * createSessions (PENDING_CONNECT, of type OP_CREATE_SESSION). */
 static int awaits_commit(const pending_t *p)
 {
-    return p->kind == PENDING_CONNECT || (p->kind != PENDING_READ && p->kind != PENDING_REVALIDATE && p->type != OP_SYNC);
+    return p->kind != PENDING_READ && p->kind != PENDING_REVALIDATE && p->type != OP_SYNC;
 }
 
 static int session_queue_is(const hmap_node_t *node, const void *key)
