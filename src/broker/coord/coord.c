@@ -38,11 +38,12 @@ typedef struct {
     void *arg;
     coord_result_t res;
     char *data;                      /* copy of the node data */
-    /* multi: the ops must stay valid until the completion */
+    /* multi: the ops, and the paths and data they point to (two strings
+     * per op), must stay valid until the completion */
     int nops;
-    zoo_op_t ops[COORD_MULTI_MAX];
-    zoo_op_result_t results[COORD_MULTI_MAX];
-    char *strings[2 * COORD_MULTI_MAX];
+    zoo_op_t *ops;
+    zoo_op_result_t *results;
+    char **strings;
 } coord_req_t;
 
 static void free_req(coord_req_t *r)
@@ -51,8 +52,12 @@ static void free_req(coord_req_t *r)
     for (int i = 0; i < r->res.nchildren; i++)
         free(r->res.children[i]);
     free(r->res.children);
-    for (int i = 0; i < 2 * COORD_MULTI_MAX; i++)
-        free(r->strings[i]);
+    if (r->strings)
+        for (int i = 0; i < 2 * r->nops; i++)
+            free(r->strings[i]);
+    free(r->strings);
+    free(r->ops);
+    free(r->results);
     free(r);
 }
 
@@ -442,13 +447,17 @@ int coord_multi(coord_t *co, const coord_op_t *ops, int n, coord_cb cb, void *ar
     coord_req_t *r = new_req(co, cb, arg);
     if (!r)
         return -1;
-    for (int i = 0; i < n; i++) {
-        if (prepare_op(r, i, &ops[i]) < 0) {
-            log_error("coordinator: out of memory for a multi");
-            free_req(r);
-            return -1;
-        }
-    }
     r->nops = n;
+    r->ops = calloc((size_t)n, sizeof(*r->ops));
+    r->results = calloc((size_t)n, sizeof(*r->results));
+    r->strings = calloc(2 * (size_t)n, sizeof(*r->strings));
+    int ok = r->ops && r->results && r->strings;
+    for (int i = 0; ok && i < n; i++)
+        ok = prepare_op(r, i, &ops[i]) == 0;
+    if (!ok) {
+        log_error("coordinator: out of memory for a multi of %d operations", n);
+        free_req(r);
+        return -1;
+    }
     return queued(r, zoo_amulti(co->zh, n, r->ops, r->results, on_void, r), "multi", ops[0].path);
 }

@@ -79,7 +79,11 @@ typedef struct {
     int flags;      /* create: ZOO_EPHEMERAL, ... */
     int version;    /* set/delete/check: expected version, -1 any */
 } coord_op_t;
-#define COORD_MULTI_MAX 8
+/* Operations in one multi: a controlled shutdown hands over up to a hundred
+ * partitions in one (two operations each), far below the coordinator's
+ * request size limit (jute.maxbuffer, 1 MiB by default) at the longest
+ * topic names. */
+#define COORD_MULTI_MAX 256
 int coord_multi(coord_t *co, const coord_op_t *ops, int n, coord_cb cb, void *arg);
 
 #endif
