@@ -1,15 +1,6 @@
-/* leadership.c -- a replica's role (leaderElection, becomeLeader,
- * becomeFollower, onLeaderChange), with the fixes docs/replication.md gives.
- *
- * Election: a live ISR member creates the ephemeral leader node and, in the
- * same multi, rewrites the ISR node at its znode version with the leader
- * epoch bumped and the dead members left out. Only one candidate can win;
- * a deposed leader can never overwrite newer state. A brand-new partition
- * (no ISR node) is started by its first live assigned replica with ISR = the
- * live assigned replicas at epoch 0 -- but only while its log is empty: a
- * replica holding data stands alone, at an epoch past its own. An ISR whose
- * members are all gone waits, unless unclean.leader.election.enable (the
- * topic's own setting first) lets an out-of-sync replica lead.
+/* leadership.c -- a replica's role (becomeLeader, becomeFollower,
+ * onLeaderChange), with the fixes docs/replication.md gives; the election
+ * itself is election.c's.
  *
  * becomeLeader assigns its epoch at its log end (so followers truncate
  * against it at once), starts the ISR state (isr.h) and the commitQ.
@@ -33,9 +24,6 @@
 /* Produce requests waiting on one partition's commitQ: far more than one per
  * producer connection ever needs. */
 #define COMMITQ_MAX 100000
-/* How long a candidate waits for one ahead of it in the replica list to
- * win an election before it stands itself. */
-#define ELECTION_TURN_MS 500
 
 /* NULL once replication stopped (broker stopping): nothing follows then. */
 static fetcher_t *fetcher_of(const broker_t *b)
@@ -155,162 +143,6 @@ static void become_follower(broker_t *b, replica_t *r, int32_t leader, int32_t e
     fetcher_follow(fetcher_of(b), r, leader, epoch);
 }
 
-/* ---- election ---- */
-
-typedef struct {
-    broker_t *b;
-    char topic[COORD_TOPIC_NAME_MAX + 1];
-    int32_t partition;
-    int32_t epoch;
-} election_t;
-
-static void election_done(coord_t *co, const coord_result_t *res, void *arg)
-{
-    (void)co;
-    election_t *e = arg;
-    partition_t *p = cluster_partition(e->b, e->topic, e->partition);
-    if (p) {
-        p->electing = 0;
-        if (res->rc == ZOK)
-            log_info("elected leader of %s-%d at epoch %d", e->topic, (int)e->partition, (int)e->epoch);
-        else if (res->rc != ZNODEEXISTS && res->rc != ZBADVERSION && res->rc != ZCLOSING)
-            log_warn("leader election for %s-%d failed: %s", e->topic, (int)e->partition, zerror(res->rc));
-        /* Either way the leader and ISR watches bring the outcome. */
-    }
-    free(e);
-}
-
-static int live_or_me(const broker_t *b, int32_t id)
-{
-    return id == b->cfg.broker_id || cluster_broker_live(b, id);
-}
-
-static int first_live_replica(const broker_t *b, const partition_t *p)
-{
-    for (int i = 0; i < p->nreplicas; i++)
-        if (live_or_me(b, p->replicas[i]))
-            return p->replicas[i];
-    return -1;
-}
-
-static int any_live(const broker_t *b, const int32_t *ids, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (cluster_broker_live(b, ids[i]))
-            return 1;
-    return 0;
-}
-
-static int unclean_allowed(const broker_t *b, const topic_t *t)
-{
-    const char *v = topic_config(t, "unclean.leader.election.enable");
-    return v ? strcmp(v, "true") == 0 : b->cfg.unclean_leader_election;
-}
-
-/* A partition without an ISR node: the first live replica starts it. */
-static int plan_first_isr(broker_t *b, partition_t *p, replica_t *r, int32_t *isr, int *nisr, int32_t *epoch)
-{
-    char name[300];
-    if (first_live_replica(b, p) != b->cfg.broker_id)
-        return 0;
-    if (partition_log_end_offset(r->log) > partition_log_start_offset(r->log)) {
-        /* Our log has data: the others' logs may not be empty either, so
-         * nobody else can be assumed in sync. */
-        log_warn("%s has no ISR node but this replica holds data: it leads alone", pname(p, name, sizeof(name)));
-        isr[0] = b->cfg.broker_id;
-        *nisr = 1;
-        *epoch = partition_log_latest_epoch(r->log) + 1;
-        return 1;
-    }
-    *nisr = 0;
-    for (int i = 0; i < p->nreplicas; i++)
-        if (live_or_me(b, p->replicas[i]))
-            isr[(*nisr)++] = p->replicas[i];
-    *epoch = 0;
-    return 1;
-}
-
-/* Whether a live candidate comes before us in the replica list (the
- * preferred replica first): it stands first. We stand too once
- * ELECTION_TURN_MS have passed without a leader (it may not have heard). */
-static int someone_first(broker_t *b, partition_t *p, const int32_t *candidates, int n)
-{
-    int32_t me = b->cfg.broker_id;
-    for (int i = 0; i < p->nreplicas && p->replicas[i] != me; i++) {
-        if (!isr_contains(candidates, n, p->replicas[i]) || !cluster_broker_live(b, p->replicas[i]))
-            continue;
-        uint64_t now = loop_now_ms(b->loop);
-        if (!p->stand_after_ms)
-            p->stand_after_ms = now + ELECTION_TURN_MS;
-        return now < p->stand_after_ms;
-    }
-    return 0;
-}
-
-/* The ISR the winner writes and its epoch; 0 when this broker should not
- * stand now. Candidates stand in replica-list order, so the preferred
- * replica leads whenever it can (Kafka's controller picks the same). */
-static int election_plan(broker_t *b, partition_t *p, replica_t *r, int32_t *isr, int *nisr, int32_t *epoch)
-{
-    int32_t me = b->cfg.broker_id;
-    char name[300];
-    if (p->isr_state == 1)
-        return plan_first_isr(b, p, r, isr, nisr, epoch);
-    *epoch = p->isr_epoch + 1;
-    if (isr_contains(p->isr, p->nisr, me)) {
-        if (someone_first(b, p, p->isr, p->nisr))
-            return 0;
-        /* The members still alive stay; the new leader's wait settles the rest. */
-        *nisr = 0;
-        isr[(*nisr)++] = me;
-        for (int i = 0; i < p->nisr; i++)
-            if (p->isr[i] != me && cluster_broker_live(b, p->isr[i]))
-                isr[(*nisr)++] = p->isr[i];
-        return 1;
-    }
-    if (any_live(b, p->isr, p->nisr) || !(unclean_allowed(b, p->topic) || p->unclean_asked) ||
-        someone_first(b, p, p->replicas, p->nreplicas))
-        return 0;
-    log_warn("%s: no replica of the ISR is alive; %s lets this out-of-sync replica lead, and messages only the "
-             "lost replicas had may be lost",
-             pname(p, name, sizeof(name)),
-             p->unclean_asked ? "kipper elect --unclean" : "unclean.leader.election.enable");
-    isr[0] = me;
-    *nisr = 1;
-    return 1;
-}
-
-static void elect(broker_t *b, partition_t *p, replica_t *r)
-{
-    int32_t isr[COORD_MAX_REPLICAS], epoch;
-    int nisr;
-    if (p->electing || b->shutting_down || !election_plan(b, p, r, isr, &nisr, &epoch))
-        return;
-    char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64];
-    char isr_doc[1024], leader_doc[256];
-    coord_path_partition_leaf(isr_path, sizeof(isr_path), p->topic->name, p->id, "ISR");
-    coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
-    int isr_len = coord_isr_write(isr_doc, sizeof(isr_doc), isr, nisr, epoch);
-    int leader_len = coord_leader_write(leader_doc, sizeof(leader_doc), b->cfg.broker_id, epoch);
-    if (isr_len < 0 || leader_len < 0)
-        return;
-    election_t *e = xmalloc(sizeof(*e));
-    *e = (election_t){.b = b, .partition = p->id, .epoch = epoch};
-    snprintf(e->topic, sizeof(e->topic), "%s", p->topic->name);
-    int create_isr = p->isr_state == 1;
-    coord_op_t ops[2] = {
-        {.type = create_isr ? COORD_OP_CREATE : COORD_OP_SET, .path = isr_path, .data = isr_doc, .len = isr_len,
-         .version = p->isr_version},
-        {.type = COORD_OP_CREATE, .path = leader_path, .data = leader_doc, .len = leader_len,
-         .flags = ZOO_EPHEMERAL},
-    };
-    if (coord_multi(b->coord, ops, 2, election_done, e) < 0) {
-        free(e);
-        return;
-    }
-    p->electing = 1;
-}
-
 /* ---- onLeaderChange / onReplicaChange ---- */
 
 void repl_reconcile(broker_t *b, partition_t *p)
@@ -322,7 +154,7 @@ void repl_reconcile(broker_t *b, partition_t *p)
     if (p->leader < 0) {
         if (r->role != REPLICA_NONE)
             become_none(b, r);
-        elect(b, p, r);
+        repl_elect(b, p, r);
         return;
     }
     p->stand_after_ms = 0;   /* a leader is there: the next election starts afresh */
@@ -352,6 +184,7 @@ int repl_start(broker_t *b)
 {
     b->repl = xcalloc(1, sizeof(*b->repl));
     b->repl->fetcher = fetcher_create(b);
+    b->repl->elections_tail = &b->repl->elections;
     repl_throttle_start(b);
     repl_isr_timer_start(b);
     return 0;
@@ -365,6 +198,7 @@ void repl_stop(broker_t *b)
         loop_timer_cancel(b->loop, b->repl->isr_timer);
     if (b->repl->shutdown_timer)
         loop_timer_cancel(b->loop, b->repl->shutdown_timer);
+    repl_elections_stop(b);
     if (b->repl->lease_timer)
         loop_timer_cancel(b->loop, b->repl->lease_timer);
     fetcher_destroy(b->repl->fetcher);

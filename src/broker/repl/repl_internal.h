@@ -20,6 +20,9 @@ struct repl {
     loop_timer_t *shutdown_timer;
     uint64_t shutdown_deadline;
     int handovers;            /* leader handovers in flight */
+    /* elections planned in this pass of the loop, sent when it ends (election.c) */
+    struct election *elections, **elections_tail;
+    loop_timer_t *election_timer;
     /* stepping aside when cut off from the coordinator (lease.c) */
     loop_timer_t *lease_timer;   /* armed while the link is lost and the lease holds */
     uint64_t link_lost_at;       /* 0: the link is up */
@@ -39,6 +42,13 @@ void repl_move_check(broker_t *b, replica_t *r);
 
 /* throttle.c: its rates from the configuration, at start. */
 void repl_throttle_start(broker_t *b);
+
+/* election.c: stand for leader of p if this broker should now (the replica
+ * list's order, the ISR, unclean elections); sent with the others planned in
+ * the same pass of the loop. repl_elections_stop drops those not sent. */
+typedef struct election election_t;
+void repl_elect(broker_t *b, partition_t *p, replica_t *r);
+void repl_elections_stop(broker_t *b);
 
 /* leadership.c: a write of ours was fenced; stop leading r at once and read
  * its coordinator state again. */
