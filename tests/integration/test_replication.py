@@ -14,6 +14,7 @@ the high watermark (their segment files are parsed); acks=all is refused when
 the ISR is smaller than min.insync.replicas; a rolling restart with SIGTERM
 costs no failed delivery.
 """
+import json
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ import time
 
 import pytest
 from confluent_kafka import KafkaError, Producer
+from kazoo.exceptions import NoNodeError
 
 from harness import Placement, wait_until
 from kafka_wire import Record, parse_record_batches, record_batch
@@ -766,6 +768,60 @@ def test_controlled_shutdown_hands_over_and_leaves_the_isrs_before_exiting(make_
     assert 1 not in c.state("handover", 2)["isr"]
     assert took < 10, "broker 1 took %.1f s to stop after broker 3 resumed" % took
     assert all(c.state("handover", p)["leader"] not in (None, 1) for p in range(3))
+
+
+def test_controlled_shutdown_hands_over_hundreds_of_partitions_and_a_refused_batch_one_by_one(make_cluster):
+    """Broker 1 leads 250 partitions, handed over a hundred to a multi, and follows
+    one led by broker 3, which is paused so that broker 1 stays alive until it may
+    leave that ISR. Broker 1 is paused too while partition 7's ISR node is rewritten
+    behind its back (the same document at a newer version), and gets SIGTERM while
+    paused: the multi carrying partition 7 is refused whole (its fenced ISR write
+    fails), and its partitions are handed over one by one. Every partition but 7 has
+    a new leader, elected by broker 2 (its candidates stand together too), while
+    broker 1 is still alive; partition 7 moves at the latest when broker 1's session
+    goes at its exit."""
+    N = 250
+    c = make_cluster(per_broker={1: {"controlled.shutdown.timeout.ms": 30000}})
+    c.create_topic("many", assignment=[[1, 2, 3]] * N + [[3, 1, 2]], configs={"min.insync.replicas": 2})
+    c.wait_isr_full("many", N + 1)
+    stale = "/brokers/topics/many/7/ISR"
+    c.pause(3)
+    c.pause(1)
+    data, _ = c.zk.get(stale)
+    c.zk.set(stale, data)
+    b1 = c.brokers[1]
+    b1.proc.send_signal(15)
+    c.resume(1)
+
+    def not_moved():
+        """The partitions but 7 not yet led by broker 2 at epoch 1 without broker 1
+        in their ISR: every node read at once (broker 3's pause must stay well
+        within its session timeout)."""
+        zk, base = c.zk, "/brokers/topics/many/%d/"
+        parts = [p for p in range(N) if p != 7]
+        leaders = [zk.get_async(base % p + "leader") for p in parts]
+        isrs = [zk.get_async(base % p + "ISR") for p in parts]
+        left = []
+        for p, ld, isr in zip(parts, leaders, isrs):
+            try:
+                ld = json.loads(ld.get(timeout=10)[0])
+            except NoNodeError:
+                left.append(p)
+                continue
+            if (ld["leader"], ld["leader_epoch"]) != (2, 1) or 1 in json.loads(isr.get(timeout=10)[0])["isr"]:
+                left.append(p)
+        return left
+
+    try:
+        wait_until(lambda: not not_moved(), timeout=20, interval=0.05, what="every partition but 7 handed over")
+    except TimeoutError:
+        raise AssertionError("not handed over to broker 2: %s\n%s" % (not_moved(), c.logs()))
+    assert b1.alive(), "broker 1 exited while in partition %d's ISR:\n%s" % (N, b1.log()[-3000:])
+    assert re.search(r"handing over 100 partitions from many-\d+ on in one multi failed \(bad version\)", b1.log()), \
+        b1.log()[-3000:]
+    c.resume(3)
+    assert b1.wait_exit(timeout=30) == 0
+    c.wait_new_leader("many", 7, 0, not_in=(1,), timeout=SESSION_MS / 1000 + 10)
 
 
 def test_without_controlled_shutdown_the_broker_exits_at_once_and_leadership_moves_with_its_session(make_cluster):

@@ -1,9 +1,10 @@
 /* shutdown.c -- controlled shutdown (Kafka's controlled.shutdown.enable):
  * before a broker stopped with SIGTERM closes its coordinator session, it
  *  1. hands over every partition it leads that has another live ISR member:
- *     one multi rewrites the ISR without this broker (at the node's version,
- *     so only the leader the coordinator knows can do it) and deletes our
- *     leader node; the remaining members elect one of themselves at once;
+ *     for each, the ISR is rewritten without this broker (at the node's
+ *     version, so only the leader the coordinator knows can do it) and our
+ *     leader node deleted, a hundred partitions to a multi; the remaining
+ *     members elect one of themselves at once;
  *  2. deletes its registration, so the leaders of the partitions it follows
  *     drop it from their ISRs now instead of after replica.lag.time.max.ms;
  *  3. waits until no ISR it knows of still names it, or until
@@ -26,12 +27,29 @@
 #include "broker/core/cluster_sync.h"
 
 #define POLL_MS 20
+/* Partitions handed over in one multi at a controlled shutdown: a thousand
+ * partitions cost the coordinator ten transactions instead of a thousand.
+ * One fenced ISR write that fails fails its multi; its partitions are then
+ * handed over one by one. */
+#define HANDOVER_BATCH 100
 
 typedef struct {
-    broker_t *b;
     char topic[COORD_TOPIC_NAME_MAX + 1];
     int32_t partition;
+} part_name_t;
+
+/* One multi in flight: the partitions it hands over. */
+typedef struct {
+    broker_t *b;
+    int n;
+    part_name_t parts[HANDOVER_BATCH];
 } handover_t;
+
+/* The text of one partition's two operations, alive until coord_multi has
+ * copied it. */
+typedef struct {
+    char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64], doc[1024];
+} handover_text_t;
 
 static void finish(broker_t *b, const char *how)
 {
@@ -80,52 +98,89 @@ static void on_poll(loop_t *loop, void *arg)
     rp->shutdown_timer = loop_timer_add(loop, POLL_MS, on_poll, b);
 }
 
+static int queue_handover(broker_t *b, partition_t *const *ps, int n);
+
 static void handed_over(coord_t *co, const coord_result_t *res, void *arg)
 {
     (void)co;
     handover_t *h = arg;
     broker_t *b = h->b;
-    /* ZNONODE: the topic is being deleted, nothing to hand over. */
-    if (res->rc != ZOK && res->rc != ZCLOSING && res->rc != ZNONODE)
-        log_warn("cannot hand over %s-%d: %s", h->topic, (int)h->partition, zerror(res->rc));
-    partition_t *p = cluster_partition(b, h->topic, h->partition);
-    if (p)
-        cluster_reread_partition(b, p);
-    if (b->repl && b->repl->handovers > 0)
-        b->repl->handovers--;
+    /* A batch that failed may hold a single partition at fault: the others
+     * go one by one. Alone, ZNONODE means the topic is being deleted:
+     * nothing to hand over. */
+    int failed = res->rc != ZOK && res->rc != ZCLOSING;
+    int retry_alone = failed && h->n > 1;
+    if (retry_alone)
+        log_info("handing over %d partitions from %s-%d on in one multi failed (%s): one by one now", h->n,
+                 h->parts[0].topic, (int)h->parts[0].partition, zerror(res->rc));
+    if (failed && h->n == 1 && res->rc != ZNONODE)
+        log_warn("cannot hand over %s-%d: %s", h->parts[0].topic, (int)h->parts[0].partition, zerror(res->rc));
+    for (int i = 0; i < h->n; i++) {
+        partition_t *p = cluster_partition(b, h->parts[i].topic, h->parts[i].partition);
+        if (p && retry_alone)
+            queue_handover(b, &p, 1);
+        else if (p)
+            cluster_reread_partition(b, p);
+        if (b->repl && b->repl->handovers > 0)
+            b->repl->handovers--;
+    }
     free(h);
 }
 
-/* One multi: the ISR without us (fenced by its version), our leader node
- * gone. Our role ends at once; waiting requests are told to go elsewhere. */
-void repl_hand_over(broker_t *b, replica_t *r)
+/* The ISR without us (fenced by its version) and our leader node gone:
+ * two operations into ops, their text into t. -1 when it cannot be said. */
+static int handover_ops(const broker_t *b, const partition_t *p, handover_text_t *t, coord_op_t *ops)
 {
-    partition_t *p = r->part;
     int32_t isr[COORD_MAX_REPLICAS];
     int n = 0;
     for (int i = 0; i < p->nisr; i++)
         if (p->isr[i] != b->cfg.broker_id)
             isr[n++] = p->isr[i];
-    char isr_path[COORD_TOPIC_NAME_MAX + 64], leader_path[COORD_TOPIC_NAME_MAX + 64], doc[1024];
-    int len = coord_isr_write(doc, sizeof(doc), isr, n, p->isr_epoch);
-    coord_path_partition_leaf(isr_path, sizeof(isr_path), p->topic->name, p->id, "ISR");
-    coord_path_partition_leaf(leader_path, sizeof(leader_path), p->topic->name, p->id, "leader");
-    if (len < 0)
-        return;
-    handover_t *h = xmalloc(sizeof(*h));
-    *h = (handover_t){.b = b, .partition = p->id};
-    snprintf(h->topic, sizeof(h->topic), "%s", p->topic->name);
-    coord_op_t ops[2] = {
-        {.type = COORD_OP_SET, .path = isr_path, .data = doc, .len = len, .version = p->isr_version},
-        {.type = COORD_OP_DELETE, .path = leader_path, .version = -1},
-    };
-    if (coord_multi(b->coord, ops, 2, handed_over, h) < 0) {
-        free(h);
-        return;
+    int len = coord_isr_write(t->doc, sizeof(t->doc), isr, n, p->isr_epoch);
+    if (len < 0 ||
+        coord_path_partition_leaf(t->isr_path, sizeof(t->isr_path), p->topic->name, p->id, "ISR") < 0 ||
+        coord_path_partition_leaf(t->leader_path, sizeof(t->leader_path), p->topic->name, p->id, "leader") < 0)
+        return -1;
+    ops[0] = (coord_op_t){.type = COORD_OP_SET, .path = t->isr_path, .data = t->doc, .len = len,
+                          .version = p->isr_version};
+    ops[1] = (coord_op_t){.type = COORD_OP_DELETE, .path = t->leader_path, .version = -1};
+    return 0;
+}
+
+/* One multi handing over ps[0..n) (n <= HANDOVER_BATCH); the replicas
+ * stop leading at once. The number of partitions queued. */
+static int queue_handover(broker_t *b, partition_t *const *ps, int n)
+{
+    handover_t *h = xcalloc(1, sizeof(*h));
+    handover_text_t *text = xmalloc(sizeof(*text) * (size_t)n);
+    coord_op_t ops[2 * HANDOVER_BATCH];
+    h->b = b;
+    for (int i = 0; i < n; i++) {
+        if (handover_ops(b, ps[i], &text[h->n], &ops[2 * h->n]) < 0)
+            continue;
+        snprintf(h->parts[h->n].topic, sizeof(h->parts[h->n].topic), "%s", ps[i]->topic->name);
+        h->parts[h->n].partition = ps[i]->id;
+        h->n++;
     }
-    if (b->repl->shutdown_done)
-        b->repl->handovers++;
-    repl_replica_stopping(b, r);   /* neither leading nor following from here on */
+    int queued = h->n > 0 && coord_multi(b->coord, ops, 2 * h->n, handed_over, h) == 0 ? h->n : 0;
+    free(text);
+    if (!queued) {
+        free(h);
+        return 0;
+    }
+    for (int i = 0; i < h->n; i++) {
+        partition_t *p = cluster_partition(b, h->parts[i].topic, h->parts[i].partition);
+        if (b->repl->shutdown_done)
+            b->repl->handovers++;
+        if (p && p->replica)
+            repl_replica_stopping(b, p->replica);   /* neither leading nor following from here on */
+    }
+    return queued;
+}
+
+void repl_hand_over(broker_t *b, replica_t *r)
+{
+    queue_handover(b, &r->part, 1);
 }
 
 static int has_other_live_member(const broker_t *b, const partition_t *p)
@@ -146,15 +201,21 @@ void repl_controlled_shutdown(broker_t *b, void (*done)(broker_t *b))
     }
     rp->shutdown_done = done;
     rp->shutdown_deadline = loop_now_ms(b->loop) + (uint64_t)b->cfg.controlled_shutdown_timeout_ms;
-    int led = 0;
+    int led = 0, n = 0;
+    partition_t *batch[HANDOVER_BATCH];
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];
-            if (p && p->replica && p->replica->role == REPLICA_LEADER && has_other_live_member(b, p)) {
-                repl_hand_over(b, p->replica);
-                led++;
+            if (!p || !p->replica || p->replica->role != REPLICA_LEADER || !has_other_live_member(b, p))
+                continue;
+            batch[n++] = p;
+            if (n == HANDOVER_BATCH) {
+                led += queue_handover(b, batch, n);
+                n = 0;
             }
         }
+    if (n > 0)
+        led += queue_handover(b, batch, n);
     log_info("controlled shutdown: handing over %d partition(s), leaving the ISRs of the others", led);
     cluster_deregister(b);
     on_poll(b->loop, b);
