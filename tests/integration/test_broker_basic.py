@@ -344,6 +344,30 @@ def test_sigterm_exits_cleanly(broker):
     assert "shutting down" in broker.log()
 
 
+def test_sigterm_answers_what_was_sent_before_closing(broker):
+    """Requests a client sent before SIGTERM are answered before the connection
+    closes (a producer's backlog, and the Metadata request that tells it where the
+    partitions went): 6000 pipelined ApiVersions requests, 108 KB the broker reads
+    64 KiB at a time, then SIGTERM at once. Every one is answered, in order, then
+    the connection closes and the broker exits 0."""
+    n = 6000
+    burst = b"".join(request_frame(API_VERSIONS, 0, i) for i in range(n))
+    s = connect(broker)
+    s.settimeout(20)
+    s.sendall(burst)
+    broker.proc.send_signal(15)
+    answered = []
+    try:
+        while len(answered) < n:
+            answered.append(struct.unpack(">i", recv_frame(s)[:4])[0])
+    except (EOFError, ConnectionResetError):
+        pass
+    assert answered == list(range(n)), "%d of %d answered before the close" % (len(answered), n)
+    assert is_closed(s, timeout=10)
+    s.close()
+    assert broker.wait_exit(timeout=20) == 0
+
+
 def test_unknown_key_warns_and_accepted_key_noted(make_broker):
     b = make_broker(extra={"no.such.key": "1", "num.io.threads": "8"})
     assert_serving(b)

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -712,6 +713,54 @@ static void free_closed_conns(broker_t *b)
     }
 }
 
+/* ---- the last answers of a controlled stop ----
+ *
+ * Once leadership is handed over, clients still have requests on their way
+ * or read and not yet answered: a producer's backlog, and the Metadata
+ * request it sent on learning that this broker no longer leads, which
+ * carries the new leaders. Closing at once would drop them, and the client
+ * would learn the new leaders only at its next metadata refresh. So the
+ * listener closes first, and each connection is closed at its first moment
+ * with nothing owed, for at most DRAIN_MS. */
+
+#define DRAIN_MS 500
+
+/* Nothing read and not answered, nothing unsent, and nothing waiting but
+ * long-polled fetches (no data comes to a stopping broker). */
+static int conn_owes_nothing(const conn_t *c)
+{
+    if (buf_unread(&c->in) > 0 || conn_has_output(c))
+        return 0;
+    for (const broker_request_t *r = c->waiting; r; r = r->next)
+        if (!r->wants_data)
+            return 0;
+    int unread = 0;
+    return ioctl(c->fd, FIONREAD, &unread) == 0 && unread == 0;
+}
+
+static void drain_timeout(loop_t *loop, void *arg)
+{
+    broker_t *b = arg;
+    b->drain_timer = NULL;
+    loop_stop(loop);
+}
+
+/* From the before-sleep hook while draining. */
+static void drain_step(broker_t *b)
+{
+    int open = 0;
+    for (conn_t *c = b->conns; c; c = c->next) {
+        if (c->closed)
+            continue;
+        if (conn_owes_nothing(c))
+            broker_conn_close(b, c, NULL);
+        else
+            open++;
+    }
+    if (open == 0)
+        loop_stop(b->loop);
+}
+
 /* Runs fetches woken by appends, flushes output they queued, lets in
  * connections that waited for request memory, and frees connections closed
  * during this iteration. */
@@ -724,12 +773,16 @@ static void before_sleep(loop_t *loop, void *arg)
         run_data_waiters(b);
     if (reqmem_take_freed(b))
         run_mem_waiters(b);
+    if (b->draining)
+        drain_step(b);
     free_closed_conns(b);
 }
 
 static void shutdown_done(broker_t *b)
 {
-    loop_stop(b->loop);
+    listener_stop_accepting(b);
+    b->draining = 1;
+    b->drain_timer = loop_timer_add(b->loop, DRAIN_MS, drain_timeout, b);
 }
 
 void broker_stop_on_fault(broker_t *b)
@@ -817,6 +870,9 @@ static int broker_start(broker_t *b, char *err, size_t errlen)
 static void broker_stop(broker_t *b)
 {
     b->stopping = 1;
+    if (b->drain_timer)
+        loop_timer_cancel(b->loop, b->drain_timer);
+    b->drain_timer = NULL;
     for (conn_t *c = b->conns; c; c = c->next)
         broker_conn_close(b, c, NULL);
     if (b->loop)

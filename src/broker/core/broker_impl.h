@@ -240,6 +240,8 @@ struct broker {
     ratelimit_t refused_produce_log;   /* a client may send refused records without pause (api_produce.c) */
     int stopping;             /* shutting down: no new replicas */
     int shutting_down;        /* controlled shutdown: stand for no election */
+    int draining;             /* handed over: connections close once they owe nothing (broker.c) */
+    loop_timer_t *drain_timer;
 
     /* coordinator link and cluster view */
     coord_t *coord;

@@ -221,16 +221,25 @@ int listener_accept_start(broker_t *b, char *err, size_t errlen)
     return 0;
 }
 
+void listener_stop_accepting(broker_t *b)
+{
+    struct listener *l = b->listener;
+    if (!l || l->fd < 0)
+        return;
+    accept_backoff_stop(&l->ab);
+    close(l->fd);
+    l->fd = -1;
+    if (l->spare >= 0)
+        close(l->spare);
+    l->spare = -1;
+}
+
 void listener_close(broker_t *b)
 {
     struct listener *l = b->listener;
     if (!l)
         return;
-    accept_backoff_stop(&l->ab);
-    if (l->fd >= 0)
-        close(l->fd);
-    if (l->spare >= 0)
-        close(l->spare);
+    listener_stop_accepting(b);
     hmap_node_t *n;
     for (hmap_iter_t it = hmap_iter(&l->ips); (n = hmap_next(&it));) {
         hmap_remove(&l->ips, n);

@@ -13,6 +13,9 @@
 int listener_open(broker_t *b, char *err, size_t errlen);
 /* Start accepting clients. 0, or -1 with err. */
 int listener_accept_start(broker_t *b, char *err, size_t errlen);
+/* Closes the listening socket: new clients are refused; those connected
+ * stay. */
+void listener_stop_accepting(broker_t *b);
 /* Closes the listener (the connections are the broker's). */
 void listener_close(broker_t *b);
 /* A connection listener_* let in is closed: its address has one less. */
