@@ -367,6 +367,9 @@ pending_t *follower_forward(keeper_t *k, client_conn_t *c, int32_t xid, int32_t 
 void follower_forward_create_session(keeper_t *k, int64_t session_id, int32_t timeout);
 /* Send what was forwarded since the loop last slept (server.c's before-sleep hook). */
 void follower_before_sleep(keeper_t *k);
+/* Send the proposals and commits queued for the learners since the loop
+ * last slept (the same hook). */
+void leader_before_sleep(keeper_t *k);
 /* c reopens session_id here: ask the leader whether it is valid (and make
  * this keeper its owner there) before answering c's ConnectRequest. */
 void follower_revalidate(keeper_t *k, client_conn_t *c, int64_t session_id, int32_t timeout);

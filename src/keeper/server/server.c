@@ -174,6 +174,7 @@ static void keeper_before_sleep(loop_t *loop, void *arg)
     (void)loop;
     keeper_t *k = arg;
     follower_before_sleep(k);
+    leader_before_sleep(k);
     while (k->pending_writes) {
         client_conn_t *c = k->pending_writes;
         k->pending_writes = c->next_pending;

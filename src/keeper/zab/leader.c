@@ -53,6 +53,7 @@ struct learner {
                                  (the epoch's agreement); the commit counts by config (recompute_commit) */
     learner_state_t state;
     buf_t in, out;
+    int owed;                 /* packets in out not written yet: they go before the loop sleeps */
     int64_t accepted_epoch;
     int64_t peer_zxid;
     int64_t acked_zxid;
@@ -87,6 +88,7 @@ struct leader {
     loop_timer_t *ping_timer;
     int64_t reconfig_zxid;         /* a reconfig proposed, not committed (to k->last_seen); 0: none */
     int stop_committing;           /* a reconfig handed leadership on: nothing more commits here */
+    int owed;                      /* some learner is owed a write (leader_before_sleep) */
     char look_why[160];            /* leave the role (from look_timer, outside any learner's I/O) */
     int look_mode;                 /* PEER_ELECT or PEER_HAND_OFF (to look_leader) */
     int64_t look_leader;
@@ -149,6 +151,7 @@ static void learner_on_io(loop_t *loop, int fd, unsigned events, void *arg);
 
 static void learner_flush(learner_t *l)
 {
+    l->owed = 0;
     if (l->dead)
         return;
     if (net_write_buffer(l->fd, &l->out) < 0) {
@@ -157,6 +160,28 @@ static void learner_flush(learner_t *l)
     }
     unsigned ev = LOOP_READABLE | (buf_unread(&l->out) ? LOOP_WRITABLE : 0);
     loop_watch(l->leader->keeper->loop, l->fd, ev, learner_on_io, l);
+}
+
+/* Written with the rest of this pass of the loop's packets, before it
+ * sleeps: at 25 000 writes a second, a write per proposal and per commit to
+ * each follower was a third of the leader's CPU (most of it waking the
+ * follower's side of the socket). Packets that change what the learner
+ * does next (SYNC, UPTODATE, a reconfig's activation) still go at once. */
+static void learner_owe(learner_t *l)
+{
+    l->owed = 1;
+    l->leader->owed = 1;
+}
+
+void leader_before_sleep(keeper_t *k)
+{
+    leader_t *ld = k->leader;
+    if (!ld || !ld->owed)
+        return;
+    ld->owed = 0;
+    for (learner_t *l = ld->learners; l; l = l->next)
+        if (l->owed)
+            learner_flush(l);
 }
 
 static void send_packet(learner_t *l, int32_t type, int64_t zxid, const void *data, int32_t len)
@@ -290,7 +315,10 @@ static void recompute_commit(leader_t *ld)
     }
     ld->committed = point;
     for (learner_t *l = ld->learners; l; l = l->next)
-        learner_flush(l);
+        if (activating)
+            learner_flush(l);
+        else
+            learner_owe(l);
     pipeline_commit_upto(k, point);
     if (activating)
         activate_reconfig(ld, &next, designated);
@@ -347,7 +375,7 @@ void leader_propose(keeper_t *k, const txn_header_t *hdr)
     for (learner_t *l = ld->learners; l; l = l->next)
         if (learner_in_broadcast(l) && !l->observer) {
             send_packet(l, QP_PROPOSAL, e->zxid, e->bytes, (int32_t)e->len);
-            learner_flush(l);
+            learner_owe(l);
         }
 }
 
