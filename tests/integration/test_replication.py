@@ -824,6 +824,39 @@ def test_controlled_shutdown_hands_over_hundreds_of_partitions_and_a_refused_bat
     c.wait_new_leader("many", 7, 0, not_in=(1,), timeout=SESSION_MS / 1000 + 10)
 
 
+def test_an_election_refused_in_a_batch_is_sent_alone_and_stood_for_again_later(make_cluster):
+    """Broker 1 leads 150 partitions and is stopped (SIGTERM); broker 2 stands for
+    them all, a hundred to a multi. Partition 7's znode lets nobody create a child
+    (an ACL without CREATE), so the multi carrying its election is refused whole:
+    its elections are sent again one by one, every other partition is led by broker
+    2, and partition 7's election fails alone, with a warning. Once the ACL allows
+    it again, partition 7 is stood for again (by the ISR timer, not in a loop) and
+    gets its leader."""
+    from kazoo.security import make_acl
+    N = 150
+    c = make_cluster()
+    c.create_topic("acl", assignment=[[1, 2, 3]] * N, configs={"min.insync.replicas": 2})
+    c.wait_isr_full("acl", N)
+    node = "/brokers/topics/acl/7"
+    open_acl = c.zk.get_acls(node)[0]
+    c.zk.set_acls(node, [make_acl("world", "anyone", read=True, write=True, delete=True, admin=True)])
+    assert c.stop(1) == 0
+    wait_until(lambda: all(c.leader("acl", p) == 2 for p in range(N) if p != 7), timeout=20, interval=0.1,
+               what="every partition but 7 led by broker 2")
+    log = c.brokers[2].log()
+    # Partition 7 goes in a multi with others (they are planned in the same pass
+    # of broker 2's loop): without the one-by-one retry they would wait with it.
+    assert re.search(r"electing \d+ partitions from acl-\d+ on in one multi failed", log), log[-3000:]
+    assert "leader election for acl-7 failed: not authenticated" in log, log[-3000:]
+    assert c.leader("acl", 7) is None
+    c.zk.set_acls(node, open_acl)
+    st = c.wait_new_leader("acl", 7, 0, not_in=(1,), timeout=20)
+    assert st["leader"] in (2, 3), st
+    # Stood for again at the ISR timer's pace while refused, not in a loop.
+    tries = len(re.findall(r"leader election for acl-7 failed", c.brokers[2].log()))
+    assert tries < 40, "partition 7 was stood for %d times" % tries
+
+
 def test_without_controlled_shutdown_the_broker_exits_at_once_and_leadership_moves_with_its_session(make_cluster):
     """controlled.shutdown.enable=false on broker 1: SIGTERM makes it exit at once,
     without handing partition 0 over or waiting to leave the ISR of partition 2,

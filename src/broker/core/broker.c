@@ -762,8 +762,9 @@ static void drain_step(broker_t *b)
 }
 
 /* Runs fetches woken by appends, flushes output they queued, lets in
- * connections that waited for request memory, and frees connections closed
- * during this iteration. */
+ * connections that waited for request memory, closes those that owe nothing
+ * once a controlled stop is draining, and frees connections closed during
+ * this iteration. */
 static void before_sleep(loop_t *loop, void *arg)
 {
     (void)loop;

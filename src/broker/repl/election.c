@@ -16,7 +16,8 @@
  * its elections fails (another candidate won it, or our view of its ISR was
  * old); its elections are then sent again one by one. A won election is
  * taken into our view at once (take_won); a lost one reads the partition
- * again. Loop thread only. */
+ * again; one refused otherwise (an ACL) is stood for again by the ISR
+ * timer. Loop thread only. */
 #define _GNU_SOURCE
 #include "repl.h"
 #include "repl_internal.h"
@@ -196,14 +197,17 @@ static void election_result(broker_t *b, election_t *e, int rc, int in_batch)
             log_info("elected leader of %s-%d at epoch %d", e->topic, (int)e->partition, (int)e->epoch);
             take_won(b, p, e);
             repl_reconcile(b, p);
-        } else if (rc != ZCLOSING) {
-            if (rc != ZNODEEXISTS && rc != ZBADVERSION)
-                log_warn("leader election for %s-%d failed: %s", e->topic, (int)e->partition, zerror(rc));
-            /* Lost (another won, or our view of the ISR was old) or failed:
-             * read both nodes again. The watches may have brought the news
-             * while this election was in flight, when nothing could act on
-             * it. */
+        } else if (rc == ZNODEEXISTS || rc == ZBADVERSION) {
+            /* Lost (another won, or our view of the ISR was old): read both
+             * nodes again. The watches may have brought the news while this
+             * election was in flight, when nothing could act on it. */
             cluster_reread_partition(b, p);
+        } else if (rc != ZCLOSING) {
+            /* Refused for a reason a read would not change (an ACL, say):
+             * stood for again by the ISR timer (deferred_elections), at
+             * most once per ELECTION_TURN_MS, not at once and forever. */
+            log_warn("leader election for %s-%d failed: %s", e->topic, (int)e->partition, zerror(rc));
+            p->stand_after_ms = loop_now_ms(b->loop) + ELECTION_TURN_MS;
         }
     }
     free(e);
@@ -213,6 +217,9 @@ static void elections_done(coord_t *co, const coord_result_t *res, void *arg)
 {
     (void)co;
     election_batch_t *batch = arg;
+    if (batch->n > 1 && res->rc != ZOK && res->rc != ZCLOSING)
+        log_info("electing %d partitions from %s-%d on in one multi failed (%s): one by one now", batch->n,
+                 batch->e[0]->topic, (int)batch->e[0]->partition, zerror(res->rc));
     for (int i = 0; i < batch->n; i++)
         election_result(batch->b, batch->e[i], res->rc, batch->n > 1);
     free(batch);
