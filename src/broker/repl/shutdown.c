@@ -154,13 +154,14 @@ static int queue_handover(broker_t *b, partition_t *const *ps, int n)
     handover_t *h = xcalloc(1, sizeof(*h));
     handover_text_t *text = xmalloc(sizeof(*text) * (size_t)n);
     coord_op_t ops[2 * HANDOVER_BATCH];
+    partition_t *taken[HANDOVER_BATCH];
     h->b = b;
     for (int i = 0; i < n; i++) {
         if (handover_ops(b, ps[i], &text[h->n], &ops[2 * h->n]) < 0)
             continue;
         snprintf(h->parts[h->n].topic, sizeof(h->parts[h->n].topic), "%s", ps[i]->topic->name);
         h->parts[h->n].partition = ps[i]->id;
-        h->n++;
+        taken[h->n++] = ps[i];
     }
     int queued = h->n > 0 && coord_multi(b->coord, ops, 2 * h->n, handed_over, h) == 0 ? h->n : 0;
     free(text);
@@ -168,12 +169,11 @@ static int queue_handover(broker_t *b, partition_t *const *ps, int n)
         free(h);
         return 0;
     }
-    for (int i = 0; i < h->n; i++) {
-        partition_t *p = cluster_partition(b, h->parts[i].topic, h->parts[i].partition);
+    for (int i = 0; i < queued; i++) {
         if (b->repl->shutdown_done)
             b->repl->handovers++;
-        if (p && p->replica)
-            repl_replica_stopping(b, p->replica);   /* neither leading nor following from here on */
+        if (taken[i]->replica)
+            repl_replica_stopping(b, taken[i]->replica);   /* neither leading nor following from here on */
     }
     return queued;
 }
