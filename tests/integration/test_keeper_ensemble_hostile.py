@@ -27,6 +27,7 @@ import pytest
 import conftest
 from ensemble import Ensemble, close_client
 from harness import wait_until
+from quorum_wire import FOLLOWERINFO, PROTOCOL_VERSION, initial_message, notification, packet
 from zkwire import OP, Writer, WireClient, enc_set_data, frame
 
 GLOBAL_OUTSTANDING = 50
@@ -184,8 +185,9 @@ class TestHeldPorts:
 def followerinfo(sid, accepted_epoch=0):
     """A QuorumPacket FOLLOWERINFO as a follower sends it: LearnerInfo {sid, protocol
     version 0x10000, config version 0}, no auth info."""
-    info = struct.pack(">qiq", sid, 0x10000, 0)
-    return struct.pack(">iQi", 11, (accepted_epoch << 32) & (1 << 64) - 1, len(info)) + info + struct.pack(">i", -1)
+    zxid = accepted_epoch << 32
+    zxid = zxid - (1 << 64) if zxid >= 1 << 63 else zxid   # the same 64 bits, signed
+    return packet(FOLLOWERINFO, zxid, struct.pack(">qiq", sid, PROTOCOL_VERSION, 0))
 
 
 def test_forged_followerinfo_does_not_displace_a_live_follower(ens):
@@ -230,18 +232,6 @@ def test_forged_followerinfo_does_not_displace_a_live_follower(ens):
     assert states == [], "the follower's client saw %s" % states
     assert ens.mode(victim) == "follower" and ens.leader() is leader
     assert c.get("/forged-fi")[0] != b""
-
-
-def initial_message(sid, port):
-    """QuorumCnxManager's InitialMessage (protocol version V1) naming server sid."""
-    addr = b"127.0.0.1:%d" % port
-    return struct.pack(">qqi", -65536, sid, len(addr)) + addr
-
-
-def notification(state, leader, zxid, round_, peer_epoch):
-    """A FastLeaderElection notification, version 2 with an empty config, framed."""
-    body = struct.pack(">iqqqqii", state, leader, zxid, round_, peer_epoch, 2, 0)
-    return struct.pack(">i", len(body)) + body
 
 
 @pytest.mark.kipper_only(reason="issue 11: kipper refuses an accepted epoch that leaves no next epoch")

@@ -629,7 +629,12 @@ static int on_packet(follower_t *f, const quorum_packet_t *p)
             return activate(f, &f->newleader_cfg, -1);
         return 0;
     case QP_PING:
-        on_ping(f, p);
+        /* Not while syncing: ZooKeeper's Learner.syncWithLeader ignores the
+         * PINGs its leader sends once the sync's packets are queued, and
+         * its LearnerHandler drops a learner whose first packet after
+         * NEWLEADER is not the ACK of it (ours waits for the disk). */
+        if (f->state == F_ACTIVE)
+            on_ping(f, p);
         return 0;
     case QP_REVALIDATE:
         return on_revalidate(f, p);

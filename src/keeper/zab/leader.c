@@ -53,6 +53,7 @@ struct learner {
                                  (the epoch's agreement); the commit counts by config (recompute_commit) */
     learner_state_t state;
     buf_t in, out;
+    buf_t held;               /* COMMITs between its NEWLEADER and UPTODATE (send_commit) */
     int owed;                 /* packets in out not written yet: they go before the loop sleeps */
     int64_t accepted_epoch;
     int64_t peer_zxid;
@@ -196,6 +197,45 @@ static int learner_in_broadcast(const learner_t *l)
     return !l->dead && (l->state == LEARNER_SYNCED || l->state == LEARNER_ACTIVE);
 }
 
+/* A follower's COMMIT (or COMMITANDACTIVATE). Between its NEWLEADER and its
+ * UPTODATE it waits in l->held and follows the UPTODATE: ZooKeeper 3.8.0's
+ * Learner.syncWithLeader matches a COMMIT against the first proposal it
+ * holds before it looks at anything else, and it let go of them all when it
+ * logged them at NEWLEADER, so a COMMIT then finds none and the follower
+ * drops out of the ensemble (a NullPointerException; it syncs again). After
+ * UPTODATE the same COMMITs meet those proposals in its log queue, in order.
+ * A follower that takes longer to acknowledge NEWLEADER than the held
+ * commits' bound is dropped, and syncs again. */
+#define HELD_COMMITS_MAX_BYTES (16u << 20)
+
+static void send_commit(learner_t *l, int32_t type, int64_t zxid, const void *data, int32_t len)
+{
+    if (l->state != LEARNER_SYNCED || l->dead) {
+        send_packet(l, type, zxid, data, len);
+        return;
+    }
+    if (l->held.len >= HELD_COMMITS_MAX_BYTES) {
+        log_warn("server %" PRId64 " has not acknowledged NEWLEADER while %u bytes of commits waited for it; "
+                 "dropping it",
+                 l->sid, HELD_COMMITS_MAX_BYTES);
+        l->dead = 1;   /* reaped by the next tick */
+        return;
+    }
+    quorum_packet_write(&l->held, type, zxid, data, len, NULL);
+}
+
+/* UPTODATE: l is a full member from here, and gets the commits it was owed. */
+static void send_uptodate(learner_t *l)
+{
+    send_packet(l, QP_UPTODATE, -1, NULL, -1);
+    l->state = LEARNER_ACTIVE;
+    if (l->held.len && !l->dead)
+        buf_append(&l->out, buf_read_ptr(&l->held), buf_unread(&l->held));
+    buf_free(&l->held);
+    buf_init(&l->held);
+    learner_flush(l);
+}
+
 /* ---- commit ---- */
 
 /* Tell every synced learner that e is committed: a follower by COMMIT, an
@@ -221,9 +261,9 @@ static void send_committed(leader_t *ld, const history_entry_t *e, int activate,
         else if (l->observer)
             send_packet(l, QP_INFORM, e->zxid, e->bytes, (int32_t)e->len);
         else if (activate)
-            send_packet(l, QP_COMMITANDACTIVATE, e->zxid, lead, 8);
+            send_commit(l, QP_COMMITANDACTIVATE, e->zxid, lead, 8);
         else
-            send_packet(l, QP_COMMIT, e->zxid, NULL, -1);
+            send_commit(l, QP_COMMIT, e->zxid, NULL, -1);
     }
     free(inform);
 }
@@ -549,11 +589,8 @@ static void establish(leader_t *ld)
     k->vote.peer_epoch = ld->new_epoch;   /* what we answer late joiners (ZooKeeper's updateElectionVote) */
     election_set_state(k->election, PEER_LEADING, &k->vote);
     for (learner_t *l = ld->learners; l; l = l->next)
-        if (l->state == LEARNER_SYNCED && l->acked_newleader) {
-            send_packet(l, QP_UPTODATE, -1, NULL, -1);
-            l->state = LEARNER_ACTIVE;
-            learner_flush(l);
-        }
+        if (l->state == LEARNER_SYNCED && l->acked_newleader)
+            send_uptodate(l);
     session_each(k->sessions, touch_session, k);   /* a whole timeout under the new leader */
     log_info("LEADING epoch %" PRId64 " with %d of %d participants; serving clients", ld->new_epoch,
              sid_count(&ld->newleader_from), ensemble_config_voters(&k->config));
@@ -814,11 +851,9 @@ static void on_ack(learner_t *l, const quorum_packet_t *p)
         l->acked_newleader = 1;
         if (!l->observer)   /* counted by config in newleader_quorum */
             sid_add(&ld->newleader_from, l->sid);
-        if (ld->established) {
-            send_packet(l, QP_UPTODATE, -1, NULL, -1);
-            l->state = LEARNER_ACTIVE;
-            learner_flush(l);
-        } else if (newleader_quorum(ld)) {
+        if (ld->established)
+            send_uptodate(l);
+        else if (newleader_quorum(ld)) {
             establish(ld);
         }
         return;
@@ -1040,6 +1075,7 @@ static learner_t *new_learner(leader_t *ld, int fd, const char *ip, int port)
     snprintf(l->addr, sizeof(l->addr), "%s:%d", ip, port);
     buf_init(&l->in);
     buf_init(&l->out);
+    buf_init(&l->held);
     l->last_heard_ms = loop_now_ms(ld->keeper->loop);
     l->next = ld->learners;
     ld->learners = l;
@@ -1085,6 +1121,7 @@ static void free_learner(keeper_t *k, learner_t *l)
     close(l->fd);
     buf_free(&l->in);
     buf_free(&l->out);
+    buf_free(&l->held);
     free(l);
 }
 
