@@ -144,8 +144,14 @@ int16_t repl_follower_fetched(broker_t *b, replica_t *r, int32_t id, int64_t off
         return KERR_NOT_LEADER_OR_FOLLOWER;   /* not one of its replicas (Kafka says the same) */
     if (rc > 0)
         hw_advanced(b, r);
-    /* A follower catching up may join now; the cost is a scan of a few replicas. */
-    repl_check_isr(b, r);
+    /* A fetch can change the plan only by letting its follower join the
+     * ISR, ending becomeLeader's wait, or completing a move; members that
+     * fall behind leave by the timer (Kafka checks expansion on fetch and
+     * shrinking on a schedule too). A member's fetch on a settled
+     * partition, the common case, is passed: at 1000 partitions the check
+     * for every partition of every follower fetch was 4 % of the loop. */
+    if (!r->isr->settled || r->part->reassigning || !isr_contains(r->isr->isr, r->isr->nisr, id))
+        repl_check_isr(b, r);
     return KERR_NONE;
 }
 
