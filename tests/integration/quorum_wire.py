@@ -3,7 +3,7 @@ quorum port's QuorumPackets (LearnerHandler, Learner) and the election port's
 connection handshake and notifications (QuorumCnxManager, FastLeaderElection)."""
 import struct
 
-PROPOSAL, ACK, COMMIT, PING, NEWLEADER, FOLLOWERINFO, UPTODATE, DIFF = 2, 3, 4, 5, 10, 11, 12, 13
+REQUEST, PROPOSAL, ACK, COMMIT, PING, NEWLEADER, FOLLOWERINFO, UPTODATE, DIFF = 1, 2, 3, 4, 5, 10, 11, 12, 13
 LEADERINFO, ACKEPOCH = 17, 18
 LOOKING, FOLLOWING, LEADING = 0, 1, 2
 PROTOCOL_VERSION = 0x10000

@@ -357,7 +357,7 @@ def check_sync(e, mode):
         # One SNAP and no second sync: a kipper follower used to answer a PING before
         # its ACK of NEWLEADER, and a kipper leader to send COMMITs between NEWLEADER
         # and UPTODATE, and ZooKeeper's side dropped the connection for either
-        # (test_keeper_sync_order.py holds both to the order).
+        # (test_keeper_scripted_peer.py holds both to the order).
         assert modes == ["SNAP"], \
             "member %d with an empty data folder synced with %s, not one SNAP" % (follower.sid, modes)
         _assert_all_present(e, base, w.acked)

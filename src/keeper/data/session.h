@@ -25,6 +25,8 @@ struct session {
     void *owner;             /* the connection serving it, or NULL */
     int64_t served_by;       /* a leader's: the member whose client it is (ZooKeeper's session owner),
                                 0 until known; a write through another is SESSIONMOVED (prep.c) */
+    uint64_t touch_mark;     /* a follower's: the round of PINGs it was last listed for
+                                (keeper_t.touch_rounds, zab/follower.c) */
     hmap_node_t node;        /* in the tracker's table, by id */
 };
 

@@ -169,6 +169,7 @@ struct keeper {
     follower_t *follower;
     uint64_t syncs_sent[3];        /* leader: DIFF, TRUNC, SNAP syncs done (mntr) */
     uint64_t reply_walks;          /* follower: numbers each pass over the pipeline (client_conn.walk_mark) */
+    uint64_t touch_rounds;         /* follower: numbers each round of PINGs (session_t.touch_mark) */
     hmap_t awaiting_commit;        /* follower: session id -> its entries a commit will answer (pipeline.c) */
     int replies_held;              /* follower: inside pipeline_follower_hold */
     int replies_owed;              /* follower: applied while held, not answered yet */

@@ -51,6 +51,8 @@ struct follower {
     snap_scan_t snap_scan;
     int64_t *touched;               /* sessions used since the last PING */
     size_t ntouched, touched_cap;
+    uint64_t touch_round;           /* this round's number (keeper_t.touch_rounds): the sessions in
+                                       touched carry it as their touch_mark */
     /* Every proposal logged and not acknowledged yet, oldest first: each is
      * ACKed once durable, whether or not its COMMIT came first. */
     int64_t *to_ack;
@@ -99,10 +101,14 @@ void follower_touch(keeper_t *k, int64_t session_id)
     follower_t *f = k->follower;
     if (!f)
         return;
-    const session_t *s = session_find(k->sessions, session_id);
+    session_t *s = session_find(k->sessions, session_id);
     if (s && s->local)   /* the leader does not know it (local_sessions.c) */
         return;
-    for (size_t i = 0; i < f->ntouched; i++)
+    /* Listed already this round? The session's mark says so at once; one
+     * not tracked here (yet) is looked for in the list. */
+    if (s && s->touch_mark == f->touch_round)
+        return;
+    for (size_t i = 0; !s && i < f->ntouched; i++)
         if (f->touched[i] == session_id)
             return;
     if (f->ntouched == f->touched_cap) {
@@ -114,6 +120,8 @@ void follower_touch(keeper_t *k, int64_t session_id)
         f->touched_cap = cap;
     }
     f->touched[f->ntouched++] = session_id;
+    if (s)
+        s->touch_mark = f->touch_round;
 }
 
 static void forward(follower_t *f, int64_t session_id, int32_t cxid, int32_t type, const uint8_t *body, size_t len,
@@ -484,6 +492,7 @@ static void on_ping(follower_t *f, const quorum_packet_t *p)
         jute_put_int(&data, s ? s->timeout_ms : 0);
     }
     f->ntouched = 0;
+    f->touch_round = ++f->keeper->touch_rounds;
     send_packet(f, QP_PING, p->zxid, data.len ? (const void *)data.data : "", (int32_t)data.len,
                 p->auth_null ? NULL : &p->auth);
     buf_free(&data);
@@ -803,6 +812,7 @@ int follower_start(keeper_t *k, int64_t leader_sid, char *err, size_t errlen)
     }
     f->keeper = k;
     f->leader_sid = leader_sid;
+    f->touch_round = ++k->touch_rounds;   /* marks left by an earlier follower are not this round's */
     f->observer = k->cfg.peer_type == PEER_TYPE_OBSERVER;   /* the active config's role (peer.c) */
     f->durable = k->last_logged_zxid;
     f->started_ms = f->last_heard_ms = loop_now_ms(k->loop);
