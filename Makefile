@@ -108,7 +108,7 @@ run: deps bin/kipper
 # The fault suite's long version (tests/README.md, "Faults"): every schedule, several seeds, faults three
 # times longer, on kipper keepers and on Apache ZooKeeper 3.8; prints the report. About 15 minutes per seed.
 # CHAOS_ARGS="--seeds 1 --only bridge --seed-base 42" replays one run.
-chaos: test-deps bin/kipper
+chaos: test-deps bin/kipper build/libkfault.so
 	/usr/bin/python3 tests/chaos/chaos_run.py $(CHAOS_ARGS)
 
 # docs/migrating-from-zookeeper.md, shown: a 5-member Apache ZooKeeper 3.8 ensemble under load (kazoo, the C
