@@ -120,6 +120,29 @@ def test_legacy_refusals(broker):
         assert [(rec.key, rec.value) for _, rec, _ in k.fetch_all("refused", 0)] == [(b"k", b"v2"), (b"k", b"v")]
 
 
+def test_refused_compressed_partition_beside_an_empty_one(broker):
+    """A Produce v0-v2 may carry an empty message set. Beside a partition
+    whose compressed records are refused before they are checked (here one
+    the topic does not have), the empty one is answered too, and the broker
+    lives on (it crashed here: the empty partition looked for a check that
+    was never made)."""
+    broker.create_topic("emptyset")
+    wrapped = gzip_wrapper(1, legacy(1, b"k", b"v", T0), T0)
+    with broker.conn() as k:
+        for acks in (1, -1):
+            body = struct.pack(">hi", acks, 10000) + karray([kstring("emptyset") + karray([
+                struct.pack(">i", 99) + kbytes(wrapped), struct.pack(">i", 0) + kbytes(b"")])])
+            r = k.call(API_PRODUCE, 2, body)
+            topics = r.array(lambda r: (r.string(), r.array(lambda r: (
+                r.take(">i"), r.take(">h"), r.take(">q"), r.take(">q")))))
+            r.take(">i")
+            assert r.done()
+            assert [(p, err) for p, err, _, _ in topics[0][1]] == [(99, 3), (0, 0)], acks
+        assert broker.alive()
+        assert produce_v(k, 2, "emptyset", 0, wrapped) == (0, 0)
+        assert [(rec.key, rec.value) for _, rec, _ in k.fetch_all("emptyset", 0)] == [(b"k", b"v")]
+
+
 def xxh32(data, seed=0):
     """XXH32, for the LZ4 frame header checksum (its second byte)."""
     p1, p2, p3, p4, p5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393

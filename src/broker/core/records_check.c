@@ -246,7 +246,7 @@ int records_check_finished(const records_check_t *j)
 
 records_verdict_t *records_check_verdict(records_check_t *j, int slot)
 {
-    return slot < j->n && j->items[slot].added ? &j->items[slot].verdict : NULL;
+    return j && slot < j->n && j->items[slot].added ? &j->items[slot].verdict : NULL;
 }
 
 void records_check_release(records_check_t *j)

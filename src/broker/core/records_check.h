@@ -57,7 +57,9 @@ void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t le
  * is woken when it may try again), -1 out of memory (j freed). */
 int records_check_submit(broker_t *b, records_check_t *j, uint64_t conn_id, uint64_t request_id);
 int records_check_finished(const records_check_t *j);
-/* A slot's verdict once finished; NULL when it was not added. */
+/* A slot's verdict once finished; NULL when it was not added, or when j is
+ * NULL (a request none of whose partitions went to the check: the ones not
+ * refused before it had no records, which a Produce v0-v2 may send). */
 records_verdict_t *records_check_verdict(records_check_t *j, int slot);
 /* The request is done with j (answered, or gone with its connection): freed
  * now, or as soon as the thread is done with it, skipping it if not begun. */
