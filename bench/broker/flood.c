@@ -5,10 +5,11 @@
  *
  *   flood -b 127.0.0.1:9092 [-q quiet_topic] [-f flood_topic] [-s seconds]
  *         [-w warmup_seconds] [-r roundtrips_per_s] [-c flood_connections]
- *         [-m all|bombs|garbage]
+ *         [-m all|bombs|garbage] [-z none|gzip|snappy|snappy-xerial|lz4|zstd]
  *
  * The measured client sends, at a fixed pace (-r, default 500/s), one
- * Produce v8 (acks=1, one uncompressed 100-byte record) and then one Fetch
+ * Produce v8 (acks=1, one 100-byte record, uncompressed unless -z names a
+ * codec) and then one Fetch
  * v4 of that offset, each timed from send to answer. After -w seconds of
  * warm-up it measures -s seconds quietly and -s seconds while -c
  * connections (default 1; 0 is the control: the same slices with no
@@ -206,6 +207,23 @@ static void compress_as(int codec, bytes_t *out, const bytes_t *in)
     }
 }
 
+/* -z's names, in the order of the enum above. */
+static const char *const codec_names[] = {"none", "gzip", "snappy", "snappy-xerial", "lz4", "zstd"};
+
+static const char *codec_name(int codec)
+{
+    return codec_names[codec];
+}
+
+/* -1 for an unknown name. */
+static int codec_named(const char *name)
+{
+    for (int i = 0; i < (int)(sizeof(codec_names) / sizeof(codec_names[0])); i++)
+        if (strcmp(name, codec_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* A producer's batch of count records (already encoded), compressed. */
 static void make_batch(bytes_t *out, int codec, const bytes_t *records, int32_t count, int bad_crc)
 {
@@ -354,6 +372,7 @@ static bytes_t flood_batches[NFLOOD];
 static const char *flood_names[NFLOOD];
 static const char *opt_host = "127.0.0.1", *quiet_topic = "quiet", *flood_topic = "flood";
 static const char *opt_mix = "all";   /* -m: all, bombs, garbage */
+static int opt_codec = 0;              /* -z: the measured producer's codec (NONE) */
 static int flood_pick[NFLOOD], npick;
 static int opt_port;
 static atomic_int flooding;
@@ -535,7 +554,7 @@ static void measure(int fd, double seconds, double rate, samples_t *p, samples_t
     uint8_t value[100];
     memset(value, 'q', sizeof(value));
     make_records(&rec, 1, sizeof(value), value);
-    make_batch(&batch, NONE, &rec, 1, 0);
+    make_batch(&batch, opt_codec, &rec, 1, 0);
     uint64_t start = now_ns(), gap = (uint64_t)(1e9 / rate), next = start;
     while (now_ns() - start < (uint64_t)(seconds * 1e9)) {
         uint64_t t = now_ns();
@@ -571,7 +590,7 @@ int main(int argc, char **argv)
     double seconds = 10, warmup = 2, rate = 500;
     int conns = 1, c;
     char *bootstrap = NULL;
-    while ((c = getopt(argc, argv, "b:q:f:s:w:r:c:m:")) != -1) {
+    while ((c = getopt(argc, argv, "b:q:f:s:w:r:c:m:z:")) != -1) {
         switch (c) {
         case 'b': bootstrap = optarg; break;
         case 'q': quiet_topic = optarg; break;
@@ -581,16 +600,18 @@ int main(int argc, char **argv)
         case 'r': rate = atof(optarg); break;
         case 'c': conns = atoi(optarg); break;
         case 'm': opt_mix = optarg; break;
+        case 'z': opt_codec = codec_named(optarg); break;
         default:
             fprintf(stderr, "usage: flood -b host:port [-q topic] [-f topic] [-s s] [-w s] [-r per_s] [-c conns]"
-                            " [-m all|bombs|garbage]\n");
+                            " [-m all|bombs|garbage] [-z codec]\n");
             return 2;
         }
     }
     char *colon = bootstrap ? strrchr(bootstrap, ':') : NULL;
-    if (!colon || conns < 0 || conns > 64 || rate <= 0 ||
+    if (!colon || conns < 0 || conns > 64 || rate <= 0 || opt_codec < 0 ||
         (strcmp(opt_mix, "all") && strcmp(opt_mix, "bombs") && strcmp(opt_mix, "garbage")))
-        return fprintf(stderr, "flood: -b host:port needed\n"), 2;
+        return fprintf(stderr, "flood: -b host:port needed (and -z none, gzip, snappy, snappy-xerial, lz4 or zstd)\n"),
+               2;
     *colon = 0;
     opt_host = bootstrap;
     opt_port = atoi(colon + 1);
@@ -618,12 +639,12 @@ int main(int argc, char **argv)
     }
     close(fd);
     double qpp = pct_ms(&qp, 0.99), qfp = pct_ms(&qf, 0.99), fpp = pct_ms(&fp, 0.99), ffp = pct_ms(&ff, 0.99);
-    printf("mode=flood mix=%s seconds=%.0f rate=%.0f flood_conns=%d"
+    printf("mode=flood mix=%s codec=%s seconds=%.0f rate=%.0f flood_conns=%d"
            " quiet_produce_p50_ms=%.3f quiet_produce_p99_ms=%.3f quiet_fetch_p50_ms=%.3f quiet_fetch_p99_ms=%.3f"
            " flood_produce_p50_ms=%.3f flood_produce_p99_ms=%.3f flood_fetch_p50_ms=%.3f flood_fetch_p99_ms=%.3f"
            " produce_p99_ratio=%.2f fetch_p99_ratio=%.2f roundtrips=%zu/%zu flood_requests=%" PRIuFAST64
            " flood_refused=%" PRIuFAST64 " flood_accepted=%" PRIuFAST64 " flood_mb=%.1f errors=%d\n",
-           opt_mix, seconds, rate, conns, pct_ms(&qp, 0.5), qpp, pct_ms(&qf, 0.5), qfp, pct_ms(&fp, 0.5), fpp,
+           opt_mix, codec_name(opt_codec), seconds, rate, conns, pct_ms(&qp, 0.5), qpp, pct_ms(&qf, 0.5), qfp, pct_ms(&fp, 0.5), fpp,
            pct_ms(&ff, 0.5), ffp, fpp / qpp, ffp / qfp, qp.n, fp.n, total.sent, total.refused,
            total.accepted, (double)total.bytes / 1e6,
            errors);

@@ -23,6 +23,7 @@
 #   BENCH_FLOOD_RATE=500       round trips (one produce + one fetch) per second
 #   BENCH_FLOOD_CONNS=1        flooding connections (0: the control, slices without a flood)
 #   BENCH_FLOOD_MIX=all        what they send: all, bombs, garbage (flood.c's -m)
+#   BENCH_FLOOD_CODEC=none     the measured producer's codec: none, gzip, snappy, snappy-xerial, lz4, zstd
 #   BENCH_BROKER_PROPS=        extra server.properties lines, space-separated key=value
 #   BENCH_DIR=                 work folder (default: a new mktemp -d); BENCH_KEEP=1 keeps it
 #   KIPPER_BIN=bin/kipper      the kipper binary (built with `make` if missing)
@@ -43,6 +44,7 @@ WARMUP=${BENCH_FLOOD_WARMUP:-3}
 RATE=${BENCH_FLOOD_RATE:-500}
 CONNS=${BENCH_FLOOD_CONNS:-1}
 MIX=${BENCH_FLOOD_MIX:-all}
+CODEC=${BENCH_FLOOD_CODEC:-none}
 KEEP=${BENCH_KEEP:-0}
 KIPPER=${KIPPER_BIN:-$ROOT/bin/kipper}
 
@@ -151,7 +153,7 @@ for ((i = 0; i < 100; i++)); do   # the broker leads both before anything is mea
 done
 
 # ---- the run ---------------------------------------------------------------------
-setsid "$FLOOD" -b "127.0.0.1:$BPORT" -s "$SECONDS_EACH" -w "$WARMUP" -r "$RATE" -c "$CONNS" -m "$MIX" \
+setsid "$FLOOD" -b "127.0.0.1:$BPORT" -s "$SECONDS_EACH" -w "$WARMUP" -r "$RATE" -c "$CONNS" -m "$MIX" -z "$CODEC" \
     >"$WORK/flood.out" 2>"$WORK/flood.log" &
 RUNPID=$!
 wait "$RUNPID" || die "flood.c failed; see $WORK/flood.log"
@@ -163,8 +165,9 @@ LOADAVG_END=$(cut -d' ' -f1-3 /proc/loadavg)
 python3 - "$LINE" "$LOADAVG_START" "$LOADAVG_END" <<'EOF'
 import sys
 kv = dict(p.split("=", 1) for p in sys.argv[1].split())
-print("Another client's latency (ms) while %s connection(s) flood (%s: %s s each, %s round trips/s)"
-      % (kv["flood_conns"], {"all": "bombs and garbage"}.get(kv["mix"], kv["mix"]), kv["seconds"], kv["rate"]))
+print("Another client's latency (ms) while %s connection(s) flood (%s: %s s each, %s round trips/s, its records %s)"
+      % (kv["flood_conns"], {"all": "bombs and garbage"}.get(kv["mix"], kv["mix"]), kv["seconds"], kv["rate"],
+         "uncompressed" if kv["codec"] == "none" else kv["codec"]))
 print("%-8s %10s %10s %10s %10s %8s" % ("", "quiet p50", "quiet p99", "flood p50", "flood p99", "p99 x"))
 for what in ("produce", "fetch"):
     print("%-8s %10s %10s %10s %10s %8s   (target: within 2x)" % (

@@ -218,6 +218,39 @@ def test_other_clients_are_served_while_bombs_are_checked(broker):
         assert [rec.value for _, rec, _ in k.fetch_all("quiet", 0)] == [b"q%d" % i for i in range(served)]
 
 
+def test_small_compressed_produce_does_not_wait_behind_bombs(broker):
+    """A producer's small compressed batch is checked at once, not queued
+    behind the bombs other connections keep the checking thread busy with
+    (there it waited for every one of them, about 100 ms for each of its
+    produces): while four connections send 24 bombs that each decompress to
+    16 x max.message.bytes, another client completes many compressed
+    produces, every one at its offset."""
+    broker.create_topic("flood")
+    broker.create_topic("quiet")
+    bombs = [many_records_bomb("gzip")] * 6
+    done = []
+
+    def bomber():
+        with KafkaConn(broker.port, timeout=300) as k:
+            k.sock.sendall(b"".join(produce_frame("flood", 0, rec, i + 1) for i, rec in enumerate(bombs)))
+            done.append([produce_answer(recv_frame(k.sock))[1] for _ in bombs])
+
+    bombers = [threading.Thread(target=bomber, daemon=True) for _ in range(4)]
+    for t in bombers:
+        t.start()
+    served = 0
+    with broker.conn() as k:
+        while served < 200 and any(t.is_alive() for t in bombers):
+            r = k.produce("quiet", 0, compressed_batch("lz4", [b"c%d" % served]), acks=1)
+            assert (r.error, r.base_offset) == (0, served), r
+            served += 1
+        for t in bombers:
+            t.join(300)
+        assert done == [[MESSAGE_TOO_LARGE] * len(bombs)] * 4
+        assert log_end(k, "flood") == 0
+        assert log_end(k, "quiet") == served
+    assert served == 200, "only %d compressed produces were answered while the bombs were checked" % served
+
 def pipelined(conn, topic, acks, batches):
     """Send every Produce before reading any answer: [(error, base offset)] in answer order."""
     conn.sock.sendall(b"".join(request_frame(API_PRODUCE, 8, i + 1, kstring(None) + struct.pack(">hi", acks, 30000) +

@@ -5,6 +5,7 @@
  * and legacy message sets are built here byte by byte, compressed with the
  * codec libraries' own compressors. */
 #include "base/endian.h"
+#include "broker/core/records_check.h"
 #include "broker/log/batch_validate.h"
 #include "broker/log/compression.h"
 #include "broker/log/record_batch.h"
@@ -470,6 +471,74 @@ static void test_batch_validate_legacy(void)
     bytes_free(&wrapped);
 }
 
+/* records_check_try_here: a request of small compressed batches is checked
+ * on the loop; one that decompresses past the loop's share (a bomb, or
+ * several batches that do together) is left whole for the thread; a
+ * refusal that share did not cause stands. */
+static void test_records_check_try_here(void)
+{
+    bytes_t small = {0}, third = {0}, big = {0}, a = {0}, g = {0}, bomb = {0}, junk = {0};
+    put_records(&small, 10, 50, 0);
+    put_records(&third, 4, 5000, 1);   /* 20 KB: two are past the share together */
+    put_records(&big, 1, 8 * MIB, 1);
+    add_batch(&a, V_LZ4, &small, 10);
+    add_batch(&g, V_GZIP, &small, 10);
+    add_batch(&bomb, V_GZIP, &big, 1);
+    add_batch(&junk, V_ZSTD, &small, 9);   /* a record more than it declares */
+
+    records_check_t *j = records_check_new(3);
+    records_check_add(j, 0, a.p, a.len, &limits, NULL);
+    records_check_add(j, 2, g.p, g.len, &limits, NULL);
+    CHECK_EQ(records_check_try_here(j), 1);
+    CHECK(records_check_finished(j));
+    CHECK_EQ(records_check_verdict(j, 0)->error, KERR_NONE);
+    CHECK(records_check_verdict(j, 1) == NULL);
+    CHECK_EQ(records_check_verdict(j, 2)->error, KERR_NONE);
+    records_check_release(j);
+
+    j = records_check_new(2);
+    records_check_add(j, 0, a.p, a.len, &limits, NULL);
+    records_check_add(j, 1, bomb.p, bomb.len, &limits, NULL);
+    CHECK(bomb.len < RECORDS_CHECK_INLINE_BYTES);
+    CHECK_EQ(records_check_try_here(j), 0);
+    CHECK(!records_check_finished(j));
+    CHECK_EQ(records_check_verdict(j, 0)->error, KERR_NONE);   /* nothing of the try kept */
+    CHECK_EQ(records_check_verdict(j, 0)->message[0], 0);
+    records_check_release(j);
+
+    j = records_check_new(2);
+    a.len = g.len = 0;
+    add_batch(&a, V_ZSTD, &third, 4);
+    add_batch(&g, V_SNAPPY_XERIAL, &third, 4);
+    records_check_add(j, 0, a.p, a.len, &limits, NULL);
+    CHECK_EQ(records_check_try_here(j), 1);
+    records_check_release(j);
+    j = records_check_new(2);
+    records_check_add(j, 0, a.p, a.len, &limits, NULL);
+    records_check_add(j, 1, g.p, g.len, &limits, NULL);
+    CHECK_EQ(records_check_try_here(j), 0);
+    records_check_release(j);
+
+    j = records_check_new(1);
+    records_check_add(j, 0, junk.p, junk.len, &limits, NULL);
+    CHECK_EQ(records_check_try_here(j), 1);
+    CHECK_EQ(records_check_verdict(j, 0)->error, KERR_INVALID_RECORD);
+    records_check_release(j);
+
+    bytes_t many = {0};   /* past RECORDS_CHECK_INLINE_BYTES as sent: not tried */
+    while (many.len <= RECORDS_CHECK_INLINE_BYTES)
+        add_batch(&many, V_NONE, &small, 10);
+    j = records_check_new(1);
+    records_check_add(j, 0, many.p, many.len, &limits, NULL);
+    CHECK_EQ(records_check_try_here(j), 0);
+    records_check_release(j);
+
+    CHECK(records_check_verdict(NULL, 0) == NULL);
+    bytes_t *all[] = {&small, &third, &big, &a, &g, &bomb, &junk, &many};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        bytes_free(all[i]);
+}
+
 void suite_batch_validate(void)
 {
     RUN(test_batch_validate_accepts_every_codec);
@@ -481,4 +550,5 @@ void suite_batch_validate(void)
     RUN(test_batch_validate_request_budget);
     RUN(test_batch_validate_codec_errors);
     RUN(test_batch_validate_legacy);
+    RUN(test_records_check_try_here);
 }

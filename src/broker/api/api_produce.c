@@ -9,11 +9,12 @@
  * the partitions' commitQs until the HW has passed what it appended
  * (docs/replication.md).
  *
- * Small uncompressed records are checked on the loop at once. A request
- * with compressed (or many) records is checked on the helper thread first
- * (broker/core/records_check.h): it waits, holding its connection's later
- * frames, and appends in request order once every partition's verdict is
- * in. So one request runs in up to three phases: checking, appending, and
+ * Small uncompressed records are checked on the loop at once, and small
+ * compressed ones too when they decompress to a few kilobytes. A request
+ * with more (many records, or compressed ones that decompress to more) is
+ * checked on the helper thread first (broker/core/records_check.h): it
+ * waits, holding its connection's later frames, and appends in request
+ * order once every partition's verdict is in. So one request runs in up to three phases: checking, appending, and
  * (acks=all) answering once replicated. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
@@ -75,7 +76,8 @@ struct produce_wait {
     broker_t *b;
     uint64_t conn_id, request_id;
     int checking;             /* the records are checked before anything is appended */
-    records_check_t *check;   /* ... on the helper thread; NULL while waiting for room */
+    records_check_t *check;   /* ... on the loop or the helper thread; NULL while waiting for room */
+    int tried_here;           /* the loop tried the check (records_check_try_here) */
     int pending;              /* slots still waiting on a commitQ */
     int nslots;
     produce_slot_t slots[];
@@ -352,6 +354,13 @@ static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req)
     if (!x->added) {
         records_check_release(x->check);
         return REQ_DONE;
+    }
+    if (!pw->tried_here) {
+        pw->tried_here = 1;
+        if (records_check_try_here(x->check)) {
+            pw->check = x->check;
+            return REQ_DONE;
+        }
     }
     int rc = records_check_submit(x->b, x->check, pw->conn_id, pw->request_id);
     if (rc < 0)

@@ -179,6 +179,47 @@ static void job_run(void *arg)
     }
 }
 
+static size_t smaller(size_t a, size_t b)
+{
+    return a < b ? a : b;
+}
+
+static void verdicts_drop(records_check_t *j)
+{
+    for (int i = 0; i < j->n; i++) {
+        records_verdict_release(&j->items[i].verdict);
+        memset(&j->items[i].verdict, 0, sizeof(j->items[i].verdict));
+    }
+}
+
+/* As job_run, with every limit cut to what is left of the loop's share: a
+ * batch refused as too large only because of that cut goes to the thread. */
+int records_check_try_here(records_check_t *j)
+{
+    if (j->bytes > RECORDS_CHECK_INLINE_BYTES)
+        return 0;
+    size_t used = 0;
+    for (int i = 0; i < j->n; i++) {
+        check_item_t *it = &j->items[i];
+        if (!it->added)
+            continue;
+        size_t here = used < RECORDS_CHECK_INLINE_DECOMPRESSED ? RECORDS_CHECK_INLINE_DECOMPRESSED - used : 0;
+        records_limits_t lim = it->lim;
+        lim.max_decompressed = smaller(lim.max_decompressed, j->budget - used);
+        int cut = here < lim.max_decompressed || here < lim.max_batch_decompressed;
+        lim.max_decompressed = smaller(lim.max_decompressed, here);
+        lim.max_batch_decompressed = smaller(lim.max_batch_decompressed, here);
+        records_validate(it->records, it->len, &lim, &it->verdict);
+        if (cut && it->verdict.error == KERR_MESSAGE_TOO_LARGE) {
+            verdicts_drop(j);
+            return 0;
+        }
+        used += it->verdict.decompressed;
+    }
+    j->finished = 1;
+    return 1;
+}
+
 /* Room again: the waiting requests try again, in the order they came. */
 static void wake_waiters(broker_t *b, struct records_check_service *s)
 {

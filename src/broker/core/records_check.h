@@ -34,6 +34,9 @@
 /* Uncompressed records up to this size (per request) are checked on the
  * loop at once: walking them costs about what their CRC pass does. */
 #define RECORDS_CHECK_INLINE_BYTES ((size_t)64 << 10)
+/* Compressed records of a request that size are first tried on the loop,
+ * decompressing at most this much (records_check_try_here). */
+#define RECORDS_CHECK_INLINE_DECOMPRESSED ((size_t)32 << 10)
 
 typedef struct records_check records_check_t;
 
@@ -52,6 +55,17 @@ records_check_t *records_check_new(int n);
 /* p[0..len) lies in mem when mem is not NULL (shared, not copied). */
 void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t len, const records_limits_t *lim,
                        shared_bytes_t *mem);
+/* Check j on the loop, now, when its records are at most
+ * RECORDS_CHECK_INLINE_BYTES and decompress to at most
+ * RECORDS_CHECK_INLINE_DECOMPRESSED bytes: 1 when every verdict is in (j
+ * is finished, not to be submitted), 0 when j needs the thread (nothing of
+ * this try is kept; the thread checks it whole). Why: the thread takes
+ * jobs one at a time, in order, so a producer's small compressed batch
+ * would wait there behind every bomb another client sent first, each
+ * decompressed up to its budget; on the loop it costs what its CRC pass
+ * and a few kilobytes of decompression do, and a bomb tried here costs no
+ * more than that before it goes to the thread. */
+int records_check_try_here(records_check_t *j);
 /* Hand j to the thread: 1 when taken (the request conn_id/request_id is
  * woken once it is done), 0 when the service is full (j freed; the request
  * is woken when it may try again), -1 out of memory (j freed). */
