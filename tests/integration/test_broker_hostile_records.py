@@ -19,6 +19,7 @@ from broker_harness import broker, coordinator, make_broker  # noqa: F401
 from harness import wait_until
 from kafka_wire import (API_PRODUCE, BATCH_HEADER, KafkaConn, Reader, Record, crc32c, encode_record, karray, kbytes,
                         kstring, parse_records, record_batch, recv_frame, request_frame)
+from test_broker_legacy import gzip_wrapper, legacy
 
 T0 = 1700000000000
 CORRUPT_MESSAGE, MESSAGE_TOO_LARGE, INVALID_RECORD = 2, 10, 87
@@ -322,3 +323,64 @@ def test_checked_produces_pipeline_behind_replication(make_broker, request):
         assert pipelined(k, "repl", -1, mixed_batches(6)) == [(0, 5 * i) for i in range(6)]
         got = stored_values(k, "repl")
     assert got == [b"v%d-%d" % (i, j) for i in range(6) for j in range(5)]
+
+
+def produce_shapes(rng):
+    """Records a Produce of any version may carry, well-formed or not."""
+    good = record_batch([Record(b"k", b"v")])
+    bad_crc = bytearray(good)
+    bad_crc[-1] ^= 1
+    codec = rng.choice(sorted(CODECS))
+    return [None, b"", good, good + good, bytes(bad_crc), good[:rng.randint(0, len(good))],
+            compressed_batch(codec, [b"x" * rng.randint(0, 300)] * rng.randint(1, 5)),
+            compressed_batch("gzip", [b"y" * 10] * 3)[:-4], batch(records([b"a", b"b"]), 2, CODECS["gzip"]),
+            garbage_records(), garbage_records(codec, rng.randint(0, 99)), rng.randbytes(rng.randint(0, 80)),
+            legacy(1, b"k", b"v", T0), legacy(0, b"k", b"v"), gzip_wrapper(1, legacy(1, b"k", b"v", T0))]
+
+
+def test_random_produce_shapes_never_stop_the_broker(broker):
+    """Produce requests of every version up to 8, a seeded random mix of
+    what a request may hold: no topic, several, unknown ones, a topic twice,
+    partitions that do not exist, null and empty records beside compressed,
+    legacy, truncated, garbage and well-formed ones, every acks value and a
+    transactional id. Each is answered, or its connection closed (acks=0
+    failures, as Kafka), and the broker never stops; afterwards it serves a
+    well-behaved client. (An empty message set beside a refused compressed
+    partition once killed it.)"""
+    broker.create_topic("shapes", partitions=3)
+    rng = random.Random(11)
+    kinds = [produce_shapes(rng) for _ in range(8)]
+    conns = [KafkaConn(broker.port, timeout=30) for _ in range(3)]
+    answered = closed = 0
+    for corr in range(1, 2501):
+        version = rng.randint(0, 8)
+        topics = []
+        for _ in range(rng.choice([0, 1, 1, 2, 3])):
+            parts = [struct.pack(">i", rng.choice([0, 1, 2, 0, 99, -1])) +
+                     (struct.pack(">i", -1) if rec is None else kbytes(rec))
+                     for rec in (rng.choice(rng.choice(kinds)) for _ in range(rng.choice([0, 1, 1, 2, 3])))]
+            topics.append(kstring(rng.choice(["shapes", "shapes", "nosuch", ""])) + karray(parts))
+        acks = rng.choice([1, -1, 0, 2])
+        body = kstring(rng.choice([None, None, "tx"])) if version >= 3 else b""
+        body += struct.pack(">hi", acks, rng.choice([0, 100, 3000])) + karray(topics)
+        i = rng.randrange(len(conns))
+        try:
+            conns[i].sock.sendall(request_frame(API_PRODUCE, version, corr, body))
+            if acks != 0:
+                recv_frame(conns[i].sock)
+            answered += acks != 0
+        except (EOFError, OSError):
+            closed += 1
+            conns[i].close()
+            try:
+                conns[i] = KafkaConn(broker.port, timeout=30)
+            except OSError:
+                pass   # refused: the broker is gone, which the next line says
+            assert broker.alive(), "the broker stopped after request %d (Produce v%d)" % (corr, version)
+    for k in conns:
+        k.close()
+    assert broker.alive()
+    assert answered > 1000 and closed > 0, (answered, closed)
+    with broker.conn() as k:
+        end = log_end(k, "shapes")
+        assert roundtrip(k, "shapes", b"after the shapes") == end
