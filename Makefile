@@ -16,6 +16,9 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 
 OBJ := $(SRC:%.c=build/obj/%.o)
 SAN_OBJ := $(LIB_SRC:%.c=build/san/%.o) $(UNIT_SRC:%.c=build/san/%.o)
+# kipper itself built with UBSan, for `make integration-ubsan`.
+UBSAN_FLAGS = -O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+UBSAN_OBJ := $(SRC:%.c=build/ubsan/%.o)
 
 # The libFuzzer harnesses (fuzz/<name>.c; the rules are near the end).
 FUZZ_CC ?= clang-14
@@ -25,7 +28,7 @@ FUZZ_HARNESSES := $(sort $(basename $(notdir $(wildcard fuzz/*.c))))
 FUZZ_BIN := $(FUZZ_HARNESSES:%=build/fuzz/%)
 FUZZ_OBJ := $(LIB_SRC:%.c=build/fuzz/obj/%.o)
 
-.PHONY: all deps test-deps bench-deps fuzz-deps test librdkafka-suite unit check-layers integration run chaos migrate-demo clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
+.PHONY: all deps test-deps bench-deps fuzz-deps test librdkafka-suite unit check-layers integration integration-ubsan run chaos migrate-demo clean bench-keeper bench-keeper-ensemble bench-broker bench-broker-failover bench-broker-move fuzz fuzz-build fuzz-replay
 
 all: deps bin/kipper
 
@@ -68,6 +71,15 @@ build/san/%.o: %.c
 	@echo "  CC   $< (sanitizers)"
 	$(Q)$(CC) $(CFLAGS_COMMON) $(SAN_FLAGS) -c -o $@ $<
 
+build/ubsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	@echo "  CC   $< (UBSan)"
+	$(Q)$(CC) $(CFLAGS_COMMON) $(UBSAN_FLAGS) -c -o $@ $<
+
+build/kipper-ubsan: $(UBSAN_OBJ)
+	@echo "  LINK $@"
+	$(Q)$(CC) $(UBSAN_FLAGS) -o $@ $(UBSAN_OBJ) $(LDLIBS)
+
 build/unit-tests: $(SAN_OBJ)
 	@echo "  LINK $@"
 	$(Q)$(CC) $(SAN_FLAGS) -o $@ $(SAN_OBJ) $(LDLIBS)
@@ -87,6 +99,12 @@ build/libkfault.so: tests/chaos/kfault.c
 
 integration: test-deps bin/kipper build/libkfault.so
 	./tests/run-integration.sh
+
+# The same suite with every server a kipper built with UBSan, which stops at its first undefined
+# behaviour (the test that reached it fails, the report in the server's log). Not part of `make test`
+# (the unit tests and fuzzers run sanitized there); about 15 minutes.
+integration-ubsan: test-deps bin/kipper build/kipper-ubsan build/libkfault.so
+	KIPPER_BIN=$(CURDIR)/build/kipper-ubsan ./tests/run-integration.sh
 
 # The packages first, then everything the tests need built on every CPU (`make test` is what CI runs,
 # without -j).
@@ -185,4 +203,4 @@ fuzz-replay: fuzz-deps $(FUZZ_BIN)
 clean:
 	rm -rf build bin
 
--include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d) build/fuzz/kafka-seeds.d
+-include $(OBJ:.o=.d) $(SAN_OBJ:.o=.d) $(UBSAN_OBJ:.o=.d) $(FUZZ_OBJ:.o=.d) $(FUZZ_BIN:=.d) build/fuzz/kafka-seeds.d

@@ -37,7 +37,8 @@ static int tp_order(const void *x, const void *y)
  * one against many partitions costs a search per partition. */
 static void apply_unclean(broker_t *b, coord_tp_t *tps, int n)
 {
-    qsort(tps, (size_t)n, sizeof(*tps), tp_order);
+    if (n > 1)
+        qsort(tps, (size_t)n, sizeof(*tps), tp_order);   /* tps may be NULL when n is 0 */
     for (int i = 0; i < b->ntopics; i++)
         for (int k = 0; k < b->topics[i]->nparts; k++) {
             partition_t *p = b->topics[i]->parts[k];

@@ -165,7 +165,8 @@ static void load_checkpoint(const char *dir, const char *file, offset_checkpoint
     }
     offset_checkpoint_entry_t *grown = realloc(*all, sizeof(*grown) * (*n + count + 1));
     if (grown) {
-        memcpy(grown + *n, e, sizeof(*e) * count);
+        if (count)   /* e is NULL for an empty checkpoint */
+            memcpy(grown + *n, e, sizeof(*e) * count);
         *all = grown;
         *n += count;
     }
