@@ -76,9 +76,14 @@ build/ubsan/%.o: %.c
 	@echo "  CC   $< (UBSan)"
 	$(Q)$(CC) $(CFLAGS_COMMON) $(UBSAN_FLAGS) -c -o $@ $<
 
-build/kipper-ubsan: $(UBSAN_OBJ)
+# Named kipper beside its own kafka-*.sh shims, which run the kipper next to them.
+build/ubsan/bin/kipper: $(UBSAN_OBJ) | $(SHIMS:bin/%=build/ubsan/bin/%)
 	@echo "  LINK $@"
 	$(Q)$(CC) $(UBSAN_FLAGS) -o $@ $(UBSAN_OBJ) $(LDLIBS)
+
+build/ubsan/bin/kafka-%.sh: scripts/kafka-shim.sh
+	@mkdir -p $(dir $@)
+	$(Q)install -m 755 $< $@
 
 build/unit-tests: $(SAN_OBJ)
 	@echo "  LINK $@"
@@ -103,8 +108,8 @@ integration: test-deps bin/kipper build/libkfault.so
 # The same suite with every server a kipper built with UBSan, which stops at its first undefined
 # behaviour (the test that reached it fails, the report in the server's log). Not part of `make test`
 # (the unit tests and fuzzers run sanitized there); about 15 minutes.
-integration-ubsan: test-deps bin/kipper build/kipper-ubsan build/libkfault.so
-	KIPPER_BIN=$(CURDIR)/build/kipper-ubsan ./tests/run-integration.sh
+integration-ubsan: test-deps bin/kipper build/ubsan/bin/kipper build/libkfault.so
+	KIPPER_BIN=$(CURDIR)/build/ubsan/bin/kipper ./tests/run-integration.sh
 
 # The packages first, then everything the tests need built on every CPU (`make test` is what CI runs,
 # without -j).
