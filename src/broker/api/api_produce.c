@@ -14,8 +14,9 @@
  * with more (many records, or compressed ones that decompress to more) is
  * checked on the helper thread first (broker/core/records_check.h): it
  * waits, holding its connection's later frames, and appends in request
- * order once every partition's verdict is in. So one request runs in up to three phases: checking, appending, and
- * (acks=all) answering once replicated. */
+ * order once every partition's verdict is in. So one request runs in up
+ * to three phases: checking, appending, and (acks=all) answering once
+ * replicated. */
 #define _GNU_SOURCE
 #include "broker/core/broker_impl.h"
 #include "api_handlers.h"

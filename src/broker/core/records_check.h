@@ -1,7 +1,8 @@
 /* records_check.h -- a Produce request's records validated on a helper
  * thread (records_validate, broker/log/batch_validate.h), so decompressing
  * them never holds up the event loop and every other client is served
- * meanwhile.
+ * meanwhile; a small request is first tried on the loop within a few
+ * kilobytes of decompression (records_check_try_here).
  *
  * Why a thread and not slices of work on the loop: the validator stays one
  * plain function over (bytes, length, limits), the same the unit tests and
