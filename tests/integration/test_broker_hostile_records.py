@@ -251,6 +251,15 @@ def test_small_compressed_produce_does_not_wait_behind_bombs(broker):
         assert log_end(k, "flood") == 0
         assert log_end(k, "quiet") == served
     assert served == 200, "only %d compressed produces were answered while the bombs were checked" % served
+    # A connection whose records needed the thread has its next ones checked
+    # there for a while (no more tries on the loop): still answered, in order.
+    with broker.conn() as k:
+        k.sock.sendall(produce_frame("flood", 0, many_records_bomb("lz4"), 1))
+        assert produce_answer(recv_frame(k.sock))[1:3] == (MESSAGE_TOO_LARGE, -1)
+        for i in range(3):
+            r = k.produce("quiet", 0, compressed_batch("lz4", [b"after %d" % i]), acks=1)
+            assert (r.error, r.base_offset) == (0, served + i), r
+
 
 def pipelined(conn, topic, acks, batches):
     """Send every Produce before reading any answer: [(error, base offset)] in answer order."""

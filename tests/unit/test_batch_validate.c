@@ -477,9 +477,9 @@ static void test_batch_validate_legacy(void)
  * refusal that share did not cause stands. */
 static void test_records_check_try_here(void)
 {
-    bytes_t small = {0}, third = {0}, big = {0}, a = {0}, g = {0}, bomb = {0}, junk = {0};
+    bytes_t small = {0}, half = {0}, big = {0}, a = {0}, g = {0}, bomb = {0}, junk = {0};
     put_records(&small, 10, 50, 0);
-    put_records(&third, 4, 5000, 1);   /* 20 KB: two are past the share together */
+    put_records(&half, 4, 2500, 1);   /* 10 KB: two are past the share together */
     put_records(&big, 1, 8 * MIB, 1);
     add_batch(&a, V_LZ4, &small, 10);
     add_batch(&g, V_GZIP, &small, 10);
@@ -508,8 +508,8 @@ static void test_records_check_try_here(void)
 
     j = records_check_new(2);
     a.len = g.len = 0;
-    add_batch(&a, V_ZSTD, &third, 4);
-    add_batch(&g, V_SNAPPY_XERIAL, &third, 4);
+    add_batch(&a, V_ZSTD, &half, 4);
+    add_batch(&g, V_SNAPPY_XERIAL, &half, 4);
     records_check_add(j, 0, a.p, a.len, &limits, NULL);
     CHECK_EQ(records_check_try_here(j), 1);
     records_check_release(j);
@@ -534,7 +534,7 @@ static void test_records_check_try_here(void)
     records_check_release(j);
 
     CHECK(records_check_verdict(NULL, 0) == NULL);
-    bytes_t *all[] = {&small, &third, &big, &a, &g, &bomb, &junk, &many};
+    bytes_t *all[] = {&small, &half, &big, &a, &g, &bomb, &junk, &many};
     for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
         bytes_free(all[i]);
 }

@@ -94,6 +94,7 @@ typedef enum {
 
 typedef struct {
     broker_t *b;
+    conn_t *conn;
     int16_t version, acks;
     kafka_arena_t *ra;
     int16_t refuse_all;       /* an error for every partition (bad acks, transactions) */
@@ -358,9 +359,13 @@ static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req)
     }
     if (!pw->tried_here) {
         pw->tried_here = 1;
-        if (records_check_try_here(x->check)) {
-            pw->check = x->check;
-            return REQ_DONE;
+        uint64_t now = loop_now_ms(x->b->loop);
+        if (now >= x->conn->check_here_after_ms) {
+            if (records_check_try_here(x->check)) {
+                pw->check = x->check;
+                return REQ_DONE;
+            }
+            x->conn->check_here_after_ms = now + RECORDS_CHECK_HERE_PAUSE_MS;
         }
     }
     int rc = records_check_submit(x->b, x->check, pw->conn_id, pw->request_id);
@@ -447,7 +452,7 @@ static int walk(produce_ctx_t *x, broker_request_t *req, kafka_value_t **resp)
 req_status_t api_produce(broker_t *b, conn_t *c, broker_request_t *req, kafka_arena_t *ra)
 {
     int16_t acks = (int16_t)KV_INT(req->body, ProduceRequest, Acks);
-    produce_ctx_t x = {.b = b, .version = req->api_version, .acks = acks, .ra = ra, .pw = req->state,
+    produce_ctx_t x = {.b = b, .conn = c, .version = req->api_version, .acks = acks, .ra = ra, .pw = req->state,
                        .mode = PRODUCE_ANSWER};
     if (acks != 0 && acks != 1 && acks != -1)
         x.refuse_all = KERR_INVALID_REQUIRED_ACKS;

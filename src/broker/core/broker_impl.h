@@ -118,6 +118,9 @@ struct conn {
     struct ip_slot *ip_slot;  /* its address's count (listener.c) */
     size_t mem_reserved;      /* its large frame being read, counted (request_memory.c) */
     int mem_wait;             /* not read until request memory frees */
+    /* Loop time before which its Produce records go straight to the
+     * records-check thread, not tried on the loop first (api_produce.c). */
+    uint64_t check_here_after_ms;
     conn_t *next, *prev;      /* broker_t.conns */
     /* broker_t.waiting_conns: joined when a request first waits; left when
      * the last one is answered, or when closed (broker.c). */

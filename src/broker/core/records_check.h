@@ -36,8 +36,17 @@
  * loop at once: walking them costs about what their CRC pass does. */
 #define RECORDS_CHECK_INLINE_BYTES ((size_t)64 << 10)
 /* Compressed records of a request that size are first tried on the loop,
- * decompressing at most this much (records_check_try_here). */
-#define RECORDS_CHECK_INLINE_DECOMPRESSED ((size_t)32 << 10)
+ * decompressing at most this much (records_check_try_here): what a small
+ * batch of a producer holds. A bomb is stopped there after one window of
+ * its codec (COMPRESSION_WINDOW_BYTES, 64 KiB: about 150 us of zlib here),
+ * once per connection per RECORDS_CHECK_HERE_PAUSE_MS. */
+#define RECORDS_CHECK_INLINE_DECOMPRESSED ((size_t)16 << 10)
+
+/* After records that needed the thread, a connection's next ones go to it
+ * at once for this long: a client that keeps sending bombs costs the loop
+ * one try in that time, not one per request (COMPRESSION_WINDOW_BYTES of
+ * decompression, as the codecs stop at the bound a window at a time). */
+#define RECORDS_CHECK_HERE_PAUSE_MS 10000
 
 typedef struct records_check records_check_t;
 
@@ -64,8 +73,8 @@ void records_check_add(records_check_t *j, int slot, const uint8_t *p, size_t le
  * jobs one at a time, in order, so a producer's small compressed batch
  * would wait there behind every bomb another client sent first, each
  * decompressed up to its budget; on the loop it costs what its CRC pass
- * and a few kilobytes of decompression do, and a bomb tried here costs no
- * more than that before it goes to the thread. */
+ * and a few kilobytes of decompression do, and a bomb tried here costs one
+ * codec window before it goes to the thread. */
 int records_check_try_here(records_check_t *j);
 /* Hand j to the thread: 1 when taken (the request conn_id/request_id is
  * woken once it is done), 0 when the service is full (j freed; the request
