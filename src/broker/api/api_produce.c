@@ -78,7 +78,6 @@ struct produce_wait {
     uint64_t conn_id, request_id;
     int checking;             /* the records are checked before anything is appended */
     records_check_t *check;   /* ... on the loop or the helper thread; NULL while waiting for room */
-    int tried_here;           /* the loop tried the check (records_check_try_here) */
     int pending;              /* slots still waiting on a commitQ */
     int nslots;
     produce_slot_t slots[];
@@ -342,10 +341,12 @@ static produce_wait_t *wait_new(broker_t *b, conn_t *c, broker_request_t *req)
     return pw;
 }
 
-/* Settle the partitions and hand the rest to the helper thread. REQ_WAIT
- * until it is done (or there is room for it), or REQ_DONE when nothing is
- * left to check and the append can run now. */
-static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req)
+/* Settle the partitions and check the rest: first on the loop when
+ * try_here (records_check_try_here), else, or when that cannot, on the
+ * helper thread. REQ_WAIT until the thread is done (or there is room for
+ * it), or REQ_DONE when nothing is left to check and the append can run
+ * now. */
+static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req, int try_here)
 {
     produce_wait_t *pw = x->pw;
     x->mode = PRODUCE_SETTLE;
@@ -357,16 +358,13 @@ static req_status_t submit_check(produce_ctx_t *x, broker_request_t *req)
         records_check_release(x->check);
         return REQ_DONE;
     }
-    if (!pw->tried_here) {
-        pw->tried_here = 1;
-        uint64_t now = loop_now_ms(x->b->loop);
-        if (now >= x->conn->check_here_after_ms) {
-            if (records_check_try_here(x->check)) {
-                pw->check = x->check;
-                return REQ_DONE;
-            }
-            x->conn->check_here_after_ms = now + RECORDS_CHECK_HERE_PAUSE_MS;
+    uint64_t now = loop_now_ms(x->b->loop);
+    if (try_here && now >= x->conn->check_here_after_ms) {
+        if (records_check_try_here(x->check)) {
+            pw->check = x->check;
+            return REQ_DONE;
         }
+        x->conn->check_here_after_ms = now + RECORDS_CHECK_HERE_PAUSE_MS;
     }
     int rc = records_check_submit(x->b, x->check, pw->conn_id, pw->request_id);
     if (rc < 0)
@@ -391,7 +389,7 @@ static req_status_t first_run(produce_ctx_t *x, conn_t *c, broker_request_t *req
     if (!check)
         return REQ_DONE;
     x->pw->checking = 1;
-    req_status_t st = submit_check(x, req);
+    req_status_t st = submit_check(x, req, 1);
     if (st == REQ_DONE)
         x->mode = PRODUCE_APPEND;
     return st;
@@ -402,7 +400,7 @@ static req_status_t check_run(produce_ctx_t *x, broker_request_t *req)
 {
     if (!x->pw->check) {
         /* Woken because the helper thread has room again. */
-        req_status_t st = submit_check(x, req);
+        req_status_t st = submit_check(x, req, 0);   /* tried on the loop when it first ran */
         if (st != REQ_DONE)
             return st;
     } else if (!records_check_finished(x->pw->check)) {

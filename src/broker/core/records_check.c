@@ -160,28 +160,41 @@ static void job_free(records_check_t *j)
     free(j);
 }
 
-/* The thread: each partition in request order, all charged to the
- * request's one budget. A job whose request went is skipped. */
-static void job_run(void *arg)
+static size_t smaller(size_t a, size_t b)
 {
-    records_check_t *j = arg;
+    return a < b ? a : b;
+}
+
+/* Each partition in request order, all charged to the request's one budget
+ * and to share, the most the caller lets it decompress (SIZE_MAX: no
+ * more than the budget). 0 when a batch was refused as too large only
+ * because of share; the job's verdicts are then not to be used. A job
+ * whose request went is skipped. */
+static int check_items(records_check_t *j, size_t share)
+{
     size_t used = 0;
     for (int i = 0; i < j->n && !atomic_load(&j->released); i++) {
         check_item_t *it = &j->items[i];
         if (!it->added)
             continue;
         records_limits_t lim = it->lim;
-        size_t left = j->budget - used;
-        if (lim.max_decompressed > left)
-            lim.max_decompressed = left;
+        lim.max_decompressed = smaller(lim.max_decompressed, j->budget - used);
+        size_t here = share > used ? share - used : 0;
+        int cut = here < lim.max_decompressed || here < lim.max_batch_decompressed;
+        lim.max_decompressed = smaller(lim.max_decompressed, here);
+        lim.max_batch_decompressed = smaller(lim.max_batch_decompressed, here);
         records_validate(it->records, it->len, &lim, &it->verdict);
+        if (cut && it->verdict.error == KERR_MESSAGE_TOO_LARGE)
+            return 0;
         used += it->verdict.decompressed;
     }
+    return 1;
 }
 
-static size_t smaller(size_t a, size_t b)
+/* The thread. */
+static void job_run(void *arg)
 {
-    return a < b ? a : b;
+    check_items(arg, SIZE_MAX);
 }
 
 static void verdicts_drop(records_check_t *j)
@@ -192,29 +205,15 @@ static void verdicts_drop(records_check_t *j)
     }
 }
 
-/* As job_run, with every limit cut to what is left of the loop's share: a
- * batch refused as too large only because of that cut goes to the thread. */
+/* As the thread, within the loop's share: a batch refused as too large
+ * only because of it sends the whole job to the thread. */
 int records_check_try_here(records_check_t *j)
 {
     if (j->bytes > RECORDS_CHECK_INLINE_BYTES)
         return 0;
-    size_t used = 0;
-    for (int i = 0; i < j->n; i++) {
-        check_item_t *it = &j->items[i];
-        if (!it->added)
-            continue;
-        size_t here = used < RECORDS_CHECK_INLINE_DECOMPRESSED ? RECORDS_CHECK_INLINE_DECOMPRESSED - used : 0;
-        records_limits_t lim = it->lim;
-        lim.max_decompressed = smaller(lim.max_decompressed, j->budget - used);
-        int cut = here < lim.max_decompressed || here < lim.max_batch_decompressed;
-        lim.max_decompressed = smaller(lim.max_decompressed, here);
-        lim.max_batch_decompressed = smaller(lim.max_batch_decompressed, here);
-        records_validate(it->records, it->len, &lim, &it->verdict);
-        if (cut && it->verdict.error == KERR_MESSAGE_TOO_LARGE) {
-            verdicts_drop(j);
-            return 0;
-        }
-        used += it->verdict.decompressed;
+    if (!check_items(j, RECORDS_CHECK_INLINE_DECOMPRESSED)) {
+        verdicts_drop(j);
+        return 0;
     }
     j->finished = 1;
     return 1;
